@@ -1,0 +1,195 @@
+"""Journal lines: one JSONL line per LLM attempt or state marker, tagged by `kind`.
+
+Field names follow DESIGN.md. Every line carries `schema_version`; a reader refuses lines
+from another version with a clear error.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AwareDatetime, Discriminator, Field, TypeAdapter
+
+from tavern.records._base import Record
+from tavern.records.decisions import ClampChange
+from tavern.records.turn import TurnInput
+
+JOURNAL_SCHEMA_VERSION = 1
+
+
+class ChatMessage(Record):
+    """One chat message sent to a model."""
+
+    role: Literal["system", "user", "assistant"]
+    """Message role."""
+    content: str
+    """Message text."""
+
+
+class LlmRequestBody(Record):
+    """The provider-neutral request as it was sent (credentials never included)."""
+
+    messages: list[ChatMessage]
+    """Chat messages, after the call-time language and punctuation policy."""
+    max_tokens: int | None = None
+    """Output token limit."""
+    response_format: dict[str, Any] | None = None
+    """Response format as sent to the provider."""
+    temperature: float | None = None
+    """Sampling temperature."""
+    seed: int | None = None
+    """Sampling seed, where supported."""
+    provider_options: dict[str, Any] = Field(default_factory=dict)
+    """Non-secret transport options (api base host, forced settings)."""
+
+
+class PromptCache(Record):
+    """Normalized prompt-cache evidence. None means the provider reported nothing."""
+
+    hit_tokens: int | None = None
+    """Prompt tokens served from the provider's cache."""
+    miss_tokens: int | None = None
+    """Prompt tokens evaluated afresh."""
+
+
+class _LineBase(Record):
+    schema_version: int = JOURNAL_SCHEMA_VERSION
+    """Journal format version."""
+    ts: AwareDatetime
+    """When the line was written, UTC."""
+    session_id: str
+    """Session the line belongs to (or a probe/run id outside sessions)."""
+    turn_number: int = Field(ge=0)
+    """Turn the line belongs to."""
+
+
+class LlmCallLine(_LineBase):
+    """One LLM attempt, successful or not."""
+
+    kind: Literal["llm_call"] = "llm_call"
+    agent: str
+    """Calling role, e.g. `director`, `prose`, `character:C2`, `suggest`."""
+    provider: str
+    """Provider name, e.g. `llama_cpp`, `deepseek`, `fake`, `replay`."""
+    model: str
+    """Model name as configured."""
+    source: Literal["live", "replay", "fake"] = "live"
+    """Where the answer came from."""
+    request: LlmRequestBody
+    """The request as sent."""
+    response: str | None = None
+    """Raw response content, or None when the attempt failed before one arrived."""
+    usage: dict[str, Any] | None = None
+    """Raw provider usage object."""
+    prompt_cache: PromptCache = Field(default_factory=PromptCache)
+    """Normalized cache counters."""
+    error: str | None = None
+    """Error message of a failed attempt."""
+    error_type: str | None = None
+    """Error class: `http_4xx`, `http_5xx`, `timeout`, `parse`, `schema`, `transport`."""
+    duration_ms: float = Field(ge=0)
+    """Wall time of the attempt."""
+    attempt_number: int = Field(ge=1)
+    """1 for the first attempt of a call, then 2, 3, ... for retries."""
+    prompt_chars: int = Field(ge=0)
+    """Characters across all request messages."""
+    prompt_estimated_tokens: int = Field(ge=0)
+    """Estimated prompt tokens (characters / 4, rounded up)."""
+
+
+class TurnInputLine(_LineBase):
+    """The raw human input, journaled before any model call."""
+
+    kind: Literal["turn_input"] = "turn_input"
+    input: TurnInput
+    """The raw input."""
+
+
+class TurnInputEffectiveLine(_LineBase):
+    """The input after input filters."""
+
+    kind: Literal["turn_input_effective"] = "turn_input_effective"
+    input: TurnInput
+    """The effective input."""
+    effective_force_speaker: str | None = None
+    """Force speaker after normalization."""
+    transformed_fields: list[str] = Field(default_factory=list)
+    """Fields the filters changed."""
+
+
+class CommitLine(_LineBase):
+    """A turn committed atomically."""
+
+    kind: Literal["commit"] = "commit"
+    revision: int
+    """Session revision after the commit."""
+    record_count: int
+    """History records the turn added."""
+    tick: int
+    """Clock tick after the commit."""
+    control_returned: bool
+    """Whether the speaker queue reached the controlled character."""
+    clamp_changes: list[ClampChange] = Field(default_factory=list)
+    """What the clamps changed in the Director's proposal."""
+
+
+class UndoLine(_LineBase):
+    """A turn undone."""
+
+    kind: Literal["undo"] = "undo"
+    revision: int
+    """Session revision after the undo."""
+    removed_turn: int
+    """Turn number removed."""
+    removed_records: int
+    """How many history records were removed."""
+
+
+class CompactLine(_LineBase):
+    """Old history folded into the story summary."""
+
+    kind: Literal["compact"] = "compact"
+    revision: int
+    """Session revision after the compaction."""
+    checkpoint_id: str
+    """Checkpoint holding the evicted records."""
+    cutoff_turn: int
+    """Turns at or below this number were evicted."""
+    evicted_records: int
+    """How many records were evicted."""
+    trigger: Literal["manual", "automatic"] = "manual"
+    """What started the compaction."""
+
+
+class RestoreLine(_LineBase):
+    """A compaction undone from its checkpoint."""
+
+    kind: Literal["restore"] = "restore"
+    revision: int
+    """Session revision after the restore."""
+    checkpoint_id: str
+    """Checkpoint restored."""
+    restored_records: int
+    """How many records came back."""
+
+
+JournalLine = Annotated[
+    LlmCallLine
+    | TurnInputLine
+    | TurnInputEffectiveLine
+    | CommitLine
+    | UndoLine
+    | CompactLine
+    | RestoreLine,
+    Discriminator("kind"),
+]
+JOURNAL_LINE_ADAPTER: TypeAdapter[JournalLine] = TypeAdapter(JournalLine)
+
+
+def estimate_tokens(chars: int) -> int:
+    """Estimate tokens from characters the way every reader of the journal does.
+
+    >>> estimate_tokens(10)
+    3
+    """
+    return -(-chars // 4)

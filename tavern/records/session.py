@@ -1,0 +1,97 @@
+"""Session state: everything but the history and the journal."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import AwareDatetime, Field
+
+from tavern.records._base import Record
+from tavern.records.character import Character
+from tavern.records.scenario import ActDeadline, Language
+from tavern.records.scene import Scene
+
+SESSION_SCHEMA_VERSION = 1
+SESSION_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{2,63}$"
+
+
+class NarrativeClock(Record):
+    """Code-owned story time. It only moves forward while playing; undo restores it."""
+
+    tick: int = Field(default=0, ge=0)
+    """Current tick: +1 per committed beat, plus clamped time skips."""
+    deadlines: list[ActDeadline] = Field(default_factory=list)
+    """Scheduled world events not yet staged."""
+    fired: list[str] = Field(default_factory=list)
+    """Ids of deadlines already staged."""
+
+
+class IdentityEntry(Record):
+    """How one viewer knows one other character."""
+
+    name: str | None = None
+    """The name the viewer learned (possibly false), or None while a stranger."""
+    learned_from_seq: int | None = None
+    """Seq of the perceived record that taught the name."""
+    description_ref: str
+    """How the viewer refers to the character while no name is known."""
+
+
+class PerspectiveLedger(Record):
+    """One character's private view of the world."""
+
+    owner: str
+    """Slot id of the character whose ledger this is."""
+    identities: dict[str, IdentityEntry] = Field(default_factory=dict)
+    """Other slot id -> what the owner knows of them."""
+    memory_summary: str = ""
+    """First-person condensed memory of older lines (secrets, codes and numbers verbatim)."""
+    memory: list[str] = Field(default_factory=list)
+    """Recent digest lines, one per perceived record, in the owner's own names."""
+
+
+class SessionState(Record):
+    """The mutable state of one play session. History rows live beside it in the store."""
+
+    schema_version: int = SESSION_SCHEMA_VERSION
+    """Format version; a session written by another version is refused, never migrated."""
+    id: str = Field(pattern=SESSION_ID_PATTERN)
+    """Session id: lowercase slug, safe as a directory name."""
+    scenario_id: str
+    """Scenario the session was created from."""
+    title: str
+    """Human-facing title."""
+    created_at: AwareDatetime
+    """Creation time, UTC."""
+    world: str
+    """World premise snapshot."""
+    tone_directives: list[str] = Field(default_factory=list)
+    """Tone directives snapshot."""
+    language: Language = "en"
+    """Response language."""
+    cast: dict[str, Character]
+    """Slot id -> character snapshot, independent of later library edits."""
+    controlled_id: str
+    """Slot id of the human-controlled character. Known to the runner only."""
+    scene: Scene
+    """The canonical stage."""
+    moods: dict[str, str] = Field(default_factory=dict)
+    """Slot id -> current mood word."""
+    clock: NarrativeClock = Field(default_factory=NarrativeClock)
+    """Narrative clock."""
+    story_summary: str = ""
+    """Public world summary written by compaction."""
+    ledgers: dict[str, PerspectiveLedger] = Field(default_factory=dict)
+    """Slot id -> that character's perspective ledger."""
+    plugin_state: dict[str, Any] = Field(default_factory=dict)
+    """Plugin id -> plugin-owned JSON state, saved and undone with the session."""
+    revision: int = 0
+    """Incremented by every commit, undo or compaction."""
+    turn_number: int = 0
+    """Number of the last committed turn (0 before the first)."""
+
+
+def utc_now() -> datetime:
+    """Return the current time as an aware UTC datetime."""
+    return datetime.now(UTC)
