@@ -17,7 +17,7 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,local]'
+	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@ $(STAMP_RUN)
 
 ## Install, prepare the embedded local model, and start the server on the embedded defaults.
@@ -36,6 +36,7 @@ test: $(STAMP_DEV)
 
 ## Tests that need the real local model.
 test-live: $(STAMP_DEV)
+	$(BIN)/pip install --quiet -e '.[dev,local]'
 	$(BIN)/tavern model install
 	$(BIN)/pytest -m live --runlive tests
 

@@ -1,0 +1,1 @@
+"""The turn transaction, undo and compaction."""

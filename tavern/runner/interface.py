@@ -1,0 +1,81 @@
+"""The runner's public surface, consumed by the HTTP app, the terminal loop and the harness.
+
+`tavern.runner` implements it; callers depend on this Protocol only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from tavern.records import ChatMessage, SessionState, TurnInput
+from tavern.records.views import SessionView, Suggestion, TurnResult
+
+Progress = Callable[[str, float | None], Awaitable[None]]
+"""Progress callback: (stage name, fraction done or None). Used for SSE."""
+
+
+class RunnerError(Exception):
+    """Base of every error the runner raises to callers; `status` hints the HTTP code."""
+
+    status = 400
+
+
+class SessionNotFoundError(RunnerError):
+    """No session (or scenario, or character) with that id."""
+
+    status = 404
+
+
+class ConflictError(RunnerError):
+    """Wrong schema version, stale revision, or nothing to undo."""
+
+    status = 409
+
+
+class InvalidTurnError(RunnerError):
+    """Input that cannot apply to this session (unknown whisper target, absent speaker)."""
+
+    status = 422
+
+
+class ModelFailureError(RunnerError):
+    """A model call failed after its retries; nothing of the turn was committed."""
+
+    status = 502
+
+
+class TurnRunner(Protocol):
+    """Everything a caller can ask of a play session."""
+
+    async def create_session(
+        self, scenario_id: str, controlled_character_id: str | None = None
+    ) -> SessionView:
+        """Materialize a session from a scenario; warnings carry contract violations."""
+        ...
+
+    async def view(self, session_id: str) -> SessionView:
+        """The human's view of a session."""
+        ...
+
+    async def play_turn(
+        self, session_id: str, turn: TurnInput, progress: Progress | None = None
+    ) -> TurnResult:
+        """Run one turn transaction under the session lock and commit it atomically."""
+        ...
+
+    async def undo(self, session_id: str) -> SessionState:
+        """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    async def suggestions(self, session_id: str) -> list[Suggestion]:
+        """Three candidate moves for the controlled character; nothing is persisted."""
+        ...
+
+    async def openings(self, session_id: str) -> list[str]:
+        """Three scenario-grounded opening sparks for an empty session."""
+        ...
+
+    async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
+        """The next Director prompt, built without calling a model."""
+        ...
