@@ -1,1 +1,59 @@
-"""tavern.store"""
+"""Sessions, journals, the scenario/character library, atomic files and per-session locks.
+
+Imports only `tavern.records` (see DESIGN.md layering). Errors are store-local
+(`tavern.store.errors`); the runner maps them to its own error types.
+"""
+
+from tavern.store.atomic import write_atomic
+from tavern.store.errors import (
+    BuiltinReadOnly,
+    InvalidIdError,
+    InvalidTurn,
+    JournalError,
+    NothingToUndo,
+    NotInLibrary,
+    RevisionConflict,
+    SchemaVersionMismatch,
+    SessionExists,
+    SessionNotFound,
+    StoreError,
+)
+from tavern.store.ids import (
+    check_character_id,
+    check_scenario_id,
+    check_session_id,
+    new_session_id,
+)
+from tavern.store.journal import JournalWriter, journal_path, read_journal, session_dir
+from tavern.store.library import Library
+from tavern.store.locks import SessionLocks
+from tavern.store.materialize import materialize_session
+from tavern.store.sessions import SessionStore, SessionSummary
+
+__all__ = [
+    "BuiltinReadOnly",
+    "InvalidIdError",
+    "InvalidTurn",
+    "JournalError",
+    "JournalWriter",
+    "Library",
+    "NotInLibrary",
+    "NothingToUndo",
+    "RevisionConflict",
+    "SchemaVersionMismatch",
+    "SessionExists",
+    "SessionLocks",
+    "SessionNotFound",
+    "SessionStore",
+    "SessionSummary",
+    "StoreError",
+    "check_character_id",
+    "check_scenario_id",
+    "check_session_id",
+    "journal_path",
+    "materialize_session",
+    "new_session_id",
+    "read_journal",
+    "session_dir",
+    "write_atomic",
+]

@@ -1,0 +1,156 @@
+"""Per-session append-only JSONL journals: `<data_dir>/sessions/<id>/journal.jsonl`.
+
+One line per LLM attempt or state marker. Writers hold a per-session thread lock (kept in a
+weak registry) plus an `flock` on the file, so threads, asyncio tasks and other processes
+never interleave bytes. A reader may run while a writer appends: a last line without its
+newline is a torn (or in-flight) write, skipped with a logged warning.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import weakref
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from tavern.records.journal import JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION, JournalLine
+from tavern.store.errors import JournalError
+from tavern.store.ids import check_session_id
+
+JOURNAL_NAME = "journal.jsonl"
+logger = logging.getLogger(__name__)
+
+
+def session_dir(data_dir: Path | str, session_id: str) -> Path:
+    """The directory holding one session's files (its journal)."""
+    return Path(data_dir) / "sessions" / check_session_id(session_id)
+
+
+def journal_path(data_dir: Path | str, session_id: str) -> Path:
+    """The journal file of one session (it may not exist yet)."""
+    return session_dir(data_dir, session_id) / JOURNAL_NAME
+
+
+class _WriterLock:
+    """A weak-referenceable holder of a thread lock (bare locks are not)."""
+
+    __slots__ = ("__weakref__", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+def _drop_torn_tail(fd: int) -> None:
+    """Cut a torn last line left by a crashed writer, so the next line starts clean."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    # Scan backwards in blocks for the last newline; the torn tail is at most one line.
+    end = size
+    while end > 0:
+        start = max(0, end - 65536)
+        block = os.pread(fd, end - start, start)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            os.ftruncate(fd, start + cut + 1)
+            return
+        end = start
+    os.ftruncate(fd, 0)
+
+
+class JournalWriter:
+    """Appends journal lines, one writer lock per session.
+
+    `append` is synchronous and short (one write, plus an fsync when `durable`); it is safe
+    from many threads and may be called from asyncio code directly.
+    """
+
+    def __init__(self, data_dir: Path | str, *, durable: bool = True) -> None:
+        """Write journals under `data_dir`; `durable` fsyncs every line."""
+        self.data_dir = Path(data_dir)
+        self.durable = durable
+        self._registry: weakref.WeakValueDictionary[str, _WriterLock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._registry_lock = threading.Lock()
+
+    def _lock_for(self, session_id: str) -> _WriterLock:
+        with self._registry_lock:
+            holder = self._registry.get(session_id)
+            if holder is None:
+                holder = _WriterLock()
+                self._registry[session_id] = holder
+            return holder
+
+    def append(self, session_id: str, line: JournalLine) -> None:
+        """Append one line to the session's journal, creating it if needed.
+
+        Raises:
+            JournalError: the line names another session or another schema version.
+        """
+        if line.session_id != session_id:
+            raise JournalError(f"line of session {line.session_id!r} appended to {session_id!r}")
+        if line.schema_version != JOURNAL_SCHEMA_VERSION:
+            raise JournalError(
+                f"line has schema_version {line.schema_version}, journal writes "
+                f"{JOURNAL_SCHEMA_VERSION}"
+            )
+        data = line.model_dump_json().encode("utf-8") + b"\n"
+        path = journal_path(self.data_dir, session_id)
+        holder = self._lock_for(session_id)
+        with holder.lock:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _drop_torn_tail(fd)
+                os.write(fd, data)
+                if self.durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)  # closing releases the flock
+
+
+def read_journal(path: Path | str) -> list[JournalLine]:
+    """Read every complete line of a journal.
+
+    A last line without its newline is a torn or in-flight write: it is skipped with a
+    logged warning, never fatal. A missing file reads as empty.
+
+    Raises:
+        JournalError: a complete line is not JSON, is of another `schema_version` (the
+            message names both versions), or does not validate.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    if tail:
+        logger.warning("%s: skipped a torn last line (%d bytes without newline)", path, len(tail))
+    result: list[JournalLine] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            raise JournalError(f"{path}:{number}: not JSON ({exc})") from exc
+        found = obj.get("schema_version") if isinstance(obj, dict) else None
+        if found != JOURNAL_SCHEMA_VERSION:
+            raise JournalError(
+                f"{path}:{number}: journal line has schema_version {found}, this Tavern reads "
+                f"schema_version {JOURNAL_SCHEMA_VERSION}"
+            )
+        try:
+            result.append(JOURNAL_LINE_ADAPTER.validate_python(obj))
+        except ValidationError as exc:
+            raise JournalError(f"{path}:{number}: invalid journal line: {exc}") from exc
+    return result

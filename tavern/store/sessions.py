@@ -1,0 +1,526 @@
+"""The session store: SQLite in WAL mode, one transaction per turn.
+
+Layout of `<data_dir>/sessions.sqlite3`:
+
+- `sessions`: one row per session, the whole `SessionState` as JSON plus the columns `list()`
+  needs. Rewritten on every commit; its size does not grow with history.
+- `history`: one row per history record, keyed by `(session_id, seq)`.
+- `checkpoints`: one row per committed turn holding the *pre-turn* state, so undo costs one
+  turn, not one session.
+
+Every write runs in `BEGIN IMMEDIATE`, so a second process waits (busy timeout) instead of
+failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import shutil
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from pydantic import BaseModel
+
+from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
+from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState, utc_now
+from tavern.store.errors import (
+    InvalidTurn,
+    NothingToUndo,
+    RevisionConflict,
+    SchemaVersionMismatch,
+    SessionExists,
+    SessionNotFound,
+)
+from tavern.store.ids import check_session_id
+from tavern.store.journal import session_dir
+
+STORE_FORMAT = 1
+"""Layout version of the SQLite file (`PRAGMA user_version`)."""
+DB_NAME = "sessions.sqlite3"
+BUSY_TIMEOUT_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    schema_version INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    turn_number INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    scenario_id TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    state TEXT NOT NULL
+);
+CREATE TABLE history (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    turn_number INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX history_by_turn ON history (session_id, turn_number);
+CREATE TABLE checkpoints (
+    session_id TEXT NOT NULL,
+    turn_number INTEGER NOT NULL,
+    pre_state TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_number)
+) WITHOUT ROWID;
+"""
+
+
+class SessionSummary(BaseModel):
+    """One line of the session list."""
+
+    id: str
+    title: str
+    scenario_id: str
+    turn_number: int
+    updated_at: datetime
+
+
+def _parse_state(text: str, what: str) -> SessionState:
+    # Check the version before validating, so a future format is refused by name rather
+    # than failing on some field it renamed.
+    raw = json.loads(text)
+    found = raw.get("schema_version") if isinstance(raw, dict) else None
+    if found != SESSION_SCHEMA_VERSION:
+        raise SchemaVersionMismatch(
+            what, found if isinstance(found, int) else -1, SESSION_SCHEMA_VERSION
+        )
+    return SessionState.model_validate(raw)
+
+
+def _dump_record(record: HistoryRecord) -> str:
+    return record.model_dump_json()
+
+
+class SessionStore:
+    """Sessions, their history and per-turn checkpoints in one SQLite file.
+
+    Thread-safe (one connection behind a lock) and safe across processes (SQLite locking).
+    Calls are short and blocking; async callers may run them via `asyncio.to_thread`.
+
+    Example:
+        >>> store = SessionStore(tmp_dir)                      # doctest: +SKIP
+        >>> store.create(state, [start_marker])                # doctest: +SKIP
+        >>> state = store.commit_turn(state.id, 1, records, new_state, state.revision)  # +SKIP
+        >>> store.undo(state.id).turn_number                   # doctest: +SKIP
+        0
+    """
+
+    def __init__(self, data_dir: Path | str, *, synchronous: str = "FULL") -> None:
+        """Open (creating if needed) `<data_dir>/sessions.sqlite3`.
+
+        Args:
+            data_dir: The Tavern data directory.
+            synchronous: SQLite `synchronous` pragma; FULL keeps committed turns across
+                power loss, NORMAL only across process crashes.
+        """
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / DB_NAME
+        self._synchronous = synchronous
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+            try:
+                self._prepare(db)
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+        return self._db
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, STORE_FORMAT):
+            raise SchemaVersionMismatch(f"session store {self.path}", version, STORE_FORMAT)
+        # journal_mode=WAL is persistent and a no-op (no write) when already set.
+        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute(f"PRAGMA synchronous = {self._synchronous}")
+        if version == 0:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have created the tables while we waited for the lock.
+                if db.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        """Close the connection (reopened lazily on the next call)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = self._conn()
+            db.execute(f"BEGIN {mode}")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    @staticmethod
+    def _row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int, str]:
+        row = db.execute(
+            "SELECT schema_version, revision, turn_number, state FROM sessions WHERE id = ?",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            raise SessionNotFound(f"no session {session_id!r}")
+        if row[0] != SESSION_SCHEMA_VERSION:
+            raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
+        return row[0], row[1], row[2], row[3]
+
+    @staticmethod
+    def _write_state(db: sqlite3.Connection, state: SessionState, *, insert: bool) -> None:
+        values = (
+            state.schema_version,
+            state.revision,
+            state.turn_number,
+            state.title,
+            state.scenario_id,
+            utc_now().isoformat(),
+            state.model_dump_json(),
+            state.id,
+        )
+        if insert:
+            db.execute(
+                "INSERT INTO sessions (schema_version, revision, turn_number, title, scenario_id,"
+                " updated_at, state, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+        else:
+            db.execute(
+                "UPDATE sessions SET schema_version = ?, revision = ?, turn_number = ?, title = ?,"
+                " scenario_id = ?, updated_at = ?, state = ? WHERE id = ?",
+                values,
+            )
+
+    @staticmethod
+    def _insert_records(
+        db: sqlite3.Connection, session_id: str, records: Sequence[HistoryRecord]
+    ) -> None:
+        db.executemany(
+            "INSERT INTO history (session_id, seq, turn_number, body) VALUES (?, ?, ?, ?)",
+            [(session_id, r.seq, r.turn_number, _dump_record(r)) for r in records],
+        )
+
+    @staticmethod
+    def _next_seq(db: sqlite3.Connection, session_id: str) -> int:
+        row = db.execute(
+            "SELECT max(seq) FROM history WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
+    @staticmethod
+    def _check_seqs(records: Sequence[HistoryRecord], first_free: int) -> None:
+        expected = first_free
+        for record in records:
+            if record.seq < expected:
+                raise InvalidTurn(f"record seq {record.seq} must be >= {expected} and increasing")
+            expected = record.seq + 1
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def create(self, state: SessionState, records: Sequence[HistoryRecord] = ()) -> SessionState:
+        """Store a new session with its opening records (turn 0).
+
+        Raises:
+            SessionExists: if the id is taken.
+            InvalidTurn: if a record is not of turn 0 or seqs are not increasing.
+        """
+        check_session_id(state.id)
+        if state.schema_version != SESSION_SCHEMA_VERSION:
+            raise SchemaVersionMismatch("new session", state.schema_version, SESSION_SCHEMA_VERSION)
+        for record in records:
+            if record.turn_number != state.turn_number:
+                raise InvalidTurn(
+                    f"opening record of turn {record.turn_number}, expected {state.turn_number}"
+                )
+        self._check_seqs(records, 0)
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
+                raise SessionExists(f"session {state.id!r} already exists")
+            self._write_state(db, state, insert=True)
+            self._insert_records(db, state.id, records)
+        return state
+
+    def load(self, session_id: str) -> SessionState:
+        """Return the session's current state.
+
+        Raises:
+            SessionNotFound: no such session.
+            SchemaVersionMismatch: the session was written by another format version; the
+                message names both versions and nothing is changed.
+        """
+        check_session_id(session_id)
+        with self._lock:
+            row = self._row(self._conn(), session_id)
+        return _parse_state(row[3], f"session {session_id!r}")
+
+    def exists(self, session_id: str) -> bool:
+        """Whether a session with this id is stored (whatever its version)."""
+        check_session_id(session_id)
+        with self._lock:
+            found = self._conn().execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,))
+            return found.fetchone() is not None
+
+    def list(self) -> builtins.list[SessionSummary]:
+        """Summaries of every stored session, most recently updated first."""
+        with self._lock:
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT id, title, scenario_id, turn_number, updated_at FROM sessions"
+                    " ORDER BY updated_at DESC, id"
+                )
+                .fetchall()
+            )
+        return [
+            SessionSummary(id=r[0], title=r[1], scenario_id=r[2], turn_number=r[3], updated_at=r[4])
+            for r in rows
+        ]
+
+    def history(
+        self, session_id: str, after_seq: int | None = None, limit: int | None = None
+    ) -> builtins.list[HistoryRecord]:
+        """Records in seq order, optionally only those after `after_seq`, at most `limit`."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            self._row(db, session_id)
+            rows = db.execute(
+                "SELECT body FROM history WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (
+                    session_id,
+                    -1 if after_seq is None else after_seq,
+                    -1 if limit is None else limit,
+                ),
+            ).fetchall()
+        return [HISTORY_RECORD_ADAPTER.validate_json(r[0]) for r in rows]
+
+    def history_tail(self, session_id: str, turns: int) -> builtins.list[HistoryRecord]:
+        """Every record of the last `turns` turn numbers present in the history, in seq order."""
+        check_session_id(session_id)
+        if turns <= 0:
+            return []
+        with self._transaction("DEFERRED") as db:
+            self._row(db, session_id)
+            rows = db.execute(
+                "SELECT body FROM history WHERE session_id = ?1 AND turn_number >= ("
+                " SELECT min(t) FROM (SELECT DISTINCT turn_number AS t FROM history"
+                "  WHERE session_id = ?1 ORDER BY t DESC LIMIT ?2)) ORDER BY seq",
+                (session_id, turns),
+            ).fetchall()
+        return [HISTORY_RECORD_ADAPTER.validate_json(r[0]) for r in rows]
+
+    def next_seq(self, session_id: str) -> int:
+        """The seq the next appended record must use (or exceed)."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            self._row(db, session_id)
+            return self._next_seq(db, session_id)
+
+    def commit_turn(
+        self,
+        session_id: str,
+        turn_number: int,
+        records: Sequence[HistoryRecord],
+        new_state: SessionState,
+        expected_revision: int,
+    ) -> SessionState:
+        """Atomically append one turn's records and replace the state.
+
+        The pre-turn state is kept in a checkpoint row so `undo` restores it exactly. The
+        stored state gets `turn_number` and `revision = expected_revision + 1`; it is
+        returned. Cost depends on the turn and the state, never on the history length.
+
+        Raises:
+            RevisionConflict: the session changed since `expected_revision`.
+            InvalidTurn: `turn_number` is not the next turn, a record belongs to another
+                turn, or seqs collide with stored ones.
+            SessionNotFound, SchemaVersionMismatch: as for `load`.
+        """
+        check_session_id(session_id)
+        if new_state.id != session_id:
+            raise InvalidTurn(f"state of {new_state.id!r} committed to {session_id!r}")
+        for record in records:
+            if record.turn_number != turn_number:
+                raise InvalidTurn(
+                    f"record seq {record.seq} is of turn {record.turn_number}, not {turn_number}"
+                )
+        stored = new_state.model_copy(
+            update={"turn_number": turn_number, "revision": expected_revision + 1}
+        )
+        with self._transaction() as db:
+            _, revision, current_turn, pre_state = self._row(db, session_id)
+            if revision != expected_revision:
+                raise RevisionConflict(
+                    f"session {session_id!r} is at revision {revision}, not {expected_revision}"
+                )
+            if turn_number != current_turn + 1:
+                raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
+            self._check_seqs(records, self._next_seq(db, session_id))
+            db.execute(
+                "INSERT OR REPLACE INTO checkpoints (session_id, turn_number, pre_state)"
+                " VALUES (?, ?, ?)",
+                (session_id, turn_number, pre_state),
+            )
+            self._insert_records(db, session_id, records)
+            self._write_state(db, stored, insert=False)
+        return stored
+
+    def replace_state(
+        self, session_id: str, new_state: SessionState, expected_revision: int
+    ) -> SessionState:
+        """Replace the state outside a turn (e.g. compaction); history is untouched.
+
+        Returns the stored state with `revision = expected_revision + 1`. The turn number
+        must not change; this is not undoable by `undo`.
+        """
+        check_session_id(session_id)
+        if new_state.id != session_id:
+            raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
+        stored = new_state.model_copy(update={"revision": expected_revision + 1})
+        with self._transaction() as db:
+            _, revision, current_turn, _ = self._row(db, session_id)
+            if revision != expected_revision:
+                raise RevisionConflict(
+                    f"session {session_id!r} is at revision {revision}, not {expected_revision}"
+                )
+            if stored.turn_number != current_turn:
+                raise InvalidTurn("replace_state cannot change the turn number")
+            self._write_state(db, stored, insert=False)
+        return stored
+
+    def undo(self, session_id: str) -> SessionState:
+        """Remove every record of the highest turn and restore its pre-turn state.
+
+        Repeatable down to turn 0. The restored state gets a fresh, higher revision so a
+        writer holding the old one conflicts instead of overwriting.
+
+        Raises:
+            NothingToUndo: at turn 0, or when the last turn has no checkpoint.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            _, revision, current_turn, _ = self._row(db, session_id)
+            if current_turn == 0:
+                raise NothingToUndo(f"session {session_id!r} is at turn 0")
+            row = db.execute(
+                "SELECT pre_state FROM checkpoints WHERE session_id = ? AND turn_number = ?",
+                (session_id, current_turn),
+            ).fetchone()
+            if row is None:
+                raise NothingToUndo(f"turn {current_turn} of {session_id!r} has no checkpoint")
+            restored = _parse_state(row[0], f"checkpoint of turn {current_turn}")
+            restored = restored.model_copy(update={"revision": revision + 1})
+            db.execute(
+                "DELETE FROM history WHERE session_id = ? AND turn_number >= ?",
+                (session_id, current_turn),
+            )
+            db.execute(
+                "DELETE FROM checkpoints WHERE session_id = ? AND turn_number >= ?",
+                (session_id, current_turn),
+            )
+            self._write_state(db, restored, insert=False)
+        return restored
+
+    def fork(self, session_id: str, new_id: str) -> SessionState:
+        """Copy a session (state, history, checkpoints, journal) under `new_id`.
+
+        The copy is independent: later writes to either never reach the other. Journal lines
+        are copied verbatim, so they keep the `session_id` they were written under.
+
+        Raises:
+            SessionExists: `new_id` is taken.
+        """
+        check_session_id(session_id)
+        check_session_id(new_id)
+        source_dir = session_dir(self.data_dir, session_id)
+        target_dir = session_dir(self.data_dir, new_id)
+        if self.exists(new_id):
+            raise SessionExists(f"session {new_id!r} already exists")
+        self.load(session_id)  # refuse missing or foreign-version sources before copying files
+        # Copy the journal first: if the process dies here, no session row points at it and a
+        # later fork or delete of `new_id` overwrites or removes it.
+        if target_dir.exists():
+            shutil.rmtree(target_dir)
+        if source_dir.exists():
+            shutil.copytree(source_dir, target_dir)
+        try:
+            with self._transaction() as db:
+                _, _, _, state_text = self._row(db, session_id)
+                if db.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone():
+                    raise SessionExists(f"session {new_id!r} already exists")
+                state = _parse_state(state_text, f"session {session_id!r}")
+                forked = state.model_copy(update={"id": new_id})
+                self._write_state(db, forked, insert=True)
+                db.execute(
+                    "INSERT INTO history (session_id, seq, turn_number, body)"
+                    " SELECT ?, seq, turn_number, body FROM history WHERE session_id = ?",
+                    (new_id, session_id),
+                )
+                db.execute(
+                    "INSERT INTO checkpoints (session_id, turn_number, pre_state)"
+                    " SELECT ?1, turn_number, json_set(pre_state, '$.id', ?1)"
+                    " FROM checkpoints WHERE session_id = ?2",
+                    (new_id, session_id),
+                )
+        except BaseException:
+            shutil.rmtree(target_dir, ignore_errors=True)
+            raise
+        return forked
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session's state, history, checkpoints and journal directory together.
+
+        Raises:
+            SessionNotFound: nothing of that session existed.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            gone = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
+            db.execute("DELETE FROM history WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM checkpoints WHERE session_id = ?", (session_id,))
+        directory = session_dir(self.data_dir, session_id)
+        had_dir = directory.exists()
+        shutil.rmtree(directory, ignore_errors=True)
+        if not gone and not had_dir:
+            raise SessionNotFound(f"no session {session_id!r}")
