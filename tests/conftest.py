@@ -29,3 +29,12 @@ def tavern_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     for name in ("DEEPSEEK_API_KEY", "TAVERN_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     yield data_dir
+
+
+@pytest.fixture(autouse=True)
+def no_live_model_calls(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real adapters refuse to send unless the test is marked `live` (in-process transports ok)."""
+    import tavern.llm
+
+    if request.node.get_closest_marker("live") is None:
+        monkeypatch.setattr(tavern.llm, "ALLOW_LIVE_CALLS", False)

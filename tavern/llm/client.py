@@ -1,0 +1,172 @@
+"""`LlmClient`: the one object the runner calls. Nothing above it knows a vendor.
+
+Example::
+
+    client = LlmClient.from_config(config, http_client, sink=journal.append)
+    decision = await client.call_json(
+        agent="director", messages=messages, schema=DIRECTOR_SCHEMA,
+        session_id=session.id, turn_number=7,
+    )
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from tavern.llm.call_policy import apply_call_policy
+from tavern.llm.errors import LlmCallError
+from tavern.llm.provider import Provider, ProviderRequest
+from tavern.llm.registry import build_provider, resolve_settings, secret_values
+from tavern.llm.wrappers import (
+    JournalSink,
+    RecordingProvider,
+    RetryingProvider,
+    RetryPolicy,
+    ValidatingProvider,
+    schema_validator,
+)
+from tavern.records.config import AppConfig
+from tavern.records.journal import ChatMessage
+from tavern.records.scenario import Language
+
+
+class LlmClient:
+    """Provider-neutral structured calls with call-time policy, validation, retry, journaling.
+
+    Args:
+        provider: the adapter (or any `Provider`).
+        sink: receives one `LlmCallLine` per attempt.
+        language: response language appended to every system message.
+        retry: attempts and backoff.
+        max_tokens: per-role output limits; keys are full agent names (`character:C2`),
+            roles (`character`) or `default`.
+        temperature: sampling temperature for every call, or None.
+        seed: sampling seed for every call, or None.
+        secrets: credentials that must never reach the sink (scrubbed if they ever would).
+        sleep: backoff sleeper (tests pass a no-op).
+    """
+
+    def __init__(
+        self,
+        provider: Provider,
+        *,
+        sink: JournalSink,
+        language: Language = "en",
+        retry: RetryPolicy | None = None,
+        max_tokens: Mapping[str, int] | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        secrets: Sequence[str] = (),
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.language: Language = language
+        self.retry = retry or RetryPolicy()
+        self.max_tokens = dict(max_tokens or {})
+        self.temperature = temperature
+        self.seed = seed
+        recorded = RecordingProvider(ValidatingProvider(provider), sink, secrets=secrets)
+        if sleep is None:
+            self._stack = RetryingProvider(recorded, self.retry)
+        else:
+            self._stack = RetryingProvider(recorded, self.retry, sleep=sleep)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: AppConfig,
+        http_client: httpx.AsyncClient,
+        *,
+        sink: JournalSink,
+        provider_name: str | None = None,
+    ) -> LlmClient:
+        """Build the client for the config's active provider (or `provider_name`)."""
+        name = provider_name or config.active_provider
+        settings = resolve_settings(name, config.settings_for(name))
+        return cls(
+            build_provider(config, http_client, name),
+            sink=sink,
+            language=config.language,
+            retry=RetryPolicy(
+                max_attempts=settings.max_attempts or 3,
+                backoff_s=0.5 if settings.backoff_s is None else settings.backoff_s,
+            ),
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            seed=settings.seed,
+            secrets=secret_values(config),
+        )
+
+    def resolve_max_tokens(self, agent: str, explicit: int | None = None) -> int | None:
+        """Explicit limit, else the agent's, else its role's (`character:C2` -> `character`)."""
+        if explicit is not None:
+            return explicit
+        role = agent.split(":", 1)[0]
+        for key in (agent, role, "default"):
+            if key in self.max_tokens:
+                return self.max_tokens[key]
+        return None
+
+    def _request(
+        self,
+        agent: str,
+        messages: list[ChatMessage],
+        schema: dict[str, Any] | None,
+        session_id: str,
+        turn_number: int,
+        max_tokens: int | None,
+    ) -> ProviderRequest:
+        return ProviderRequest(
+            agent=agent,
+            messages=apply_call_policy(messages, self.language),
+            schema=schema,
+            max_tokens=self.resolve_max_tokens(agent, max_tokens),
+            temperature=self.temperature,
+            seed=self.seed,
+            session_id=session_id,
+            turn_number=turn_number,
+        )
+
+    async def call_json(
+        self,
+        *,
+        agent: str,
+        messages: list[ChatMessage],
+        schema: dict[str, Any],
+        session_id: str,
+        turn_number: int,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """Ask for a JSON object valid against `schema` and return it parsed.
+
+        Raises:
+            LlmCallError: after the bounded retry, or at once for a definitive failure;
+                `error_type` and `attempts` say what happened.
+            jsonschema.SchemaError: `schema` itself is not a valid JSON Schema (a caller bug,
+                raised before any call).
+        """
+        schema_validator(schema)  # a broken schema is a caller bug: fail before any call
+        request = self._request(agent, messages, schema, session_id, turn_number, max_tokens)
+        response = await self._stack.complete(request)
+        value = json.loads(response.content)  # validated by ValidatingProvider
+        if not isinstance(value, dict):
+            raise LlmCallError("schema", "answer is not a JSON object")
+        return value
+
+    async def call_text(
+        self,
+        *,
+        agent: str,
+        messages: list[ChatMessage],
+        session_id: str,
+        turn_number: int,
+        max_tokens: int | None = None,
+    ) -> str:
+        """Ask for free text (no schema); same policy, retry and journaling as `call_json`."""
+        request = self._request(agent, messages, None, session_id, turn_number, max_tokens)
+        response = await self._stack.complete(request)
+        return response.content
