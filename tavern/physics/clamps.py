@@ -1,0 +1,359 @@
+"""Clamps: turn any schema-valid Director proposal into an admissible decision.
+
+A model can narrow perception, never widen it. Each rule is a pure function
+`(decision, ctx) -> (decision, changes)`; `clamp_decision` runs them in `CLAMP_RULES` order and
+reports every change for the journal. Running the clamps twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from tavern.physics.canon import apply_canon, preview_zone_ids
+from tavern.physics.guards import thought_only_tokens, whisper_payloads
+from tavern.physics.redaction import redact
+from tavern.physics.zones import perceivers_of_zone, zone_of
+from tavern.records import (
+    NARRATOR,
+    ActionRecord,
+    ClampChange,
+    DirectorDecision,
+    HistoryRecord,
+    Scene,
+    SpeechRecord,
+)
+from tavern.records.scene import ZONE_ID_PATTERN
+
+MAX_SPEAKERS = 3
+_ZONE_ID = re.compile(ZONE_ID_PATTERN)
+
+
+def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
+    """Whether the last beat (highest turn number) holds an action not yet adjudicated.
+
+    Example:
+        >>> has_unresolved_action([])
+        False
+    """
+    if not history:
+        return False
+    last = max(r.turn_number for r in history)
+    return any(
+        isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
+    )
+
+
+@dataclass(frozen=True)
+class ClampContext:
+    """Everything the clamps need to judge a proposal.
+
+    Attributes:
+        scene: The stage before the beat.
+        history: Records so far, including this turn's already appended ones.
+        max_skip_ticks: Upper bound of a time skip.
+        unresolved_action: Whether an action intent awaits adjudication; None derives it
+            from `history` with `has_unresolved_action`.
+        public_texts: Extra public text (appearances, premise) whose words are never secret.
+    """
+
+    scene: Scene
+    history: Sequence[HistoryRecord] = ()
+    max_skip_ticks: int = 3
+    unresolved_action: bool | None = None
+    public_texts: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def present(self) -> list[str]:
+        """Slot ids present in the scene."""
+        return list(self.scene.present)
+
+    @property
+    def mid_action(self) -> bool:
+        """Whether a time skip must be refused."""
+        if self.unresolved_action is not None:
+            return self.unresolved_action
+        return has_unresolved_action(self.history)
+
+
+Changes = list[ClampChange]
+ClampRule = Callable[[DirectorDecision, ClampContext], tuple[DirectorDecision, Changes]]
+
+
+def clamp_zone_moves(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Keep one move per present character, to an existing zone or a validly declared one."""
+    existing = set(preview_zone_ids(ctx.scene, []))
+    declared: set[str] = set()
+    moved: set[str] = set()
+    kept, changes = [], []
+    for i, move in enumerate(d.zone_moves):
+        reason = None
+        if move.character_id not in ctx.present or move.character_id in moved:
+            reason = "absent or repeated character"
+        elif move.to_zone not in existing | declared and not (
+            move.new_zone_label and _ZONE_ID.match(move.to_zone)
+        ):
+            reason = "unknown zone"
+        if reason:
+            changes.append(
+                ClampChange(
+                    rule="zone_move", path=f"zone_moves[{i}]", before=move.model_dump(), after=None
+                )
+            )
+            continue
+        if move.new_zone_label and move.to_zone in existing | declared:
+            fixed = move.model_copy(update={"new_zone_label": None})
+            changes.append(
+                ClampChange(
+                    rule="zone_move",
+                    path=f"zone_moves[{i}].new_zone_label",
+                    before=move.new_zone_label,
+                    after=None,
+                )
+            )
+            move = fixed
+        if move.new_zone_label:
+            declared.add(move.to_zone)
+        moved.add(move.character_id)
+        kept.append(move)
+    return d.model_copy(update={"zone_moves": kept}), changes
+
+
+def clamp_link_updates(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Keep link updates between two different, existing (or just declared) zones."""
+    known = set(preview_zone_ids(ctx.scene, d.zone_moves))
+    kept, changes = [], []
+    for i, up in enumerate(d.link_updates):
+        valid = up.source != up.target and {up.source, up.target} <= known
+        if valid and (up.sound or up.sight):
+            kept.append(up)
+        else:
+            changes.append(
+                ClampChange(
+                    rule="link_update",
+                    path=f"link_updates[{i}]",
+                    before=up.model_dump(),
+                    after=None,
+                )
+            )
+    return d.model_copy(update={"link_updates": kept}), changes
+
+
+def clamp_location(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Admit a new location only when every present character ends in one zone."""
+    if not d.scene.new_location:
+        return d, []
+    after = apply_canon(ctx.scene, d.model_copy(update={"scene": type(d.scene)()}))
+    zones = {zone_of(after, slot) for slot in ctx.present}
+    if len(zones) <= 1:
+        return d, []
+    change = ClampChange(
+        rule="location", path="scene.new_location", before=d.scene.new_location, after=None
+    )
+    scene = d.scene.model_copy(update={"new_location": None})
+    return d.model_copy(update={"scene": scene}), [change]
+
+
+def clamp_moods(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Drop mood updates for characters who are not present."""
+    kept = {k: v for k, v in d.mood_updates.items() if k in ctx.present}
+    if kept == d.mood_updates:
+        return d, []
+    change = ClampChange(rule="mood_target", path="mood_updates", before=d.mood_updates, after=kept)
+    return d.model_copy(update={"mood_updates": kept}), [change]
+
+
+def _speech_audience(ctx: ClampContext, seq: int | None) -> set[str] | None:
+    if seq is None:
+        return None
+    for record in ctx.history:
+        if isinstance(record, SpeechRecord) and record.seq == seq:
+            return set(record.audience.perceivers) | set(record.audience.aware)
+    return None
+
+
+def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Intersect each event's witnesses with who the zone graph lets perceive it.
+
+    The actor always perceives its own event. Perception is judged on the stage both before
+    and after this beat's canon, so an arrival is seen from the destination and a departure
+    from the origin. An utterance event never reaches beyond its speech record's audience.
+    """
+    after = apply_canon(ctx.scene, d)
+    events, changes = [], []
+    for i, ev in enumerate(d.events):
+        if ev.actor_id is not None and ev.actor_id not in ctx.present:
+            changes.append(
+                ClampChange(
+                    rule="witness_zone",
+                    path=f"events[{i}].actor_id",
+                    before=ev.actor_id,
+                    after=None,
+                )
+            )
+            ev = ev.model_copy(update={"actor_id": None})
+        allowed = set(ctx.present)
+        if ev.actor_id is not None:
+            allowed = {ev.actor_id}
+            for scene in (ctx.scene, after):
+                origin = zone_of(scene, ev.actor_id)
+                if origin is not None:
+                    allowed |= set(perceivers_of_zone(scene, origin, ["sound", "sight"]))
+            allowed &= set(ctx.present)
+        heard = _speech_audience(ctx, ev.utterance_ref)
+        if heard is not None:
+            allowed &= heard
+        witnesses = [w for w in dict.fromkeys(ev.witness_ids) if w in allowed]
+        if witnesses != ev.witness_ids:
+            changes.append(
+                ClampChange(
+                    rule="witness_zone",
+                    path=f"events[{i}].witness_ids",
+                    before=ev.witness_ids,
+                    after=witnesses,
+                )
+            )
+            ev = ev.model_copy(update={"witness_ids": witnesses})
+        events.append(ev)
+    return d.model_copy(update={"events": events}), changes
+
+
+def clamp_speakers(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Present ids only, deduplicated, at most three; an empty queue becomes the Narrator."""
+    queue = [s for s in dict.fromkeys(d.next_speakers) if s in ctx.present][:MAX_SPEAKERS]
+    queue = queue or [NARRATOR]
+    if queue == d.next_speakers:
+        return d, []
+    change = ClampChange(
+        rule="speaker_queue", path="next_speakers", before=d.next_speakers, after=queue
+    )
+    return d.model_copy(update={"next_speakers": queue}), [change]
+
+
+def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Bound a time skip to 0..max_skip_ticks, and refuse any skip mid-action."""
+    ticks = 0 if ctx.mid_action else min(max(d.time_skip_ticks, 0), max(ctx.max_skip_ticks, 0))
+    if ticks == d.time_skip_ticks:
+        return d, []
+    change = ClampChange(
+        rule="time_skip", path="time_skip_ticks", before=d.time_skip_ticks, after=ticks
+    )
+    return d.model_copy(update={"time_skip_ticks": ticks}), [change]
+
+
+def _redact_visible(
+    d: DirectorDecision, rule: str, hide_in_event: Callable[[int], set[str]], everywhere: set[str]
+) -> tuple[DirectorDecision, Changes]:
+    """Redact event texts (per event) and stage texts visible to everyone."""
+    changes: Changes = []
+
+    def scrub(path: str, text: str, tokens: set[str]) -> str:
+        new = redact(text, tokens)
+        if new != text:
+            changes.append(ClampChange(rule=rule, path=path, before=text, after=new))
+        return new
+
+    events = [
+        ev.model_copy(update={"text": scrub(f"events[{i}].text", ev.text, hide_in_event(i))})
+        for i, ev in enumerate(d.events)
+    ]
+    delta = d.scene
+    facts = [scrub(f"scene.add_facts[{i}]", f, everywhere) for i, f in enumerate(delta.add_facts)]
+    location = delta.new_location and scrub("scene.new_location", delta.new_location, everywhere)
+    moves = [
+        m.model_copy(
+            update={
+                "new_zone_label": m.new_zone_label
+                and scrub(f"zone_moves[{i}].new_zone_label", m.new_zone_label, everywhere)
+            }
+        )
+        for i, m in enumerate(d.zone_moves)
+    ]
+    moods = {k: scrub(f"mood_updates.{k}", v, everywhere) for k, v in d.mood_updates.items()}
+    new_delta = delta.model_copy(update={"add_facts": facts, "new_location": location})
+    update = {"events": events, "scene": new_delta, "zone_moves": moves, "mood_updates": moods}
+    return d.model_copy(update=update), changes
+
+
+def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Redact tokens found so far only in private thoughts from everything the beat shows.
+
+    Every event text is covered whoever witnesses it: events also feed the prose renderer,
+    which must never receive a thought's content.
+    """
+    secret = set(thought_only_tokens(ctx.history, ctx.scene, ctx.public_texts))
+    return _redact_visible(d, "thought_guard", lambda _i: secret, secret)
+
+
+def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Redact whisper payload tokens from any event whose witnesses exceed that whisper's audience.
+
+    An event with no witness still reaches the prose renderer (and so the reader), so it
+    counts as exceeding every audience; stage texts are visible to all present and are
+    redacted unless every present character was inside the whisper.
+    """
+    payloads = whisper_payloads(ctx.history, ctx.scene, ctx.public_texts)
+
+    def for_event(i: int) -> set[str]:
+        witnesses = set(d.events[i].witness_ids)
+        hidden: set[str] = set()
+        for p in payloads:
+            if not witnesses or not witnesses <= p.perceivers:
+                hidden |= p.tokens
+        return hidden
+
+    everywhere: set[str] = set()
+    for p in payloads:
+        if not set(ctx.present) <= p.perceivers:
+            everywhere |= p.tokens
+    return _redact_visible(d, "whisper_guard", for_event, everywhere)
+
+
+CLAMP_RULES: list[tuple[str, ClampRule]] = [
+    ("zone_move", clamp_zone_moves),
+    ("link_update", clamp_link_updates),
+    ("location", clamp_location),
+    ("mood_target", clamp_moods),
+    ("witness_zone", clamp_witnesses),
+    ("speaker_queue", clamp_speakers),
+    ("time_skip", clamp_time_skip),
+    ("thought_guard", thought_guard),
+    ("whisper_guard", whisper_guard),
+]
+"""Clamp rules in application order. Guards run last, on the final witness lists."""
+
+
+def clamp_decision(
+    decision: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Make a Director proposal admissible and report each change.
+
+    Args:
+        decision: The parsed, schema-valid proposal (possibly hostile).
+        ctx: The scene, history and limits to judge it against.
+
+    Returns:
+        The admissible decision and the list of changes, in rule order. Clamping the result
+        again returns it unchanged with no changes.
+
+    Example:
+        >>> ctx = ClampContext(scene=Scene(location="inn", present=["C1", "C2"]))
+        >>> d, changes = clamp_decision(DirectorDecision(next_speakers=["C9", "C2", "C2"]), ctx)
+        >>> d.next_speakers, [c.rule for c in changes]
+        (['C2'], ['speaker_queue'])
+    """
+    changes: list[ClampChange] = []
+    for _name, rule in CLAMP_RULES:
+        decision, found = rule(decision, ctx)
+        changes.extend(found)
+    return decision, changes
+
+
+__all__ = [
+    "CLAMP_RULES",
+    "ClampContext",
+    "apply_canon",
+    "clamp_decision",
+    "has_unresolved_action",
+]

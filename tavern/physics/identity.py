@@ -1,0 +1,158 @@
+"""Viewer-relative identity: who knows whom, by which name, and how text is rendered for them.
+
+A name is learned only from a speech record the viewer perceived in full: a self-introduction
+("my name is Lia", "me chamo Lia", false names included), or hearing a present character's
+name spoken (being addressed, or overhearing it). Until then the viewer refers to that
+character by its description. Internal slot ids never survive rendering.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from tavern.physics.perception import perceives
+from tavern.records import Character, HistoryRecord, IdentityEntry, PerspectiveLedger, SpeechRecord
+
+SLOT_ID = re.compile(r"\bC[1-9][0-9]?\b")
+"""Internal slot ids as they look in text (`C1` .. `C99`)."""
+UNKNOWN_REF = "someone"
+"""What an id outside the cast renders as."""
+
+_NAME = r"([A-ZÀ-Ý][\w'-]+(?:\s+[A-ZÀ-Ý][\w'-]+)?)"
+_INTRO = re.compile(
+    r"(?i:\b(?:my name is|my name's|name's|i am|i'm|call me|they call me|"
+    r"meu nome é|meu nome e|me chamo|eu sou|sou o|sou a|pode me chamar de|me chamam de))\s+" + _NAME
+)
+
+
+def initial_identities(
+    cast: Mapping[str, Character], introductions: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, PerspectiveLedger]:
+    """One ledger per slot: every other character a stranger, unless introduced by the scenario.
+
+    Example:
+        >>> from tavern.records import Body, Mind
+        >>> c = {s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n,
+        ...      description_ref=f"the {n.lower()}-looking one")) for s, n in [("C1", "Ana"),
+        ...      ("C2", "Rui")]}
+        >>> initial_identities(c, {"C1": ["C2"]})["C1"].identities["C2"].name
+        'Rui'
+    """
+    intro = introductions or {}
+    ledgers = {}
+    for viewer in cast:
+        ids = {
+            slot: IdentityEntry(
+                name=ch.body.display_name if slot in intro.get(viewer, ()) else None,
+                description_ref=ch.body.description_ref,
+            )
+            for slot, ch in cast.items()
+            if slot != viewer
+        }
+        ledgers[viewer] = PerspectiveLedger(owner=viewer, identities=ids)
+    return ledgers
+
+
+def _name_forms(character: Character) -> list[str]:
+    """The full display name, plus its first word when that alone is a usable name."""
+    full = character.body.display_name.strip()
+    first = full.split()[0] if full.split() else full
+    return [full] + ([first] if first != full and len(first) >= 3 else [])
+
+
+def _teach(ledger: PerspectiveLedger, slot: str, name: str, seq: int) -> PerspectiveLedger:
+    entry = ledger.identities.get(slot)
+    if entry is None or SLOT_ID.fullmatch(name) or entry.name == name:
+        return ledger
+    learned = entry.model_copy(update={"name": name, "learned_from_seq": seq})
+    return ledger.model_copy(update={"identities": {**ledger.identities, slot: learned}})
+
+
+def learn_names(
+    ledger: PerspectiveLedger, record: HistoryRecord, cast: Mapping[str, Character], viewer: str
+) -> PerspectiveLedger:
+    """Update `viewer`'s ledger from one record, if the viewer perceived its content.
+
+    Example:
+        >>> from tavern.records import Audience, Body, Mind
+        >>> c = {s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n,
+        ...      description_ref="the stranger")) for s, n in [("C1", "Ana"), ("C2", "Rui")]}
+        >>> led = initial_identities(c)["C2"]
+        >>> r = SpeechRecord(seq=3, turn_number=1, speaker="C1", author="character",
+        ...      text="Call me Lobo.", audience=Audience(origin="public", perceivers=["C1", "C2"]))
+        >>> learn_names(led, r, c, "C2").identities["C1"].name
+        'Lobo'
+    """
+    if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
+        return ledger
+    for match in _INTRO.finditer(record.text):
+        if record.speaker != viewer:
+            ledger = _teach(ledger, record.speaker, match.group(1), record.seq)
+    hearers = set(record.audience.perceivers)
+    for slot, character in cast.items():
+        if slot == viewer or slot not in hearers:
+            continue
+        for form in _name_forms(character):
+            if re.search(rf"\b{re.escape(form)}\b", record.text):
+                ledger = _teach(ledger, slot, form, record.seq)
+                break
+    return ledger
+
+
+def ref_for(
+    slot: str, viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> str:
+    """How `viewer` refers to `slot`: its own name, a learned name, or a description.
+
+    Example:
+        >>> ref_for("C7", "C1", PerspectiveLedger(owner="C1"), {})
+        'someone'
+    """
+    if slot == viewer and slot in cast:
+        return cast[slot].body.display_name
+    entry = ledger.identities.get(slot)
+    if entry is not None:
+        return entry.name or entry.description_ref
+    if slot in cast:
+        return cast[slot].body.description_ref
+    return UNKNOWN_REF
+
+
+def render_for_viewer(
+    text: str, viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> str:
+    """Replace slot ids and true names in `text` with what `viewer` knows.
+
+    Replacement is a single pass, so an inserted description is never rewritten again; a
+    description that opens a sentence is capitalized.
+
+    Example:
+        >>> from tavern.records import Body, Mind
+        >>> c = {"C2": Character(id="rui", mind=Mind(), body=Body(display_name="Rui Lopes",
+        ...      description_ref="the man in the open shirt"))}
+        >>> render_for_viewer("C2 waves. Rui grins.", "C1", PerspectiveLedger(owner="C1"), c)
+        'The man in the open shirt waves. The man in the open shirt grins.'
+    """
+    table: dict[str, str] = {}
+    for slot, character in cast.items():
+        ref = ref_for(slot, viewer, ledger, cast)
+        for form in _name_forms(character):
+            table.setdefault(form, ref)
+    for slot in cast:
+        table[slot] = ref_for(slot, viewer, ledger, cast)
+    keys = sorted(table, key=len, reverse=True)
+    pattern = re.compile(
+        r"\b(?:" + "|".join(re.escape(k) for k in keys) + r")\b|" + SLOT_ID.pattern
+        if keys
+        else SLOT_ID.pattern
+    )
+
+    def swap(match: re.Match[str]) -> str:
+        ref = table.get(match.group(), UNKNOWN_REF)
+        before = text[: match.start()].rstrip(" \"'“(")
+        if not before or before[-1] in ".!?\n:":
+            ref = ref[:1].upper() + ref[1:]
+        return ref
+
+    return pattern.sub(swap, text)

@@ -1,0 +1,105 @@
+"""Salient-token extraction and redaction, shared by the clamps' guards and the projections.
+
+A token is a lowercase word of at least three letters that is not a stopword (English or
+Brazilian Portuguese), or any number of two digits or more: codes and numbers are exactly the
+payloads a secret tends to carry.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+MASK = "[...]"
+"""What a redacted token becomes. It holds no word characters, so redaction is idempotent."""
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+_STOP_EN = """
+the and for are but not you your yours all any can had her hers was one our out his him has
+have how its it's who whom whose what when where which why with this that these those there
+their theirs them they then than too very just from into onto over under about above after
+before again also been being did does doing done down each few more most much must only other
+own same she should some such off once here both because while until upon yet nor may might
+will would shall could let lets get got make made say says said says tell told see saw seen
+come came goes went now well still even ever every like want know think thought look looks
+yes okay really thing things something nothing anything someone anyone everyone maybe
+""".split()
+
+_STOP_PT = """
+que não nao com uma umas uns para por pelo pela pelos pelas dos das nos nas num numa como
+mas mais muito muita muitos muitas seu sua seus suas ele ela eles elas você voce vocês voces
+isso isto aquilo esse essa esses essas este esta estes estas aqui ali lá onde quando quem qual
+quais porque porquê então entao também tambem ainda já sim está estão estou estava era foi
+ser ter tem têm tinha há haver vai vou vamos fazer faz fez disse diz dizer ver viu agora bem
+sobre entre até ate depois antes sem sob meu minha meus minhas nosso nossa teu tua tudo nada
+algo alguém alguem ninguém ninguem cada outro outra outros outras mesmo mesma coisa
+""".split()
+
+STOPWORDS: frozenset[str] = frozenset(w.casefold() for w in _STOP_EN + _STOP_PT)
+"""Words never treated as payload, in both supported languages."""
+
+
+def normalize(word: str) -> str:
+    """Casefold and NFC-normalize a word, the form tokens are compared in.
+
+    Example:
+        >>> normalize("CHAVE")
+        'chave'
+    """
+    return unicodedata.normalize("NFC", word).casefold()
+
+
+def is_salient(word: str) -> bool:
+    """Whether a single word counts as a payload token.
+
+    Example:
+        >>> is_salient("dagger"), is_salient("the"), is_salient("42"), is_salient("a7")
+        (True, False, True, True)
+    """
+    norm = normalize(word)
+    if any(ch.isdigit() for ch in norm):
+        return len(norm) >= 2
+    return len(norm) >= 3 and norm not in STOPWORDS
+
+
+def salient_tokens(text: str) -> set[str]:
+    """Normalized payload tokens of `text`.
+
+    Example:
+        >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
+        ['4471', 'code', 'lamp', 'red', 'vault']
+    """
+    return {normalize(m.group()) for m in _WORD.finditer(text) if is_salient(m.group())}
+
+
+def tokens_of(texts: Iterable[str]) -> set[str]:
+    """Union of `salient_tokens` over many texts."""
+    found: set[str] = set()
+    for text in texts:
+        found |= salient_tokens(text)
+    return found
+
+
+def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
+    """Replace every whole-word occurrence of any of `tokens` (case-insensitive) by `mask`.
+
+    Example:
+        >>> redact("Vault code: 4471.", {"4471", "vault"})
+        '[...] code: [...].'
+    """
+    hidden = {normalize(t) for t in tokens}
+    if not hidden:
+        return text
+    return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)
+
+
+def surviving_tokens(text: str, tokens: Iterable[str]) -> set[str]:
+    """Which of `tokens` still occur as whole words in `text` (for guards and tests).
+
+    Example:
+        >>> surviving_tokens("the code is [...]", {"code", "4471"})
+        {'code'}
+    """
+    return salient_tokens(text) & {normalize(t) for t in tokens}
