@@ -1,0 +1,75 @@
+"""Play: turns, undo, suggestions and opening sparks. Long calls stream over SSE on request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+
+from tavern.app.deps import IdPath, RunnerDep
+from tavern.app.schemas import OpeningsPublic, SuggestionsPublic
+from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
+from tavern.records import TurnInput
+from tavern.records.views import SessionView, TurnResult
+from tavern.runner.interface import Progress
+
+router = APIRouter(prefix="/sessions/{session_id}", tags=["play"])
+
+# These routes may answer with a stream instead of their model, so the model is named in the
+# decorator: FastAPI cannot derive it from a union with a Response.
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+        "description": "JSON, or an SSE stream of progress/result/error when asked",
+    }
+}
+
+
+@router.post("/turns", response_model=TurnResult, responses=_SSE_DOC)
+async def play_turn(
+    session_id: IdPath, body: TurnInput, runner: RunnerDep, request: Request
+) -> TurnResult | StreamingResponse:
+    """Run one turn; returns what the human may see and whether control returned."""
+    if wants_event_stream(request):
+        return stream_work(lambda progress: runner.play_turn(session_id, body, progress))
+    return await runner.play_turn(session_id, body)
+
+
+@router.post("/undo")
+async def undo_turn(session_id: IdPath, runner: RunnerDep) -> SessionView:
+    """Remove the last turn and restore the pre-turn state; returns the new view."""
+    await runner.undo(session_id)
+    return await runner.view(session_id)
+
+
+@router.post("/suggestions", response_model=SuggestionsPublic, responses=_SSE_DOC)
+async def suggestions(
+    session_id: IdPath, runner: RunnerDep, request: Request
+) -> SuggestionsPublic | StreamingResponse:
+    """Three candidate moves for the controlled character; nothing is persisted."""
+
+    async def work(progress: Progress | None = None) -> SuggestionsPublic:
+        if progress is not None:
+            await progress("suggestions", None)
+        return SuggestionsPublic(data=await runner.suggestions(session_id))
+
+    if wants_event_stream(request):
+        return stream_work(work)
+    return await work()
+
+
+@router.post("/openings", response_model=OpeningsPublic, responses=_SSE_DOC)
+async def openings(
+    session_id: IdPath, runner: RunnerDep, request: Request
+) -> OpeningsPublic | StreamingResponse:
+    """Three opening sparks for an empty session."""
+
+    async def work(progress: Progress | None = None) -> OpeningsPublic:
+        if progress is not None:
+            await progress("openings", None)
+        return OpeningsPublic(data=await runner.openings(session_id))
+
+    if wants_event_stream(request):
+        return stream_work(work)
+    return await work()

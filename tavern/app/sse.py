@@ -1,0 +1,75 @@
+"""Server-sent events for long operations, when the client asks for `text/event-stream`.
+
+The stream carries `progress` events (`{"stage", "fraction"}`) while the work runs, then one
+`result` event with the same body the JSON response would have had, or one `error` event
+with `{"status", "detail"}`. Errors travel inside the stream because the 200 status line
+has already been sent by then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from fastapi import Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+
+from tavern.app.errors import describe_exception
+from tavern.runner.interface import Progress
+
+log = logging.getLogger(__name__)
+
+EVENT_STREAM = "text/event-stream"
+
+
+def wants_event_stream(request: Request) -> bool:
+    """True when the Accept header asks for SSE."""
+    return EVENT_STREAM in request.headers.get("accept", "")
+
+
+def format_event(event: str, data: object) -> str:
+    """One SSE frame."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def stream_work(work: Callable[[Progress], Awaitable[BaseModel]]) -> StreamingResponse:
+    """Run `work` with a progress callback and stream its progress and outcome.
+
+    Args:
+        work: The operation; it receives a callback to report `(stage, fraction)`.
+
+    Returns:
+        A streaming response that ends after the `result` or `error` event.
+    """
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def progress(stage: str, fraction: float | None) -> None:
+        await queue.put(format_event("progress", {"stage": stage, "fraction": fraction}))
+
+    async def run() -> None:
+        try:
+            result = await work(progress)
+            await queue.put(format_event("result", result.model_dump(mode="json")))
+        except Exception as exc:  # every failure becomes an event; the stream must end
+            status, detail = describe_exception(exc)
+            await queue.put(format_event("error", {"status": status, "detail": detail}))
+        finally:
+            await queue.put(None)
+
+    async def frames() -> AsyncIterator[str]:
+        task = asyncio.create_task(run())
+        try:
+            while (frame := await queue.get()) is not None:
+                yield frame
+        finally:
+            # A client that disconnects does not cancel a turn mid-commit; it finishes.
+            await asyncio.shield(task)
+
+    return StreamingResponse(
+        frames(),
+        media_type=EVENT_STREAM,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
