@@ -1,0 +1,161 @@
+"""A Character: one independent person, prompted only from what it perceived.
+
+The prompt is built from `physics.observe(...)` output and nothing else: the character's
+own mind, its ledger projection of the people present (learned names or descriptions), its
+memory lines, the records it perceived this beat and the earlier replies of this beat's
+queue that reached it. Every character's prompt has the same blocks in the same order,
+whoever plays it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.physics.observation import Observation, ObservedLine
+from tavern.records import Character, CharacterReply, ChatMessage
+
+MEMORY_BUDGET_TOKENS = 2500
+"""Token budget of the memory lines shown."""
+MEMORY_STRIDE = 32
+
+INSTRUCTIONS = """You are {name}, a person inside a story. Stay in character and speak for
+yourself only.
+
+Answer in JSON with three fields, each a string or null, at least one of them set:
+- speech: the words you say aloud now (only words; no descriptions of actions).
+- thought: what you privately think.
+- action_intent: a physical thing you try to do. It is an attempt: do not state its outcome,
+  the world decides what happens.
+
+You know people only as you have come to know them: call someone by a name only if you
+learned it; otherwise refer to them as you see them."""
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["speech", "thought", "action_intent"],
+    "properties": {
+        "speech": {"type": ["string", "null"], "maxLength": 1200},
+        "thought": {"type": ["string", "null"], "maxLength": 800},
+        "action_intent": {"type": ["string", "null"], "maxLength": 400},
+    },
+}
+"""JSON Schema of a Character's answer."""
+
+_STAGE_DIRECTION = re.compile(r"\*[^*]+\*|\([^()]+\)|\[[^\[\]]+\]")
+
+
+def build_messages(
+    observation: Observation, sheet: Character, turn_number: int
+) -> list[ChatMessage]:
+    """Build a Character prompt from the character's observation and its own sheet.
+
+    Args:
+        observation: What `physics.observe` says this character may perceive.
+        sheet: The character's own sheet (its mind is its own to know), already rendered
+            in the character's own names (`physics.identity.render_for_viewer`).
+        turn_number: The beat being played: perceived lines of this turn form the volatile
+            tail; earlier turns reach the character through its memory.
+
+    Returns:
+        System and user messages.
+    """
+    mind = sheet.mind
+    identity = (
+        INSTRUCTIONS.format(name=observation.self_name)
+        + f"\n\nYou look like this: {sheet.body.appearance or '(plain)'}"
+        + f"\nPersonality: {mind.personality or '(unremarkable)'}"
+        + f"\nSecrets: {'; '.join(mind.secrets) or '(none)'}"
+        + f"\nGoals: {'; '.join(mind.goals) or '(none)'}"
+    )
+    memory = list(observation.memory)
+    start = snapped_start(
+        list(range(len(memory))),
+        [len(x) + 1 for x in memory],
+        MEMORY_BUDGET_TOKENS * 4,
+        MEMORY_STRIDE,
+    )
+    remembered = "\n".join(
+        ([observation.memory_summary] if observation.memory_summary else []) + memory[start:]
+    )
+    now = [line for line in observation.lines if line.turn_number == turn_number]
+    blocks = [
+        PromptBlock("Who you are", identity, Stability.IDENTITY),
+        PromptBlock("What you remember", remembered, Stability.SLOW),
+        PromptBlock("Where you are", _place(observation), Stability.VOLATILE),
+        PromptBlock("People here", _people(observation), Stability.VOLATILE),
+        PromptBlock("What just happened", "\n".join(x.text for x in now), Stability.VOLATILE),
+        PromptBlock("Your turn", _turn_line(now), Stability.VOLATILE),
+    ]
+    return assemble(blocks)
+
+
+def _place(observation: Observation) -> str:
+    lines = [observation.location]
+    if observation.description:
+        lines.append(observation.description)
+    if observation.zone:
+        lines.append(f"You are in {observation.zone}.")
+    lines.append("Facts: " + ("; ".join(observation.facts) or "(none)"))
+    return "\n".join(lines)
+
+
+def _people(observation: Observation) -> str:
+    out = []
+    for person in observation.roster:
+        where = f", in {person.zone}" if person.zone else ""
+        looks = f": {person.appearance}" if person.appearance else " (heard, not seen)"
+        out.append(f"- {person.ref}{where}{looks}")
+    return "\n".join(out)
+
+
+def _turn_line(now: list[ObservedLine]) -> str:
+    whispered_to_you = any(
+        line.kind == "speech" and line.mode == "content" and " whispered to you" in line.text
+        for line in now
+    )
+    if whispered_to_you:
+        return "You are in a whispered exchange; what you say now stays inside it. What do you do?"
+    return "What do you do now?"
+
+
+def parse(data: dict[str, Any]) -> CharacterReply:
+    """Turn a schema-valid answer into a `CharacterReply`, moving stage directions.
+
+    Raises:
+        ValueError: When nothing usable is left (the caller retries once).
+    """
+    speech = _clean(data.get("speech"))
+    thought = _clean(data.get("thought"))
+    intent = _clean(data.get("action_intent"))
+    speech, moved = move_stage_directions(speech)
+    if moved:
+        intent = "; ".join(x for x in (intent, moved) if x)
+    return CharacterReply(speech=speech, thought=thought, action_intent=intent)
+
+
+def move_stage_directions(speech: str | None) -> tuple[str | None, str | None]:
+    """Split physical stage directions (`*draws a knife*`, `(he falls)`) out of speech.
+
+    A character may only attempt; outcomes written into speech become part of the intent,
+    which the next Director beat adjudicates.
+
+    >>> move_stage_directions("*draws a knife* Stay back.")
+    ('Stay back.', 'draws a knife')
+    """
+    if not speech:
+        return None, None
+    found = [m.group()[1:-1].strip() for m in _STAGE_DIRECTION.finditer(speech)]
+    if not found:
+        return speech, None
+    rest = re.sub(r"\s{2,}", " ", _STAGE_DIRECTION.sub(" ", speech)).strip()
+    return (rest or None), "; ".join(f for f in found if f) or None
+
+
+def _clean(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None

@@ -1,0 +1,263 @@
+"""The Director: the blind world authority. Typed decisions only, never prose or dialogue.
+
+It sees the public scene with its zone graph, every present character's mind and
+appearance, the story summary, the active history window and every private thought (marked
+as interiority nobody else perceives). It never learns which character a human plays: the
+prompt is a function of the session's public state and history only, and the controlled id
+is not among its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.agents.render import roster_line, scene_block, zone_graph_block
+from tavern.records import (
+    NARRATOR,
+    ActionRecord,
+    ChatMessage,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    NarrationRecord,
+    SessionState,
+    SpeechRecord,
+    SystemRecord,
+    ThoughtRecord,
+)
+
+HISTORY_BUDGET_TOKENS = 6000
+"""Token budget of the active history window."""
+WINDOW_STRIDE = 32
+"""The window's first seq moves in multiples of this, so prompts keep a stable prefix."""
+
+INSTRUCTIONS = f"""You are the Director of an interactive story: the authority on what physically
+happens in the world. Every character is an independent person; you decide only the world.
+
+Answer with typed decisions in JSON, never with prose and never with dialogue: words are
+spoken only by the characters themselves. You may refer to something a character said by the
+number of its line (utterance_ref).
+
+- blocking: a short spatial draft of this beat (who stands where, what moves). Nobody reads it.
+- events: what happens this beat. Each has a kind (action_outcome, world_event, arrival,
+  departure, sensory_cue, utterance), neutral text, the actor id if any, and witness_ids: the
+  ids of the characters who can perceive it. Adjudicate every unresolved attempt with an
+  action_outcome. Attempts may fail.
+- next_speakers: 0 to 3 character ids who react next, in order, or ["{NARRATOR}"] when
+  nobody needs to.
+- scene: facts to add or remove; new_location only when the whole scene moves.
+- mood_updates: character id -> one mood word.
+- zone_moves, link_updates: movement between zones (you may declare a new zone with a label)
+  and opening or sealing the sound or sight of a link.
+- time_skip_ticks: compress time when the moment is exhausted; never in the middle of an
+  action.
+- nothing_happens: true when nothing material happens this beat.
+
+Lines marked PRIVATE THOUGHT are interiority: only their owner knows them. Use them for
+timing, pressure and dramatic intent, never as public fact; nobody else can perceive them."""
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "blocking",
+        "events",
+        "next_speakers",
+        "scene",
+        "mood_updates",
+        "zone_moves",
+        "link_updates",
+        "time_skip_ticks",
+        "nothing_happens",
+    ],
+    "properties": {
+        "blocking": {"type": "string", "maxLength": 600},
+        "events": {
+            "type": "array",
+            "maxItems": 6,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["kind", "text", "actor_id", "witness_ids", "utterance_ref"],
+                "properties": {
+                    "kind": {
+                        "enum": [
+                            "action_outcome",
+                            "world_event",
+                            "arrival",
+                            "departure",
+                            "sensory_cue",
+                            "utterance",
+                        ]
+                    },
+                    "text": {"type": "string", "maxLength": 400},
+                    "actor_id": {"type": ["string", "null"]},
+                    "witness_ids": {"type": "array", "items": {"type": "string"}},
+                    "utterance_ref": {"type": ["integer", "null"]},
+                },
+            },
+        },
+        "next_speakers": {"type": "array", "maxItems": 3, "items": {"type": "string"}},
+        "scene": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["add_facts", "remove_facts", "new_location"],
+            "properties": {
+                "add_facts": {"type": "array", "items": {"type": "string"}},
+                "remove_facts": {"type": "array", "items": {"type": "string"}},
+                "new_location": {"type": ["string", "null"]},
+            },
+        },
+        "mood_updates": {"type": "object", "additionalProperties": {"type": "string"}},
+        "zone_moves": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["character_id", "to_zone", "new_zone_label"],
+                "properties": {
+                    "character_id": {"type": "string"},
+                    "to_zone": {"type": "string"},
+                    "new_zone_label": {"type": ["string", "null"]},
+                },
+            },
+        },
+        "link_updates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["source", "target", "sound", "sight"],
+                "properties": {
+                    "source": {"type": "string"},
+                    "target": {"type": "string"},
+                    "sound": {"enum": ["open", "sealed", None]},
+                    "sight": {"enum": ["open", "sealed", None]},
+                },
+            },
+        },
+        "time_skip_ticks": {"type": "integer", "minimum": 0},
+        "nothing_happens": {"type": "boolean"},
+    },
+}
+"""JSON Schema of the Director's answer; `parse` turns it into a `DirectorDecision`."""
+
+
+@dataclass(frozen=True)
+class DirectorBeat:
+    """What is asked of the Director this beat, beyond the session and its history."""
+
+    direction: str | None = None
+    """A direction for the beat (outside the fiction's records)."""
+    let_world_move: bool = False
+    """Nobody takes a deliberate step: the world should move, time may be compressed."""
+    staged_events: list[str] = field(default_factory=list)
+    """Scheduled world events the clock staged for this beat."""
+    max_time_skip: int = 0
+    """Upper bound the code will accept for `time_skip_ticks`."""
+
+
+def build_messages(
+    state: SessionState,
+    history: list[HistoryRecord],
+    beat: DirectorBeat,
+    *,
+    budget_tokens: int = HISTORY_BUDGET_TOKENS,
+) -> list[ChatMessage]:
+    """Build the Director prompt.
+
+    Args:
+        state: The session (its controlled id is never read).
+        history: A tail of the history, oldest first, including this turn's records so far.
+        beat: The request for this beat.
+        budget_tokens: Token budget of the history window.
+
+    Returns:
+        System and user messages.
+    """
+    cast_lines = [roster_line(state, slot, with_mind=True) for slot in state.cast]
+    world = state.world + "".join(f"\n- {d}" for d in state.tone_directives)
+    blocks = [
+        PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
+        PromptBlock("World", world, Stability.IDENTITY),
+        PromptBlock(
+            "Characters (id, name, appearance, mind)", "\n".join(cast_lines), Stability.IDENTITY
+        ),
+        PromptBlock("Story so far", state.story_summary, Stability.SLOW),
+        PromptBlock("Zones", zone_graph_block(state.scene), Stability.SLOW),
+        PromptBlock(
+            "Recent history", history_window(state, history, budget_tokens), Stability.SLOW
+        ),
+        PromptBlock("Now", _now_block(state, beat), Stability.VOLATILE),
+    ]
+    return assemble(blocks)
+
+
+def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
+    """Render the history tail that fits the token budget, start snapped to a seq stride."""
+    lines = [line for r in history if (line := render_record(state, r))]
+    keys = [r.seq for r in history if render_record(state, r)]
+    start = snapped_start(keys, [len(x) + 1 for x in lines], budget_tokens * 4, WINDOW_STRIDE)
+    return "\n".join(lines[start:])
+
+
+def render_record(state: SessionState, record: HistoryRecord) -> str:
+    """One history line as the Director sees it (true names plus ids); '' for narration.
+
+    Narration is derived from events the Director already decided, so it is left out of
+    its window to save tokens. The record's author is never rendered.
+    """
+    who = _name(state, record.speaker)
+    head = f"[#{record.seq} t{record.tick}]"
+    if isinstance(record, SpeechRecord):
+        if record.audience.origin == "whisper":
+            to = ", ".join(
+                _name(state, s) for s in record.audience.perceivers if s != record.speaker
+            )
+            return f'{head} {who} whispers to {to}: "{record.text}"'
+        return f'{head} {who} says: "{record.text}"'
+    if isinstance(record, ThoughtRecord):
+        return f"{head} PRIVATE THOUGHT of {who} (interiority, nobody else perceives it): " + (
+            record.text
+        )
+    if isinstance(record, ActionRecord):
+        return f"{head} {who} attempts: {record.text}"
+    if isinstance(record, EventRecord):
+        seen = ", ".join(record.audience.perceivers) or "nobody"
+        ref = f" (line #{record.utterance_ref})" if record.utterance_ref is not None else ""
+        return f"{head} event {record.event_kind}{ref}: {record.text} [perceived by {seen}]"
+    if isinstance(record, SystemRecord):
+        return f"{head} ({record.marker}) {record.text}"
+    assert isinstance(record, NarrationRecord)
+    return ""
+
+
+def _name(state: SessionState, slot: str) -> str:
+    character = state.cast.get(slot)
+    return f"{character.body.display_name} ({slot})" if character else slot
+
+
+def _now_block(state: SessionState, beat: DirectorBeat) -> str:
+    lines = [scene_block(state.scene, lambda s: _name(state, s))]
+    moods = [
+        f"{_name(state, s)}: {state.moods[s]}" for s in state.scene.present if s in state.moods
+    ]
+    lines.append("Moods: " + ("; ".join(moods) or "(none)"))
+    lines.append(f"Story time: tick {state.clock.tick}")
+    lines.extend(f"Scheduled event arriving now: {e}" for e in beat.staged_events)
+    if beat.let_world_move:
+        lines.append(
+            "Nobody takes a deliberate step this beat. Let the world move; you may compress "
+            f"time (time_skip_ticks up to {beat.max_time_skip})."
+        )
+    if beat.direction:
+        lines.append(f"Direction for this beat: {beat.direction}")
+    lines.append("Decide this beat.")
+    return "\n".join(lines)
+
+
+def parse(data: dict[str, Any]) -> DirectorDecision:
+    """Turn a schema-valid answer into a `DirectorDecision` (clamps come afterwards)."""
+    return DirectorDecision.model_validate(data)

@@ -1,0 +1,168 @@
+"""The blind prose renderer: reader-facing narration of confirmed public facts only.
+
+It receives the public scene and zone staging, the cast's appearance (no minds), a reader
+transcript in which every spoken line is a content-free marker, and the clamped events of
+this beat. It never receives minds, thoughts, ledgers or the words anyone spoke, so it cannot
+leak them: dialogue inside narration is impossible by construction.
+
+Events are written by the Director, which did read the words. As a second, code-level
+boundary every salient token that occurs in a spoken line (or a thought) of the window but
+nowhere in the public corpus (location, zones, cast appearance) is masked from the whole
+user message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.agents.render import scene_block, zone_graph_block
+from tavern.physics.guards import hidden_tokens_for
+from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
+from tavern.physics.redaction import redact, tokens_of
+from tavern.records import (
+    ActionRecord,
+    ChatMessage,
+    EventRecord,
+    HistoryRecord,
+    NarrationRecord,
+    SessionState,
+    SpeechRecord,
+    SystemRecord,
+    ThoughtRecord,
+)
+
+TRANSCRIPT_BUDGET_TOKENS = 2500
+"""Token budget of the reader transcript."""
+WINDOW_STRIDE = 32
+READER = "__reader__"
+"""A viewer id no character has: perceives no thought and sits inside no whisper."""
+
+INSTRUCTIONS = """You are the narrator of an interactive story, writing for a reader.
+Turn the confirmed events of this beat into vivid narration in the third person, past tense.
+
+- Narrate only what the events and the scene establish. Never invent outcomes, never decide
+  what anyone does next, never describe what anyone thinks or feels inside.
+- Never write dialogue or quote anyone: spoken lines appear to you only as markers.
+- Resolve the latest physical consequence first, then ground it in sensory detail.
+- When nothing material happens, one short sentence is enough.
+
+Answer in JSON: {"narration": "..."}."""
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["narration"],
+    "properties": {"narration": {"type": "string", "maxLength": 4000}},
+}
+"""JSON Schema of the renderer's answer."""
+
+
+def build_messages(
+    state: SessionState,
+    earlier: list[HistoryRecord],
+    beat: list[HistoryRecord],
+    *,
+    budget_tokens: int = TRANSCRIPT_BUDGET_TOKENS,
+) -> list[ChatMessage]:
+    """Build the prose prompt.
+
+    Args:
+        state: The session after this beat's canon was applied.
+        earlier: History tail before this turn, oldest first.
+        beat: This turn's records (the human's, the clamped events, staged world events).
+        budget_tokens: Token budget of the reader transcript.
+
+    Returns:
+        System and user messages.
+    """
+    names = {slot: c.body.display_name for slot, c in state.cast.items()}
+
+    def namer(slot: str) -> str:
+        return names.get(slot, slot)
+
+    cast = "\n".join(
+        f"- {c.body.display_name}: {c.body.appearance or '(plain)'}" for c in state.cast.values()
+    )
+    tone = "\n".join(f"- {d}" for d in state.tone_directives)
+    lines = [(r.seq, text) for r in earlier if (text := reader_line(r, namer))]
+    start = snapped_start(
+        [k for k, _ in lines], [len(t) + 1 for _, t in lines], budget_tokens * 4, WINDOW_STRIDE
+    )
+    transcript = "\n".join(t for _, t in lines[start:])
+    this_beat = "\n".join(text for r in beat if (text := reader_line(r, namer)))
+    blocks = [
+        PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
+        PromptBlock("Tone", tone, Stability.IDENTITY),
+        PromptBlock("Cast (appearance)", cast, Stability.IDENTITY),
+        PromptBlock("Stage", zone_graph_block(state.scene), Stability.SLOW),
+        PromptBlock("Story so far", state.story_summary, Stability.SLOW),
+        PromptBlock("Transcript", transcript, Stability.SLOW),
+        PromptBlock(
+            "Scene now", scene_block(state.scene, namer, with_zone_ids=False), Stability.VOLATILE
+        ),
+        PromptBlock("This beat", this_beat or "Nothing material happens.", Stability.VOLATILE),
+    ]
+    messages = assemble(blocks)
+    window = [*earlier, *beat]
+    hidden = spoken_only_tokens(state, window) | hidden_tokens_for(
+        window, state.scene, READER, public_texts=_public_corpus(state)
+    )
+    # Stored texts may carry raw slot ids (a Director may write "C2 stumbles"); the reader
+    # knows people by name, so ids become names before anything else.
+    content = SLOT_ID.sub(lambda m: names.get(m.group(), UNKNOWN_REF), messages[1].content)
+    user = messages[1].model_copy(update={"content": redact(content, hidden)})
+    return [messages[0], user]
+
+
+def reader_line(record: HistoryRecord, namer: Any) -> str:
+    """A record as the reader transcript shows it; spoken words become a marker.
+
+    Thoughts are absent; speech and attempts are content-free markers; utterance events
+    keep only who spoke.
+    """
+    who = namer(record.speaker)
+    if isinstance(record, SpeechRecord):
+        if record.audience.origin == "whisper":
+            return f"({who} whispers something.)"
+        return f"({who} speaks.)"
+    if isinstance(record, ThoughtRecord):
+        return ""
+    if isinstance(record, ActionRecord):
+        return f"({who} makes an attempt.)"
+    if isinstance(record, EventRecord):
+        if record.event_kind == "utterance":
+            actor = namer(record.actor_id) if record.actor_id else "someone"
+            return f"({actor} speaks.)"
+        return f"Event: {record.text}"
+    if isinstance(record, NarrationRecord):
+        return record.text
+    assert isinstance(record, SystemRecord)
+    return f"({record.text})" if record.text else ""
+
+
+def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> set[str]:
+    """Salient tokens of spoken lines (and thoughts) that the public corpus does not contain.
+
+    Thoughts are included as a second line of defence: the clamps' thought guard already
+    redacts them from events.
+    """
+    spoken = tokens_of(r.text for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+    return spoken - tokens_of(_public_corpus(state))
+
+
+def _public_corpus(state: SessionState) -> list[str]:
+    """Text whose words any reader may see: the stage and the cast's bodies."""
+    return [
+        state.scene.location,
+        state.scene.description,
+        *(z.label for z in state.scene.zones),
+        *(z.id for z in state.scene.zones),
+        *(c.body.display_name for c in state.cast.values()),
+        *(c.body.appearance for c in state.cast.values()),
+    ]
+
+
+def parse(data: dict[str, Any]) -> str:
+    """The narration text of a schema-valid answer."""
+    return str(data["narration"]).strip()

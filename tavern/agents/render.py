@@ -1,0 +1,64 @@
+"""Small text renderers shared by the prompt builders.
+
+Every renderer takes a `namer` so that each role decides how people are called: the
+Director by true name plus id, the prose renderer by true name, a Character by what its
+ledger taught it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tavern.records import Scene, SessionState
+
+Namer = Callable[[str], str]
+
+
+def roster_line(state: SessionState, slot: str, *, with_mind: bool) -> str:
+    """One cast line: id, name, appearance and, for the Director, the full mind.
+
+    Every character gets exactly the same fields in the same form, whoever plays it.
+    """
+    c = state.cast[slot]
+    line = f"- {slot}: {c.body.display_name}. Appearance: {c.body.appearance or '(plain)'}"
+    if with_mind:
+        line += (
+            f"\n  Personality: {c.mind.personality or '(unremarkable)'}"
+            f"\n  Secrets: {'; '.join(c.mind.secrets) or '(none)'}"
+            f"\n  Goals: {'; '.join(c.mind.goals) or '(none)'}"
+        )
+    return line
+
+
+def zone_graph_block(scene: Scene) -> str:
+    """The zone graph: zones and directed perception links."""
+    if not scene.zones:
+        return "One open space: everyone present sees and hears everyone."
+    lines = [f"- {z.id}: {z.label}" for z in scene.zones]
+    for link in scene.links:
+        lines.append(
+            f"- from {link.source} to {link.target}: sound {link.sound}, sight {link.sight}"
+        )
+    return "\n".join(lines)
+
+
+def scene_block(scene: Scene, namer: Namer, *, with_zone_ids: bool = True) -> str:
+    """Location, facts and who is present where."""
+    labels = {z.id: z.label for z in scene.zones}
+    lines = [f"Location: {scene.location}"]
+    if scene.description:
+        lines.append(scene.description)
+    lines.append("Facts: " + ("; ".join(scene.facts) or "(none)"))
+    present = []
+    for slot in scene.present:
+        zone = scene.positions.get(slot)
+        where = ""
+        if zone:
+            where = (
+                f" in {zone} ({labels.get(zone, zone)})"
+                if with_zone_ids
+                else (f" in {labels.get(zone, zone)}")
+            )
+        present.append(namer(slot) + where)
+    lines.append("Present: " + ("; ".join(present) or "nobody"))
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Ledger memory capture and name learning, after each beat and before its commit.
+
+Each character gains one digest line per record of the beat it perceived (content or bare
+awareness of a whisper), rendered in its own names and redacted for it. Narration never
+enters memory: characters do not perceive reader-facing prose, and prose could retell what
+a whisper's outsiders must not know. Thoughts are not digested either (a character's own
+thought stays in its own history, never in anyone's memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tavern.physics.guards import hidden_tokens_for
+from tavern.physics.identity import learn_names
+from tavern.physics.observation import digest_line
+from tavern.physics.perception import perceives
+from tavern.records import Character, HistoryRecord, PerspectiveLedger, Scene
+
+MEMORY_CAP = 240
+"""Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
+MEMORY_EVICT = 60
+"""Evicting in chunks keeps the memory block's prefix stable between evictions."""
+
+
+def capture_memory(
+    ledgers: Mapping[str, PerspectiveLedger],
+    cast: Mapping[str, Character],
+    beat: Sequence[HistoryRecord],
+    context: Sequence[HistoryRecord],
+    scene: Scene,
+) -> dict[str, PerspectiveLedger]:
+    """Every ledger after the beat: names learned and one digest line per perceived record.
+
+    Args:
+        ledgers: Ledgers before the beat.
+        cast: The session cast.
+        beat: This beat's records, in order.
+        context: Recent history including the beat (for the secret-token guards).
+        scene: The stage after the beat.
+
+    Returns:
+        New ledgers (unchanged ones are the same objects).
+    """
+    out = dict(ledgers)
+    for viewer in cast:
+        perceived = [r for r in beat if perceives(r, viewer) != "none"]
+        ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
+        if not perceived:
+            continue
+        hidden = hidden_tokens_for(context, scene, viewer)
+        lines = []
+        for record in perceived:
+            ledger = learn_names(ledger, record, cast, viewer)
+            line = digest_line(record, viewer, ledger, cast, hidden)
+            if line:
+                lines.append(line)
+        memory = [*ledger.memory, *lines]
+        if len(memory) > MEMORY_CAP:
+            memory = memory[MEMORY_EVICT:]
+        out[viewer] = ledger.model_copy(update={"memory": memory})
+    return out

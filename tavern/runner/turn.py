@@ -1,0 +1,237 @@
+"""The turn transaction of DESIGN.md "A turn, as data", under the session lock.
+
+Stages: journal the input, filter it, append the human's records, stage clock deadlines,
+Director -> clamps -> canon, prose concurrently with ledger preparation, the speaker queue,
+moods, clock, ledger memory, then ONE atomic store commit. Nothing is written to the store
+before that commit, so a failure anywhere leaves the session exactly as it was; the journal
+keeps every attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tavern.agents import character, director, prose
+from tavern.physics import clock as story_clock
+from tavern.physics.canon import apply_canon
+from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
+from tavern.physics.observation import Observation, observe
+from tavern.physics.perception import perceives
+from tavern.records import (
+    NARRATOR,
+    ActionRecord,
+    Audience,
+    CharacterReply,
+    ClampChange,
+    DirectorDecision,
+    HistoryRecord,
+    NarrationRecord,
+    SessionState,
+)
+from tavern.runner.beat_records import BeatLog
+from tavern.runner.calls import AgentCaller
+from tavern.runner.input_filter import EffectiveTurn
+from tavern.runner.interface import ModelFailureError
+from tavern.runner.memory import capture_memory
+from tavern.runner.own_view import own_reply, own_sheet
+
+
+@dataclass(frozen=True)
+class KernelLimits:
+    """Bounds the code owns, whatever a model proposes."""
+
+    max_skip_ticks: int = 3
+    """Largest time compression a Director may request on an ordinary beat."""
+    skip_invite_ticks: int = 6
+    """Largest time compression when the world is invited to move (skip without a hint)."""
+    director_turns: int = 40
+    """Turns of history loaded for the Director's window (then trimmed by token budget)."""
+    perception_turns: int = 8
+    """Turns of history the observation and the secret guards look back over."""
+
+
+@dataclass
+class TurnOutcome:
+    """What the transaction produced, before the commit."""
+
+    state: SessionState
+    records: list[HistoryRecord]
+    control_returned: bool
+    next_speaker: str | None
+    clamp_changes: list[ClampChange] = field(default_factory=list)
+
+
+class TurnTransaction:
+    """One turn, computed in memory from a loaded session; `run` returns what to commit."""
+
+    def __init__(
+        self,
+        state: SessionState,
+        history: Sequence[HistoryRecord],
+        effective: EffectiveTurn,
+        next_seq: int,
+        caller: AgentCaller,
+        limits: KernelLimits,
+    ) -> None:
+        self.state = state
+        self.history = list(history)
+        self.effective = effective
+        self.caller = caller
+        self.limits = limits
+        self.turn_number = state.turn_number + 1
+        self.log = BeatLog(self.turn_number, next_seq, state.clock.tick)
+        self._observations: dict[str, Observation] = {}
+
+    def _context(self) -> list[HistoryRecord]:
+        """Recent history plus this beat so far (what observations and guards look at)."""
+        floor = self.turn_number - self.limits.perception_turns
+        return [r for r in self.history if r.turn_number > floor] + self.log.records
+
+    async def run(self) -> TurnOutcome:
+        """Play the beat and return the new state and records (not yet committed)."""
+        state, turn = self.state, self.effective.turn
+        self.log.add_human(state.scene, state.controlled_id, turn)
+        clock = state.clock
+        due = story_clock.due_deadlines(clock)
+        for deadline in due:
+            self.log.add_system("deadline", deadline.event)
+        clock = story_clock.fire(clock, [d.id for d in due])
+        invited = turn.skip and not turn.hint
+        decision, changes = await self._direct(
+            director.DirectorBeat(
+                direction=turn.hint,
+                let_world_move=invited,
+                staged_events=[d.event for d in due],
+                max_time_skip=self._skip_bound(invited),
+            ),
+            invited,
+        )
+        self.log.mark_actions_resolved()
+        scene = apply_canon(state.scene, decision)
+        self.log.add_events(decision)
+        staged = state.model_copy(update={"scene": scene})
+        narration, _ = await asyncio.gather(
+            self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
+        )
+        self._add_narration(narration)
+        returned, next_speaker = await self._speakers(staged, decision.next_speakers)
+        moods = {**state.moods, **decision.mood_updates}
+        clock = story_clock.advance(clock, decision.time_skip_ticks)
+        if decision.time_skip_ticks:
+            self.log.add_system("time_skip", "Time passes.")
+        ledgers = capture_memory(
+            state.ledgers, state.cast, self.log.records, self._context(), scene
+        )
+        new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
+        return TurnOutcome(new_state, self.log.records, returned, next_speaker, changes)
+
+    def _skip_bound(self, invited: bool) -> int:
+        return self.limits.skip_invite_ticks if invited else self.limits.max_skip_ticks
+
+    async def _direct(
+        self, beat: director.DirectorBeat, invited: bool
+    ) -> tuple[DirectorDecision, list[ClampChange]]:
+        state = self.state
+        messages = director.build_messages(state, [*self.history, *self.log.records], beat)
+        raw = await self.caller.call("director", messages, director.OUTPUT_SCHEMA, self.turn_number)
+        proposal = director.parse(raw)
+        public = [c.body.appearance for c in state.cast.values()] + [
+            c.body.display_name for c in state.cast.values()
+        ]
+        # Mid-action: an attempt of this beat, or one a Character stated after the last
+        # Director call, still awaits adjudication; time must not jump over it.
+        pending = has_unresolved_action(self.history) or any(
+            isinstance(r, ActionRecord) and not r.resolved for r in self.log.records
+        )
+        ctx = ClampContext(
+            scene=state.scene,
+            history=[*self.history, *self.log.records],
+            max_skip_ticks=self._skip_bound(invited),
+            unresolved_action=pending,
+            public_texts=public,
+        )
+        decision, changes = clamp_decision(proposal, ctx)
+        force = self.effective.force_speaker
+        if force is not None and decision.next_speakers != [force]:
+            changes.append(
+                ClampChange(
+                    rule="force_speaker",
+                    path="next_speakers",
+                    before=decision.next_speakers,
+                    after=[force],
+                )
+            )
+            decision = decision.model_copy(update={"next_speakers": [force]})
+        return decision, changes
+
+    async def _narrate(self, staged: SessionState) -> str:
+        messages = prose.build_messages(staged, self.history, list(self.log.records))
+        raw = await self.caller.call("prose", messages, prose.OUTPUT_SCHEMA, self.turn_number)
+        return prose.parse(raw)
+
+    async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
+        """Warm the routed speakers' observations while the prose renderer works."""
+        self._observations = {
+            slot: observe(staged, self._context(), slot)
+            for slot in queue
+            if slot in staged.cast and slot != staged.controlled_id
+        }
+
+    def _add_narration(self, text: str) -> None:
+        if not text:
+            return
+        log = self.log
+        log.records.append(
+            NarrationRecord(
+                seq=log._seq(),
+                turn_number=log.turn_number,
+                speaker=NARRATOR,
+                author="renderer",
+                audience=Audience(origin="public"),
+                tick=log.tick,
+                text=text,
+            )
+        )
+
+    async def _speakers(self, staged: SessionState, queue: list[str]) -> tuple[bool, str | None]:
+        """Run the queue in order; reaching the controlled character returns control."""
+        first = True
+        for slot in queue:
+            if slot == NARRATOR or slot not in staged.cast:
+                continue
+            if slot == staged.controlled_id:
+                return True, slot
+            # The first speaker's observation was prepared beside the prose; later ones
+            # must hear the earlier replies, so they are observed afresh.
+            prepared = self._observations.get(slot) if first else None
+            observation = prepared or observe(staged, self._context(), slot)
+            first = False
+            reply = await self._character(staged, slot, observation)
+            self.log.add_reply(staged.scene, slot, reply)
+        return False, None
+
+    async def _character(
+        self, staged: SessionState, slot: str, observation: Observation
+    ) -> CharacterReply:
+        """One Character call; an unusable answer is asked again once."""
+        messages = character.build_messages(observation, own_sheet(staged, slot), self.turn_number)
+        agent = f"character:{slot}"
+        for attempt in (1, 2):
+            raw = await self.caller.call(agent, messages, character.OUTPUT_SCHEMA, self.turn_number)
+            try:
+                return own_reply(staged, slot, character.parse(raw))
+            except ValueError as exc:
+                if attempt == 2:
+                    raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
+        raise AssertionError("unreachable")
+
+
+def perceived_by(records: Sequence[HistoryRecord], viewer: str) -> list[HistoryRecord]:
+    """Records a viewer perceived, plus its own records and reader-facing narration."""
+    return [
+        r
+        for r in records
+        if r.speaker == viewer or isinstance(r, NarrationRecord) or perceives(r, viewer) != "none"
+    ]
