@@ -1,0 +1,46 @@
+"""Prompt-contract benchmark: recall and false positives on the corpus under tests/contract.
+
+Run: .venv/bin/python -m benchmarks.contract
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from tavern.contract import RULES
+
+_STATS = Path(__file__).resolve().parents[1] / "tests" / "contract" / "corpus_stats.py"
+_spec = importlib.util.spec_from_file_location("contract_corpus_stats", _STATS)
+assert _spec and _spec.loader
+corpus_stats = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = corpus_stats  # dataclasses resolve their module by name
+_spec.loader.exec_module(corpus_stats)
+load, score = corpus_stats.load, corpus_stats.score
+
+
+def main() -> None:
+    for label, planted_name, clean_name in (
+        ("tuned corpus", "planted", "clean"),
+        ("held-out corpus", "heldout_planted", "heldout_clean"),
+    ):
+        planted, clean = load(planted_name), load(clean_name)
+        s = score(planted, clean)
+        print(f"== {label}: {len(planted)} planted, {len(clean)} clean")
+        print(f"recall {s.caught}/{s.planted} = {s.recall:.3f}")
+        print(f"false positives {s.false_positives}/{s.clean} = {s.fp_rate:.3f}")
+        for lang in ("en", "pt-BR"):
+            ls = score([c for c in planted if c.lang == lang], [c for c in clean if c.lang == lang])
+            print(f"  {lang}: recall {ls.recall:.3f}, false positives {ls.fp_rate:.3f}")
+        for rule in RULES:
+            got, total = s.per_rule.get(rule.name, [0, 0])
+            print(f"  {rule.name:28s} {got}/{total}")
+        if s.misses:
+            print("  misses:", ", ".join(s.misses))
+        if s.fp_ids:
+            print("  false positives:", ", ".join(s.fp_ids))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The prompt contract: the one definition of revealing that a human drives a character.
+
+Three readers share it: the server warns when a scenario or sheet violates it, the tests
+assert every prompt builder against it, and the harness sweeps journaled prompts with it.
+
+Stable API:
+    check_prompt(messages, cast_names=()) -> list[Violation]
+    check_text(text, where) -> list[Violation]
+    RULES: the registered rules, in order (a mutation test removes one at a time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tavern.contract._lexical import LEXICAL_RULES
+from tavern.contract._structural import STRUCTURAL_RULES
+from tavern.contract._types import Detector, Rule, Violation
+from tavern.records import ChatMessage
+
+RULES: list[Rule] = [*LEXICAL_RULES, *STRUCTURAL_RULES]
+"""Every contract rule. Order is the report order."""
+
+TEXT_RULES = ("structural_marker_tag", "structural_raw_id")
+"""Structural rules that also apply to free text (sheets, scenarios); the rest need a prompt."""
+
+
+def check_prompt(
+    messages: Sequence[ChatMessage],
+    cast_names: Sequence[str] = (),
+    rules: Sequence[Rule] | None = None,
+) -> list[Violation]:
+    """Check chat messages against the contract.
+
+    Args:
+        messages: The messages as they would be sent to a model.
+        cast_names: Display names of the characters the prompt may mention; structural
+            comparisons (tags, fields, label forms, lists) need them.
+        rules: Override the registered rules (tests use this to remove one).
+
+    Returns:
+        Violations sorted by message index, then span, then rule.
+
+    Example:
+        >>> msgs = [ChatMessage(role="system", content="Mara is controlled by the human.")]
+        >>> [(v.rule, v.excerpt) for v in check_prompt(msgs, ["Mara"])]
+        [('lexical_role', 'controlled by the human')]
+    """
+    found: list[Violation] = []
+    for rule in RULES if rules is None else rules:
+        found.extend(rule.detect(messages, cast_names))
+    return sorted(set(found), key=lambda v: (v.message_index, v.span, v.rule))
+
+
+def check_text(
+    text: str, where: str = "", cast_names: Sequence[str] = (), rules: Sequence[Rule] | None = None
+) -> list[Violation]:
+    """Check a scenario or character sheet text (lexical rules, marker tags, raw ids).
+
+    Args:
+        text: The text to check.
+        where: Where the text comes from, e.g. `character:mara.mind.personality`; use
+            `Violation.as_warning(where)` to build the server's warning record.
+        cast_names: Names the text may map slot ids to.
+        rules: Override the registered rules.
+
+    Returns:
+        Violations with `message_index == -1`.
+
+    Example:
+        >>> [v.rule for v in check_text("Ela é o jogador.", "scenario:x.world")]
+        ['lexical_noun']
+    """
+    chosen = [
+        r
+        for r in (RULES if rules is None else rules)
+        if r.kind == "lexical" or r.name in TEXT_RULES
+    ]
+    message = [ChatMessage(role="user", content=text)]
+    return [
+        Violation(v.rule, v.span, v.excerpt, -1)
+        for v in check_prompt(message, cast_names, rules=chosen)
+    ]
+
+
+__all__ = ["RULES", "Detector", "Rule", "Violation", "check_prompt", "check_text"]

@@ -1,0 +1,109 @@
+"""Lexical rules: operator vocabulary in English and Brazilian Portuguese.
+
+In-fiction uses of the same words must not fire. The rules get there by shape, not by
+word lists of instruments: a bare determiner + "player(s)" / "jogador(es)" fires, while a
+qualified noun ("a lute player", "the card players", "o jogador de cartas", "the players of the
+troupe") does not, because the qualifier sits between the determiner and the noun or follows
+as an "of"/"de" phrase. Accepted risk, documented: a story that later calls its lute player
+"the player" on its own is flagged; prompts are written by our code and can always qualify.
+"Human" alone is never flagged (fantasy worlds have humans); only operator roles are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tavern.contract._types import Rule, Violation
+from tavern.records import ChatMessage
+
+_F = re.IGNORECASE | re.UNICODE
+_DET_EN = r"(?:the|a|an|our|your|this|that|each|every|any|human|real|current|active)"
+_DET_PT = (
+    r"(?:o|a|os|as|um|uma|do|da|dos|das|ao|à|aos|pelo|pela|pelos|pelas|seu|sua|nosso|nossa|"
+    r"este|esta|esse|essa|humano|humana|real)"
+)
+_OP_EN = r"(?:human|player|user|person|operator|real person|someone real)"
+_OP_PT = r"(?:humano|humana|jogador|jogadora|usu[aá]rio|usu[aá]ria|pessoa real|operador)"
+
+NOUN = [
+    rf"\b{_DET_EN}\s+players?\b(?!\s+(?:of|at|in)\b)",
+    r"\bplayer[- ]characters?\b|\bnon[- ]player\b|\bplayer'?s\s+character\b",
+    r"\bN?PCs?\b",
+    r"\b(?:the|a|an|our|your|this|each|every|end)\s+users?\b(?!\s+of\b)",
+    r"\b(?:the|a)\s+(?:human\s+)?operator\b",
+    r"\bthe\s+human\s+(?:behind|at|in\s+control)\b",
+    rf"\b{_DET_PT}\s+jogador(?:a|es|as)?\b(?!\s+(?:de|do|da|dos|das)\b)",
+    r"\bpersonage(?:m|ns)\s+(?:do|da|dos)\s+jogador(?:a|es)?\b|\bpersonagem\s+jog[aá]vel\b",
+    rf"\b{_DET_PT}\s+usu[aá]ri(?:o|a|os|as)\b(?!\s+(?:de|do|da)\b)",
+    r"\b(?:o|a)\s+operador(?:a)?\b(?!\s+(?:de|do|da)\b)",
+]
+ROLE = [
+    rf"\b(?:controlled|played|driven|operated|voiced|run)\s+by\s+(?:the|a|an)\s+{_OP_EN}\b",
+    r"\b(?:human|player|user)[- ](?:controlled|driven|played|operated)\b",
+    r"\b(?:the\s+)?(?:person|human|one)\s+(?:at|behind)\s+the\s+(?:keyboard|screen)\b",
+    r"\b(?:whoever|the one|the person)\s+(?:is\s+)?typing\b",
+    r"\bhuman\s+(?:player|user|operator|participant|controller)s?\b",
+    rf"\bcontrolad[oa]s?\s+(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
+    rf"\b(?:jogad|interpretad|conduzid|operad)[oa]s?\s+(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
+    r"\b(?:a\s+)?pessoa\s+(?:no|ao|atr[aá]s\s+do|diante\s+do|em\s+frente\s+ao)\s+teclado\b",
+    r"\bquem\s+(?:est[aá]\s+)?digitando\b|\bquem\s+digita\b",
+    r"\b(?:jogador|usu[aá]rio)\s+humano\b",
+]
+NEGATED = [
+    r"\b(?:not|never|no\s+longer)\s+(?:the\s+one\s+)?(?:typing|the\s+(?:player|user))\b",
+    rf"\b(?:not|never|isn't|aren't)\s+(?:being\s+)?(?:controlled|played|driven)\s+by\s+"
+    rf"(?:the|a|an|any)\s+{_OP_EN}\b",
+    r"\bno\s+(?:human|player|user)\s+(?:controls|plays|types|is\s+(?:typing|playing))\b",
+    r"\b(?:you|they|he|she)\s+(?:do|does|did)\s*(?:n't|\s+not)\s+(?:control|play)\s+"
+    r"(?:this|that|the|your|any)\s+character\b",
+    r"\bnot\s+(?:a\s+)?(?:player|user|human)[- ](?:controlled|character)\b",
+    r"\bn[aã]o\s+(?:[eé]\s+)?(?:quem\s+)?(?:est[aá]\s+)?digitando\b",
+    rf"\bn[aã]o\s+(?:[eé]|est[aá])\s+(?:sendo\s+)?(?:controlad|jogad)[oa]s?\s+"
+    rf"(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
+    r"\bnenhum\s+(?:humano|jogador|usu[aá]rio)\s+(?:controla|joga|digita)\b",
+    r"\bn[aã]o\s+[eé]\s+(?:o|a)\s+(?:jogador|jogadora|usu[aá]ri[oa])\b",
+    r"\bvoc[eê]\s+n[aã]o\s+(?:controla|joga\s+com)\s+(?:este|esse|o|a)\s+personagem\b",
+]
+VERB = [
+    r"\b(?:the\s+)?(?:user|player|human)\s+(?:types?|typed|writes?|wrote|decides?|chooses?|"
+    r"controls?|inputs?|submits?|will\s+(?:type|decide|choose|reply|respond))\b",
+    r"\b(?:user|player)\s+(?:input|message|prompt|turn|reply)s?\b",
+    r"\b(?:typed|entered|submitted|written)\s+by\s+(?:the|a)\s+(?:user|player|human)\b",
+    r"\byou\s+(?:play|are\s+playing)\s+as\b",
+    r"\bwait(?:ing)?\s+for\s+(?:the\s+)?(?:user|player|human)\b",
+    r"\b(?:o|a)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\s+(?:digita|digitou|escreve|escreveu|decide|"
+    r"escolhe|controla|envia|vai\s+(?:digitar|decidir|escolher|responder))\b",
+    r"\b(?:entrada|mensagem|turno|resposta|vez)\s+(?:do|da)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\b",
+    r"\b(?:digitad|escrit|enviad)[oa]\s+pel[oa]\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
+    r"\bvoc[eê]\s+(?:joga|est[aá]\s+jogando)\s+como\b",
+    r"\baguard(?:e|a|ando)\s+(?:o|a)\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
+]
+
+
+def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
+    compiled = [re.compile(p, _F) for p in patterns]
+    # Acronyms (PC/NPC) must be upper case: "pc" inside prose is something else.
+    strict = {i for i, p in enumerate(patterns) if "N?PC" in p}
+    compiled = [
+        re.compile(p, re.UNICODE) if i in strict else c
+        for i, (p, c) in enumerate(zip(patterns, compiled, strict=True))
+    ]
+
+    def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
+        found = []
+        for index, message in enumerate(messages):
+            for regex in compiled:
+                for m in regex.finditer(message.content):
+                    found.append(Violation(name, (m.start(), m.end()), m.group(), index))
+        return found
+
+    return Rule(name=name, kind="lexical", detect=detect, doc=doc)
+
+
+LEXICAL_RULES = [
+    _lexical("lexical_noun", NOUN, "operator nouns: the player, the user, NPC, o jogador"),
+    _lexical("lexical_role", ROLE, "role forms: controlled by the human, controlado pelo humano"),
+    _lexical("lexical_negated", NEGATED, "negations: you are not the one typing, não é o jogador"),
+    _lexical("lexical_verb", VERB, "operator verbs: the user types, entrada do usuário"),
+]

@@ -1,0 +1,77 @@
+"""The contract against its benchmark corpus: recall, false positives, and a mutation check."""
+
+from __future__ import annotations
+
+import pytest
+
+from tavern.contract import RULES, check_prompt, check_text
+from .corpus_stats import load, score
+
+PLANTED = load("planted")
+CLEAN = load("clean")
+MIN_RECALL = 0.95
+MIN_RULE_RECALL = 0.8
+MAX_FP_RATE = 0.05
+RULE_NAMES = [r.name for r in RULES]
+
+
+def passes(s_recall: float, s_fp: float, rule_recalls: list[float]) -> bool:
+    return (
+        s_recall >= MIN_RECALL
+        and s_fp <= MAX_FP_RATE
+        and all(r >= MIN_RULE_RECALL for r in rule_recalls)
+    )
+
+
+def test_corpus_is_big_enough_and_covers_every_rule_in_both_languages() -> None:
+    assert len(PLANTED) >= 60
+    assert len(CLEAN) >= 60
+    for rule in RULE_NAMES:
+        langs = {c.lang for c in PLANTED if c.rule == rule}
+        assert langs == {"en", "pt-BR"}, rule
+    assert {c.lang for c in CLEAN} == {"en", "pt-BR"}
+    assert sum("in-fiction" in c.note or "ficção" in c.note for c in CLEAN) >= 2
+
+
+def test_corpus_recall_and_false_positives() -> None:
+    s = score(PLANTED, CLEAN)
+    assert s.misses == []
+    assert s.fp_ids == []
+    assert passes(s.recall, s.fp_rate, [s.rule_recall(r) for r in RULE_NAMES])
+
+
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_each_rule_alone_catches_its_planted_cases(rule: str) -> None:
+    only = [r for r in RULES if r.name == rule]
+    mine = [c for c in PLANTED if c.rule == rule]
+    assert len(mine) >= 6
+    for case in mine:
+        found = check_prompt(case.messages, case.cast, rules=only)
+        assert found, case.id
+        for v in found:
+            content = case.messages[v.message_index].content
+            assert content[v.span[0] : v.span[1]] == v.excerpt
+
+
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_mutation_removing_a_rule_fails_the_corpus(rule: str) -> None:
+    mutated = [r for r in RULES if r.name != rule]
+    s = score(PLANTED, CLEAN, rules=mutated)
+    assert not passes(s.recall, s.fp_rate, [s.rule_recall(r) for r in RULE_NAMES])
+
+
+def test_check_text_for_sheets_and_warnings() -> None:
+    found = check_text("Mara is the player character, controlled by the human.", "sheet:mara")
+    assert {v.rule for v in found} == {"lexical_noun", "lexical_role"}
+    assert all(v.message_index == -1 for v in found)
+    assert found[0].as_warning("sheet:mara").where == "sheet:mara"
+    assert check_text("A lute player hums by the fire.", "sheet:mara") == []
+    assert [v.rule for v in check_text("The scene starts with C2 asleep.")] == ["structural_raw_id"]
+    # Structural comparisons need a prompt; a sheet's free text never trips them.
+    assert check_text("- Mara ★: x\n- Rui: y\n- Tomas: z", "", ["Mara", "Rui", "Tomas"]) == []
+
+
+def test_controlled_character_swap_does_not_change_verdict() -> None:
+    # A clean roster stays clean whichever slot a caller would consider "special".
+    for case in CLEAN:
+        assert check_prompt(case.messages, list(reversed(case.cast))) == []
