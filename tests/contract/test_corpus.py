@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tavern.contract import RULES, check_prompt, check_text
+
 from .corpus_stats import load, score
 
 PLANTED = load("planted")
