@@ -20,6 +20,8 @@ import random
 import re
 from typing import Any, Protocol
 
+import jsonschema
+
 from tavern.llm.regex_sample import sample_regex
 
 Path = tuple[str, ...]
@@ -189,9 +191,29 @@ class SchemaGenerator:
             candidate = self.value(sub, (*path, str(index)))
             tries += 1
             if unique and candidate in out:
-                continue
+                candidate = self._distinct(sub, candidate, out, tries)
+                if candidate is None:
+                    continue
             out.append(candidate)
         return out
+
+    def _distinct(self, sub: Any, candidate: Any, taken: list[Any], salt: int) -> Any:
+        """A variant of `candidate` not in `taken` that still fits `sub`, or None."""
+        if isinstance(candidate, bool) or not isinstance(candidate, str | int):
+            return None
+        if isinstance(candidate, int):
+            variants: list[Any] = [candidate + d for d in range(-salt, salt + 1) if d]
+        else:
+            variants = [f"{candidate} {salt}", f"{salt} {candidate}", f"{candidate[:-1]}{salt}"]
+        if not isinstance(sub, dict):
+            return None
+        # Keep the root's definitions so `$ref`s inside the item schema still resolve.
+        defs = {k: self.root[k] for k in ("$defs", "definitions") if k in self.root}
+        checker = jsonschema.Draft202012Validator({**defs, **sub})
+        for variant in variants:
+            if variant not in taken and checker.is_valid(variant):
+                return variant
+        return None
 
     def _string(self, schema: dict[str, Any], path: Path) -> str:
         lo = schema.get("minLength", 0)
