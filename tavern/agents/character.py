@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.agents.render import log_lines
 from tavern.physics.observation import Observation, ObservedLine
 from tavern.records import Character, CharacterReply, ChatMessage
 
@@ -37,9 +38,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["speech", "thought", "action_intent"],
     "properties": {
-        "speech": {"type": ["string", "null"], "maxLength": 1200},
-        "thought": {"type": ["string", "null"], "maxLength": 800},
-        "action_intent": {"type": ["string", "null"], "maxLength": 400},
+        "speech": {"type": ["string", "null"], "maxLength": 600},
+        "thought": {"type": ["string", "null"], "maxLength": 400},
+        "action_intent": {"type": ["string", "null"], "maxLength": 240},
     },
 }
 """JSON Schema of a Character's answer."""
@@ -77,16 +78,16 @@ def build_messages(
         MEMORY_BUDGET_TOKENS * 4,
         MEMORY_STRIDE,
     )
-    remembered = "\n".join(
+    remembered = log_lines(
         ([observation.memory_summary] if observation.memory_summary else []) + memory[start:]
     )
     now = [line for line in observation.lines if line.turn_number == turn_number]
     blocks = [
         PromptBlock("Who you are", identity, Stability.IDENTITY),
+        PromptBlock("People here", _people(observation), Stability.SLOW),
         PromptBlock("What you remember", remembered, Stability.SLOW),
         PromptBlock("Where you are", _place(observation), Stability.VOLATILE),
-        PromptBlock("People here", _people(observation), Stability.VOLATILE),
-        PromptBlock("What just happened", "\n".join(x.text for x in now), Stability.VOLATILE),
+        PromptBlock("What just happened", log_lines(x.text for x in now), Stability.VOLATILE),
         PromptBlock("Your turn", _turn_line(now), Stability.VOLATILE),
     ]
     return assemble(blocks)
@@ -98,16 +99,17 @@ def _place(observation: Observation) -> str:
         lines.append(observation.description)
     if observation.zone:
         lines.append(f"You are in {observation.zone}.")
-    lines.append("Facts: " + ("; ".join(observation.facts) or "(none)"))
+    lines.append("Facts:\n" + (log_lines(observation.facts) or "(none)"))
     return "\n".join(lines)
 
 
 def _people(observation: Observation) -> str:
+    """One line per person, every line with the same fields in the same form."""
     out = []
     for person in observation.roster:
-        where = f", in {person.zone}" if person.zone else ""
-        looks = f": {person.appearance}" if person.appearance else " (heard, not seen)"
-        out.append(f"- {person.ref}{where}{looks}")
+        where = person.zone or "here"
+        looks = person.appearance or "(heard, not seen)"
+        out.append(f"- {person.ref}. Where: {where}. Looks: {looks}")
     return "\n".join(out)
 
 

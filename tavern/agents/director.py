@@ -73,10 +73,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "nothing_happens",
     ],
     "properties": {
-        "blocking": {"type": "string", "maxLength": 600},
+        "blocking": {"type": "string", "maxLength": 300},
         "events": {
             "type": "array",
-            "maxItems": 6,
+            "maxItems": 5,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
@@ -92,7 +92,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                             "utterance",
                         ]
                     },
-                    "text": {"type": "string", "maxLength": 400},
+                    "text": {"type": "string", "maxLength": 240},
                     "actor_id": {"type": ["string", "null"]},
                     "witness_ids": {"type": "array", "items": {"type": "string"}},
                     "utterance_ref": {"type": ["integer", "null"]},
@@ -105,12 +105,23 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "required": ["add_facts", "remove_facts", "new_location"],
             "properties": {
-                "add_facts": {"type": "array", "items": {"type": "string"}},
-                "remove_facts": {"type": "array", "items": {"type": "string"}},
-                "new_location": {"type": ["string", "null"]},
+                "add_facts": {
+                    "type": "array",
+                    "maxItems": 3,
+                    "items": {"type": "string", "maxLength": 160},
+                },
+                "remove_facts": {
+                    "type": "array",
+                    "maxItems": 3,
+                    "items": {"type": "string", "maxLength": 160},
+                },
+                "new_location": {"type": ["string", "null"], "maxLength": 120},
             },
         },
-        "mood_updates": {"type": "object", "additionalProperties": {"type": "string"}},
+        "mood_updates": {
+            "type": "object",
+            "additionalProperties": {"type": "string", "maxLength": 24},
+        },
         "zone_moves": {
             "type": "array",
             "items": {
@@ -119,8 +130,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                 "required": ["character_id", "to_zone", "new_zone_label"],
                 "properties": {
                     "character_id": {"type": "string"},
-                    "to_zone": {"type": "string"},
-                    "new_zone_label": {"type": ["string", "null"]},
+                    "to_zone": {"type": "string", "maxLength": 48},
+                    "new_zone_label": {"type": ["string", "null"], "maxLength": 80},
                 },
             },
         },
@@ -209,6 +220,8 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
     Narration is derived from events the Director already decided, so it is left out of
     its window to save tokens. The record's author is never rendered.
     """
+    # Every line opens with its seq and kind, never with a name, and keeps the record's
+    # text behind a `|`: a transcript line must not read as a character card.
     who = _name(state, record.speaker)
     head = f"[#{record.seq} t{record.tick}]"
     if isinstance(record, SpeechRecord):
@@ -216,20 +229,21 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
             to = ", ".join(
                 _name(state, s) for s in record.audience.perceivers if s != record.speaker
             )
-            return f'{head} {who} whispers to {to}: "{record.text}"'
-        return f'{head} {who} says: "{record.text}"'
+            return f'{head} whisper by {who} to {to} | "{record.text}"'
+        return f'{head} speech by {who} | "{record.text}"'
     if isinstance(record, ThoughtRecord):
-        return f"{head} PRIVATE THOUGHT of {who} (interiority, nobody else perceives it): " + (
-            record.text
+        return (
+            f"{head} PRIVATE THOUGHT of {who} (interiority, nobody else perceives it) | "
+            + record.text
         )
     if isinstance(record, ActionRecord):
-        return f"{head} {who} attempts: {record.text}"
+        return f"{head} attempt by {who} | {record.text}"
     if isinstance(record, EventRecord):
         seen = ", ".join(record.audience.perceivers) or "nobody"
-        ref = f" (line #{record.utterance_ref})" if record.utterance_ref is not None else ""
-        return f"{head} event {record.event_kind}{ref}: {record.text} [perceived by {seen}]"
+        ref = f", line #{record.utterance_ref}" if record.utterance_ref is not None else ""
+        return f"{head} event {record.event_kind}{ref} (perceived by {seen}) | {record.text}"
     if isinstance(record, SystemRecord):
-        return f"{head} ({record.marker}) {record.text}"
+        return f"{head} {record.marker} | {record.text}"
     assert isinstance(record, NarrationRecord)
     return ""
 

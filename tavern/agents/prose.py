@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import scene_block, zone_graph_block
+from tavern.agents.render import log_lines, scene_block, zone_graph_block
 from tavern.physics.guards import hidden_tokens_for
 from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
 from tavern.physics.redaction import redact, tokens_of
@@ -53,7 +53,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["narration"],
-    "properties": {"narration": {"type": "string", "maxLength": 4000}},
+    "properties": {"narration": {"type": "string", "maxLength": 2400}},
 }
 """JSON Schema of the renderer's answer."""
 
@@ -89,8 +89,8 @@ def build_messages(
     start = snapped_start(
         [k for k, _ in lines], [len(t) + 1 for _, t in lines], budget_tokens * 4, WINDOW_STRIDE
     )
-    transcript = "\n".join(t for _, t in lines[start:])
-    this_beat = "\n".join(text for r in beat if (text := reader_line(r, namer)))
+    transcript = log_lines(t for _, t in lines[start:])
+    this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
         PromptBlock("Tone", tone, Stability.IDENTITY),
@@ -134,7 +134,7 @@ def reader_line(record: HistoryRecord, namer: Any) -> str:
         if record.event_kind == "utterance":
             actor = namer(record.actor_id) if record.actor_id else "someone"
             return f"({actor} speaks.)"
-        return f"Event: {record.text}"
+        return f"(event) {record.text}"
     if isinstance(record, NarrationRecord):
         return record.text
     assert isinstance(record, SystemRecord)

@@ -7,11 +7,24 @@ ledger taught it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from tavern.records import Scene, SessionState
 
 Namer = Callable[[str], str]
+
+LOG = "· "
+"""Prefix of every line of free text (records, memory, facts, narration) in any prompt.
+
+Only roster lines may open with a character's name: a transcript line opening with one
+would read as a character card to the prompt contract's structural rules, and history
+(who happened to speak) would then look like one character being marked differently.
+"""
+
+
+def log_lines(texts: Iterable[str]) -> str:
+    """Free-text lines, one per text, each behind `LOG` (inner newlines folded)."""
+    return "\n".join(LOG + " ".join(t.split()) for t in texts if t and t.strip())
 
 
 def roster_line(state: SessionState, slot: str, *, with_mind: bool) -> str:
@@ -48,7 +61,7 @@ def scene_block(scene: Scene, namer: Namer, *, with_zone_ids: bool = True) -> st
     lines = [f"Location: {scene.location}"]
     if scene.description:
         lines.append(scene.description)
-    lines.append("Facts: " + ("; ".join(scene.facts) or "(none)"))
+    lines.append("Facts:\n" + (log_lines(scene.facts) or "(none)"))
     present = []
     for slot in scene.present:
         zone = scene.positions.get(slot)

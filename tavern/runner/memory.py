@@ -15,7 +15,17 @@ from tavern.physics.guards import hidden_tokens_for
 from tavern.physics.identity import learn_names
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
-from tavern.records import Character, HistoryRecord, PerspectiveLedger, Scene
+from tavern.physics.redaction import tokens_of
+from tavern.records import (
+    ActionRecord,
+    Character,
+    EventRecord,
+    HistoryRecord,
+    PerspectiveLedger,
+    Scene,
+    SpeechRecord,
+    ThoughtRecord,
+)
 
 MEMORY_CAP = 240
 """Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
@@ -43,12 +53,13 @@ def capture_memory(
         New ledgers (unchanged ones are the same objects).
     """
     out = dict(ledgers)
+    guard_needed = _may_hold_secrets(cast, beat, context)
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
         if not perceived:
             continue
-        hidden = hidden_tokens_for(context, scene, viewer)
+        hidden = hidden_tokens_for(context, scene, viewer) if guard_needed else frozenset()
         lines = []
         for record in perceived:
             ledger = learn_names(ledger, record, cast, viewer)
@@ -60,3 +71,30 @@ def capture_memory(
             memory = memory[MEMORY_EVICT:]
         out[viewer] = ledger.model_copy(update={"memory": memory})
     return out
+
+
+def _may_hold_secrets(
+    cast: Mapping[str, Character], beat: Sequence[HistoryRecord], context: Sequence[HistoryRecord]
+) -> bool:
+    """Whether any digest of this beat could contain a thought or whisper token.
+
+    The per-viewer guard only ever hides tokens of thoughts and whispers; when none of
+    those occurs in the beat's texts (or in the names and descriptions digests insert),
+    redaction is a no-op for every viewer and the costly per-viewer sets are skipped.
+    """
+    secret = tokens_of(
+        r.text
+        for r in context
+        if isinstance(r, ThoughtRecord)
+        or (isinstance(r, SpeechRecord) and r.audience.origin == "whisper")
+    )
+    if not secret:
+        return False
+    shown = tokens_of(
+        [
+            *(r.text for r in beat if isinstance(r, SpeechRecord | ActionRecord | EventRecord)),
+            *(c.body.display_name for c in cast.values()),
+            *(c.body.description_ref for c in cast.values()),
+        ]
+    )
+    return bool(secret & shown)

@@ -1,68 +1,19 @@
-"""A real runner over a temporary store, wired to the in-process fake provider."""
+"""Fixtures: a real runner over the test's temporary data dir and the fake provider."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeFunction, FakeMode, FakeProvider
-from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import HistoryRecord, LlmCallLine, SessionState, TurnInput
-from tavern.records.views import TurnResult
+from tavern.records import LlmCallLine
 from tavern.runner import Runner
-from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
+from tavern.store import JournalWriter, Library, SessionStore
 
-T = TypeVar("T")
-
-
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion (tests stay synchronous, Hypothesis-friendly)."""
-    return asyncio.run(coro)
-
-
-async def _no_sleep(_: float) -> None:
-    return None
-
-
-@dataclass
-class Kit:
-    """A runner plus everything a test inspects."""
-
-    runner: Runner
-    provider: FakeProvider
-    store: SessionStore
-    library: Library
-    journal: JournalWriter
-    data_dir: Path
-
-    def create(self, scenario: str = "the-vintners-wake", controlled: str | None = None) -> str:
-        return run(self.runner.create_session(scenario, controlled)).id
-
-    def play(self, session_id: str, **turn: Any) -> TurnResult:
-        return run(self.runner.play_turn(session_id, TurnInput(**turn)))
-
-    def state(self, session_id: str) -> SessionState:
-        return self.store.load(session_id)
-
-    def history(self, session_id: str) -> list[HistoryRecord]:
-        return self.store.history(session_id)
-
-    def calls(self, session_id: str) -> list[LlmCallLine]:
-        lines = read_journal(journal_path(self.data_dir, session_id))
-        return [line for line in lines if isinstance(line, LlmCallLine)]
-
-    def requests(self, agent_prefix: str = "") -> list[ProviderRequest]:
-        return [r for r in self.provider.requests if r.agent.startswith(agent_prefix)]
-
-
-KitFactory = Callable[..., Kit]
+from .kit import Kit, KitFactory, no_sleep
 
 
 @pytest.fixture
@@ -81,7 +32,7 @@ def make_kit(tavern_data_dir: Path) -> KitFactory:
             journal.append(line.session_id, line)
 
         client = LlmClient(
-            provider, sink=sink, retry=RetryPolicy(max_attempts=attempts), sleep=_no_sleep
+            provider, sink=sink, retry=RetryPolicy(max_attempts=attempts), sleep=no_sleep
         )
         runner = Runner(store, library, journal, client)
         return Kit(runner, provider, store, library, journal, tavern_data_dir)
