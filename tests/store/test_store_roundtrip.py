@@ -18,17 +18,17 @@ from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, Session
 from tavern.store import JournalWriter, SessionStore, journal_path, read_journal
 
 FIXTURE_OK = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(session_states())
 def test_session_state_json_round_trip(state: SessionState) -> None:
     assert SessionState.model_validate_json(state.model_dump_json()) == state
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(any_history_record)
 def test_history_record_json_round_trip(record: Any) -> None:
     again = HISTORY_RECORD_ADAPTER.validate_json(HISTORY_RECORD_ADAPTER.dump_json(record))
@@ -36,7 +36,7 @@ def test_history_record_json_round_trip(record: Any) -> None:
     assert type(again) is type(record)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(journal_lines)
 def test_journal_line_json_round_trip(line: Any) -> None:
     again = JOURNAL_LINE_ADAPTER.validate_json(JOURNAL_LINE_ADAPTER.dump_json(line))

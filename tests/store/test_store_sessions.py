@@ -135,7 +135,7 @@ def test_undo_restores_exactly_and_repeats_down_to_turn_zero(store: SessionStore
 
 
 @settings(
-    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_undo_restores_any_pre_turn_state(tmp_path: Path, data: st.DataObject) -> None:
