@@ -39,23 +39,46 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
-def _is_public(record: HistoryRecord) -> bool:
-    """Records whose words are spoken or done in the open (not whispers, not thoughts)."""
-    if isinstance(record, SpeechRecord):
-        return record.audience.origin in ("public", "zone")
-    return isinstance(record, ActionRecord | EventRecord | SystemRecord)
+@dataclass(frozen=True)
+class _Secrets:
+    thought_owners: dict[str, frozenset[str]]
+    whispers: list[WhisperPayload]
 
 
-def public_tokens(
-    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
-) -> set[str]:
-    """Tokens that already appeared in the open: public speech, actions, events, the stage.
+def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
+    """Read history in order, telling secrets from words that came out in the open.
 
-    Narration is left out on purpose: it is model prose derived from the same decisions
-    the guards police, so it must not launder a leaked token into "public".
+    A word becomes public when a character says it aloud or acts it out, or when the stage
+    or an event states it first. An event (Director output) cannot launder a word that was
+    already secret: the Director reads every thought, so its prose proves nothing.
+    Narration is ignored for the same reason.
     """
-    texts = [r.text for r in history if _is_public(r)]
-    return tokens_of([*texts, *scene_texts(scene), *public_texts])
+    public = tokens_of([*scene_texts(scene), *public_texts])
+    owners: dict[str, set[str]] = {}
+    whispers: list[tuple[int, frozenset[str], set[str]]] = []
+    for record in history:
+        if isinstance(record, ThoughtRecord):
+            for token in salient_tokens(record.text) - public:
+                owners.setdefault(token, set()).add(record.speaker)
+        elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
+            payload = salient_tokens(record.text) - public
+            for token in payload:
+                owners.pop(token, None)
+            whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
+        elif isinstance(record, SpeechRecord | ActionRecord):
+            said = salient_tokens(record.text)
+            public |= said
+            for token in said:
+                owners.pop(token, None)
+            for _seq, _who, payload in whispers:
+                payload -= said
+        elif isinstance(record, EventRecord | SystemRecord):
+            secret = set(owners).union(*(p for _s, _w, p in whispers))
+            public |= salient_tokens(record.text) - secret
+    return _Secrets(
+        thought_owners={t: frozenset(o) for t, o in owners.items()},
+        whispers=[WhisperPayload(s, w, frozenset(p)) for s, w, p in whispers if p],
+    )
 
 
 def thought_only_tokens(
@@ -71,16 +94,7 @@ def thought_only_tokens(
         >>> sorted(thought_only_tokens([t], Scene(location="inn")))
         ['4471', 'code', 'hides', 'ledger']
     """
-    seen = public_tokens(history, scene, public_texts)
-    whispered = tokens_of(
-        r.text for r in history if isinstance(r, SpeechRecord) and not _is_public(r)
-    )
-    owners: dict[str, set[str]] = {}
-    for record in history:
-        if isinstance(record, ThoughtRecord):
-            for token in salient_tokens(record.text) - seen - whispered:
-                owners.setdefault(token, set()).add(record.speaker)
-    return {token: frozenset(who) for token, who in owners.items()}
+    return _walk(history, scene, public_texts).thought_owners
 
 
 def whisper_payloads(
@@ -96,16 +110,7 @@ def whisper_payloads(
         >>> [(p.seq, sorted(p.tokens)) for p in whisper_payloads([w], Scene(location="the inn"))]
         [(4, ['trap'])]
     """
-    seen = public_tokens(history, scene, public_texts)
-    found = []
-    for record in history:
-        if isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-            tokens = frozenset(salient_tokens(record.text) - seen)
-            if tokens:
-                found.append(
-                    WhisperPayload(record.seq, frozenset(record.audience.perceivers), tokens)
-                )
-    return found
+    return _walk(history, scene, public_texts).whispers
 
 
 def hidden_tokens_for(
@@ -129,11 +134,9 @@ def hidden_tokens_for(
         >>> sorted(hidden_tokens_for([w], Scene(location="inn"), "C2"))
         []
     """
-    hidden: set[str] = set()
-    for token, owners in thought_only_tokens(history, scene, public_texts).items():
-        if viewer not in owners:
-            hidden.add(token)
-    for payload in whisper_payloads(history, scene, public_texts):
+    secrets = _walk(history, scene, public_texts)
+    hidden = {t for t, owners in secrets.thought_owners.items() if viewer not in owners}
+    for payload in secrets.whispers:
         if viewer not in payload.perceivers:
             hidden |= payload.tokens
     legit = tokens_of(

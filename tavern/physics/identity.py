@@ -134,7 +134,9 @@ def render_for_viewer(
         >>> render_for_viewer("C2 waves. Rui grins.", "C1", PerspectiveLedger(owner="C1"), c)
         'The man in the open shirt waves. The man in the open shirt grins.'
     """
-    table: dict[str, str] = {}
+    # Names the viewer learned (false ones included) stay as they are, even when a
+    # learned false name happens to be someone else's true name.
+    table: dict[str, str] = {e.name: e.name for e in ledger.identities.values() if e.name}
     for slot, character in cast.items():
         ref = ref_for(slot, viewer, ledger, cast)
         for form in _name_forms(character):

@@ -1,0 +1,165 @@
+"""Hypothesis properties of the narrative physics, against random worlds and hostile proposals."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tavern.physics import (
+    ClampContext,
+    advance,
+    clamp_decision,
+    event_audience,
+    fire,
+    learn_names,
+    observe,
+)
+from tavern.physics.identity import initial_identities
+from tavern.physics.redaction import salient_tokens
+from tavern.physics.zones import perceivers_of_zone, zone_of
+from tavern.records import NARRATOR, ActDeadline, EventRecord, HistoryRecord, NarrativeClock
+
+from .worlds import World, hostile_decisions, worlds
+
+EXAMPLES = int(os.environ.get("TAVERN_HYPOTHESIS_EXAMPLES", "40"))
+SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+SLOT = re.compile(r"\bC[1-9][0-9]?\b")
+
+
+@st.composite
+def world_and_decision(draw: st.DrawFn) -> tuple[World, object]:
+    world = draw(worlds())
+    return world, draw(hostile_decisions(world))
+
+
+def _persist(world: World, decision: object) -> list[HistoryRecord]:
+    """History plus the decision's events stored as records (clamped or not)."""
+    history = list(world.history)
+    for ev in decision.events:  # type: ignore[attr-defined]
+        history.append(
+            EventRecord(
+                seq=len(history),
+                turn_number=99,
+                speaker="World",
+                author="director",
+                event_kind=ev.kind,
+                text=ev.text,
+                actor_id=ev.actor_id,
+                audience=event_audience(ev.witness_ids),
+            )
+        )
+    return history
+
+
+@SETTINGS
+@given(world_and_decision())
+def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> None:
+    world, proposal = pair
+    ctx = ClampContext(scene=world.state.scene, history=world.history)
+    clamped, changes = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
+    present = set(world.state.scene.present)
+    assert len(clamped.events) == len(proposal.events)  # type: ignore[attr-defined]
+    for before, after in zip(proposal.events, clamped.events, strict=True):  # type: ignore[attr-defined]
+        assert set(after.witness_ids) <= set(before.witness_ids)
+        assert set(after.witness_ids) <= present
+        if after.actor_id is not None:
+            zone = zone_of(world.state.scene, after.actor_id)
+            assert zone is not None
+    assert set(clamped.next_speakers) <= (set(proposal.next_speakers) & present) | {NARRATOR}  # type: ignore[attr-defined]
+    assert 1 <= len(clamped.next_speakers) <= 3
+    assert 0 <= clamped.time_skip_ticks <= min(proposal.time_skip_ticks, 3)  # type: ignore[attr-defined]
+    assert all(m.character_id in present for m in clamped.zone_moves)
+    again, more = clamp_decision(clamped, ctx)
+    assert again == clamped
+    assert more == []
+    assert (clamped == proposal) == (changes == [])
+
+
+@SETTINGS
+@given(world_and_decision())
+def test_thought_tokens_never_survive_a_clamp(pair: tuple[World, object]) -> None:
+    world, proposal = pair
+    ctx = ClampContext(scene=world.state.scene, history=world.history)
+    clamped, _ = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
+    secrets = set(world.thought_words)
+    visible = [e.text for e in clamped.events] + clamped.scene.add_facts
+    visible += [clamped.scene.new_location or ""] + list(clamped.mood_updates.values())
+    visible += [m.new_zone_label or "" for m in clamped.zone_moves]
+    for text in visible:
+        assert not salient_tokens(text) & secrets
+
+
+@SETTINGS
+@given(world_and_decision(), st.booleans())
+def test_projection_holds_every_boundary(pair: tuple[World, object], clamp_first: bool) -> None:
+    """Even unclamped hostile events, once persisted, never leak through `observe`."""
+    world, proposal = pair
+    if clamp_first:
+        ctx = ClampContext(scene=world.state.scene, history=world.history)
+        proposal, _ = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
+    history = _persist(world, proposal)
+    cast = world.state.cast
+    for viewer in cast:
+        obs = observe(world.state, history, viewer)
+        tokens = set().union(*(salient_tokens(t) for t in obs.texts()))
+        text = "\n".join(obs.texts())
+        # thoughts reach their owner only
+        for word, owner in world.thought_words.items():
+            if owner != viewer:
+                assert word not in tokens, (word, viewer)
+        # whisper content reaches its audience only
+        for word, audience in world.whisper_words.items():
+            if viewer not in audience:
+                assert word not in tokens, (word, viewer)
+        # no internal ids, no minds
+        assert not SLOT.search(text)
+        assert "mindsecret" not in text
+        # no unlearned true names
+        ledger = initial_identities(cast)[viewer]
+        for record in history:
+            ledger = learn_names(ledger, record, cast, viewer)
+        learned = " | ".join(e.name for e in ledger.identities.values() if e.name)
+        for slot in ledger.identities:
+            true = cast[slot].body.display_name
+            for form in {true, true.split()[0]}:
+                if form not in learned and form not in cast[viewer].body.display_name:
+                    assert not re.search(rf"\b{re.escape(form)}\b", text), (form, viewer)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(-5, 20), max_size=30),
+    st.lists(st.integers(1, 60), max_size=5),
+)
+def test_clock_never_goes_backwards(skips: list[int], deadline_ticks: list[int]) -> None:
+    deadlines = [
+        ActDeadline(id=f"d{i}", at_tick=t, event="bell") for i, t in enumerate(deadline_ticks)
+    ]
+    clock = NarrativeClock(deadlines=deadlines)
+    fired: set[str] = set()
+    from tavern.physics import due_deadlines
+
+    for skip in skips:
+        nxt = advance(clock, skip)
+        assert nxt.tick >= clock.tick + 1
+        assert nxt.tick == clock.tick + 1 + max(0, skip)
+        due = due_deadlines(nxt)
+        assert all(d.at_tick <= nxt.tick and d.id not in fired for d in due)
+        clock = fire(nxt, [d.id for d in due])
+        assert clock.tick == nxt.tick
+        fired |= {d.id for d in due}
+        assert set(clock.fired) == fired
+        assert due_deadlines(clock) == []
+
+
+def test_perceivers_helper_matches_zone_of() -> None:
+    # A sanity anchor for the strategies: a flat scene puts everyone in one zone.
+    from tavern.records import Scene
+
+    scene = Scene(location="inn", present=["C1", "C2"])
+    assert perceivers_of_zone(scene, zone_of(scene, "C1") or "", ["sound"]) == ["C1", "C2"]
