@@ -60,9 +60,24 @@ def measure(data_dir: Path, short: int, long: int, commits: int) -> dict[str, fl
                 started = time.perf_counter()
                 states[sid] = _commit(store, states[sid])
                 times[sid].append(time.perf_counter() - started)
+        tails: dict[str, list[float]] = {sid: [] for sid in times}
+        for _ in range(commits):
+            for sid in tails:  # the runner reads a window of recent turns before each turn
+                started = time.perf_counter()
+                store.history_tail(sid, 12)
+                tails[sid].append(time.perf_counter() - started)
     short_ms = statistics.median(times["bench-short"]) * 1000
     long_ms = statistics.median(times["bench-long"]) * 1000
-    return {"short_ms": short_ms, "long_ms": long_ms, "ratio": long_ms / short_ms}
+    tail_short = statistics.median(tails["bench-short"]) * 1000
+    tail_long = statistics.median(tails["bench-long"]) * 1000
+    return {
+        "short_ms": short_ms,
+        "long_ms": long_ms,
+        "ratio": long_ms / short_ms,
+        "tail_short_ms": tail_short,
+        "tail_long_ms": tail_long,
+        "tail_ratio": tail_long / tail_short,
+    }
 
 
 def main() -> None:
@@ -78,6 +93,10 @@ def main() -> None:
     print(f"session of {args.short} turns: median commit {result['short_ms']:.3f} ms")
     print(f"session of {args.long} turns: median commit {result['long_ms']:.3f} ms")
     print(f"ratio long/short: {result['ratio']:.2f} (goal <= {args.goal})")
+    print(
+        f"history_tail(12 turns): {result['tail_short_ms']:.3f} ms vs"
+        f" {result['tail_long_ms']:.3f} ms, ratio {result['tail_ratio']:.2f}"
+    )
     sys.exit(0 if result["ratio"] <= args.goal else 1)
 
 

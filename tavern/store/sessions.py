@@ -44,6 +44,8 @@ STORE_FORMAT = 1
 """Layout version of the SQLite file (`PRAGMA user_version`)."""
 DB_NAME = "sessions.sqlite3"
 BUSY_TIMEOUT_S = 30.0
+_NO_TURN = 2**62
+"""Above any turn number: the upper bound of the first step down the turn index."""
 
 _SCHEMA = """
 CREATE TABLE sessions (
@@ -342,11 +344,23 @@ class SessionStore:
             return []
         with self._transaction("DEFERRED") as db:
             self._row(db, session_id)
+            # Walk the turn index down `turns` distinct turn numbers: O(turns * log n), where
+            # a DISTINCT subquery would scan the whole session.
+            cutoff: int | None = None
+            for _ in range(turns):
+                row = db.execute(
+                    "SELECT max(turn_number) FROM history WHERE session_id = ? AND turn_number < ?",
+                    (session_id, _NO_TURN if cutoff is None else cutoff),
+                ).fetchone()
+                if row[0] is None:
+                    break
+                cutoff = int(row[0])
+            if cutoff is None:
+                return []
             rows = db.execute(
-                "SELECT body FROM history WHERE session_id = ?1 AND turn_number >= ("
-                " SELECT min(t) FROM (SELECT DISTINCT turn_number AS t FROM history"
-                "  WHERE session_id = ?1 ORDER BY t DESC LIMIT ?2)) ORDER BY seq",
-                (session_id, turns),
+                "SELECT body FROM history INDEXED BY history_by_turn"
+                " WHERE session_id = ? AND turn_number >= ? ORDER BY seq",
+                (session_id, cutoff),
             ).fetchall()
         return [HISTORY_RECORD_ADAPTER.validate_json(r[0]) for r in rows]
 

@@ -303,6 +303,18 @@ def test_history_pages_and_tail(store: SessionStore) -> None:
     assert store.next_seq(state.id) == 9
 
 
+def test_history_tail_counts_turns_present_and_skips_empty_ones(store: SessionStore) -> None:
+    state = store.create(plain_state(), [speech(0, 0)])
+    state = store.commit_turn(state.id, 1, [speech(1, 1)], state, state.revision)
+    state = store.commit_turn(state.id, 2, [], state, state.revision)  # a turn with no records
+    state = store.commit_turn(state.id, 3, [speech(2, 3), speech(3, 3)], state, state.revision)
+    assert [r.turn_number for r in store.history_tail(state.id, 1)] == [3, 3]
+    assert [r.turn_number for r in store.history_tail(state.id, 2)] == [1, 3, 3]
+    assert [r.turn_number for r in store.history_tail(state.id, 3)] == [0, 1, 3, 3]
+    store.undo(state.id)
+    assert [r.turn_number for r in store.history_tail(state.id, 1)] == [1]
+
+
 def test_list_summarises_sessions(store: SessionStore) -> None:
     _play(store, store.create(plain_state("first-one")), 2)
     store.create(plain_state("second-one"))
