@@ -36,6 +36,7 @@ from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.speech_guard import speech_guard
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,8 @@ class TurnTransaction:
             public_texts=public,
         )
         decision, changes = clamp_decision(proposal, ctx)
+        decision, guarded = speech_guard(decision, state, ctx.history)
+        changes += guarded
         force = self.effective.force_speaker
         if force is not None and decision.next_speakers != [force]:
             changes.append(

@@ -1,0 +1,101 @@
+"""Speech guard: spoken words cannot travel further through a Director event than the
+speech itself did.
+
+The physics clamps already keep thought-only tokens and whisper payloads out of anything
+visible beyond their owners. Words spoken aloud are bounded by the zone graph too (the
+cellar does not hear the hall), but a Director (hostile, or just careless) could copy them
+into an event witnessed from another zone, or into a public fact. The Director never
+authors dialogue, so this guard redacts, from every event text, the tokens of any recent
+speech whose audience does not hold all of that event's witnesses, and from stage texts
+(facts, new zone labels) those of any speech not heard by everyone present. Tokens that
+the stage or the cast sheets already carry in the open are never redacted.
+
+This is a runner-level clamp because it needs the zone-bounded speech audiences the runner
+just computed; it reports its changes like any physics clamp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tavern.physics.guards import scene_texts
+from tavern.physics.redaction import redact, salient_tokens, tokens_of
+from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
+
+RULE = "speech_guard"
+
+
+def _payloads(
+    state: SessionState, context: Sequence[HistoryRecord]
+) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(audience, tokens not otherwise public) of each spoken (non-whisper) line."""
+    public = tokens_of(
+        [
+            *scene_texts(state.scene),
+            state.world,
+            *(c.body.display_name for c in state.cast.values()),
+            *(c.body.appearance for c in state.cast.values()),
+            *(c.body.description_ref for c in state.cast.values()),
+        ]
+    )
+    out = []
+    for record in context:
+        if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
+            tokens = frozenset(salient_tokens(record.text) - public)
+            if tokens:
+                out.append((frozenset(record.audience.perceivers), tokens))
+    return out
+
+
+def speech_guard(
+    decision: DirectorDecision, state: SessionState, context: Sequence[HistoryRecord]
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Redact spoken-only tokens wherever the decision would carry them past their hearers.
+
+    Args:
+        decision: The clamped decision.
+        state: The session before the beat (stage and cast define what is public).
+        context: Recent history plus this beat's records so far.
+
+    Returns:
+        The decision with redacted texts, and one change per redacted text.
+    """
+    payloads = _payloads(state, context)
+    if not payloads:
+        return decision, []
+    changes: list[ClampChange] = []
+
+    def scrub(path: str, text: str, tokens: set[str]) -> str:
+        new = redact(text, tokens)
+        if new != text:
+            changes.append(ClampChange(rule=RULE, path=path, before=text, after=new))
+        return new
+
+    present = set(state.scene.present)
+    everywhere = {t for audience, toks in payloads if not present <= audience for t in toks}
+    events = []
+    for i, ev in enumerate(decision.events):
+        witnesses = set(ev.witness_ids)
+        hidden = {
+            t
+            for audience, toks in payloads
+            if not witnesses or not witnesses <= audience
+            for t in toks
+        }
+        events.append(ev.model_copy(update={"text": scrub(f"events[{i}].text", ev.text, hidden)}))
+    facts = [
+        scrub(f"scene.add_facts[{i}]", f, everywhere)
+        for i, f in enumerate(decision.scene.add_facts)
+    ]
+    moves = [
+        m.model_copy(
+            update={
+                "new_zone_label": m.new_zone_label
+                and scrub(f"zone_moves[{i}].new_zone_label", m.new_zone_label, everywhere)
+            }
+        )
+        for i, m in enumerate(decision.zone_moves)
+    ]
+    scene = decision.scene.model_copy(update={"add_facts": facts})
+    guarded = decision.model_copy(update={"events": events, "scene": scene, "zone_moves": moves})
+    return guarded, changes
