@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Header, Path, Query, Request
@@ -25,9 +26,10 @@ def get_slot(request: Request) -> RunnerSlot:
     return slot
 
 
-def get_runner(slot: Annotated[RunnerSlot, Depends(get_slot)]) -> TurnRunner:
-    """The runner active when the request arrived."""
-    return slot.runner
+async def get_runner(slot: Annotated[RunnerSlot, Depends(get_slot)]) -> AsyncIterator[TurnRunner]:
+    """The runner active when the request arrived, leased until the response is done."""
+    async with slot.lease() as runner:
+        yield runner
 
 
 def get_token(request: Request) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +60,35 @@ class RunnerSlot:
         """Start with a built runner for `config`."""
         self._pair = (config, runner)
         self.lock = asyncio.Lock()
+        self._leases: dict[int, int] = {}
+        self._idle: dict[int, asyncio.Event] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+
+    @asynccontextmanager
+    async def lease(self) -> AsyncIterator[TurnRunner]:
+        """Use the current runner; a replaced runner is closed only when its leases end."""
+        runner = self.runner
+        key = id(runner)
+        self._leases[key] = self._leases.get(key, 0) + 1
+        self._idle.setdefault(key, asyncio.Event()).clear()
+        try:
+            yield runner
+        finally:
+            self._leases[key] -= 1
+            if self._leases[key] == 0:
+                del self._leases[key]
+                self._idle.pop(key).set()
+
+    async def _close_when_idle(self, services: AppServices, runner: TurnRunner) -> None:
+        idle = self._idle.get(id(runner))
+        if idle is not None:
+            await idle.wait()
+        await services.close_runner(runner)
+
+    async def drain(self) -> None:
+        """Wait until every replaced runner has been closed (used at shutdown and in tests)."""
+        while self._closing:
+            await asyncio.gather(*self._closing)
 
     @property
     def config(self) -> AppConfig:
@@ -102,5 +132,8 @@ class RunnerSlot:
                 save_config(services.data_dir, config)
                 self._pair = (config, new_runner)
         if new_runner is not old_runner:
-            await services.close_runner(old_runner)
+            # In-flight turns keep the old runner's HTTP client open until they finish.
+            task = asyncio.create_task(self._close_when_idle(services, old_runner))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
         return config

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from app_helpers import Api
-from double_runner import DoubleRunner
+from app_helpers import Api, SlowRunner
 
 from tavern.app.main import create_app
 from tavern.app.state import AppServices
+from tavern.app.wiring import close_runner, runner_factory
 from tavern.records.config import AppConfig
 from tavern.runner.interface import TurnRunner
 from tavern.store import Library, SessionStore
@@ -29,20 +29,21 @@ def make_services(data_dir: Path, delay: float = 0.0) -> tuple[AppServices, list
     store = SessionStore(data_dir)
     built: list[TurnRunner] = []
 
+    real = runner_factory(library, store)
+
     def factory(config: AppConfig) -> TurnRunner:
-        runner = DoubleRunner(library, store, delay=delay)
+        runner = real(config)
+        if delay:
+            runner = SlowRunner(runner, delay)
         built.append(runner)
         return runner
-
-    async def close(runner: TurnRunner) -> None:
-        await runner.aclose()  # type: ignore[attr-defined]
 
     services = AppServices(
         data_dir=data_dir,
         library=library,
         sessions=store,
         runner_factory=factory,
-        close_runner=close,
+        close_runner=close_runner,
     )
     return services, built
 

@@ -84,7 +84,9 @@ async def test_private_api_base_is_accepted_for_llama_cpp(api: Api) -> None:
 async def test_switching_provider_swaps_the_runner(api: Api) -> None:
     first = api.built[-1]
     await api.client.put("/config", json={"language": "pt-BR"}, headers=api.auth)
-    assert api.built[-1] is not first and first.closed  # type: ignore[attr-defined]
+    assert api.built[-1] is not first
+    await api.app.state.runner_slot.drain()
+    assert first.http_client is None  # type: ignore[attr-defined]  # closed once idle
     same = await api.client.put("/config", json={"language": "pt-BR"}, headers=api.auth)
     assert same.status_code == 200 and len(api.built) == 2  # no change, no rebuild
     health = (await api.client.get("/health")).json()
@@ -147,3 +149,49 @@ async def test_journal_pages_never_carry_a_configured_key(api: Api) -> None:
     page = await api.client.get(f"/sessions/{sid}/journal")
     assert page.status_code == 200 and page.json()["count"] == 1
     assert CANARY not in page.text and "[redacted]" in page.text
+
+
+async def test_a_replaced_runner_stays_open_until_its_turn_ends(api_factory) -> None:  # type: ignore[no-untyped-def]
+    async for api in api_factory(delay=0.4):
+        sid = (
+            await api.client.post(
+                "/sessions", json={"scenario_id": "the-toll-house"}, headers=api.auth
+            )
+        ).json()["id"]
+        old = api.built[-1].inner
+        results: dict[str, int] = {}
+
+        async def turn(api: Api = api, sid: str = sid, results: dict[str, int] = results) -> None:
+            headers = {**api.auth, "Accept": "text/event-stream"}
+            r = await api.client.post(
+                f"/sessions/{sid}/turns", json={"speech": "hi"}, headers=headers
+            )
+            results["turn"] = r.status_code
+            assert "event: result" in r.text, r.text
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(turn)
+            await anyio.sleep(0.1)
+            swap = await api.client.put("/config", json={"language": "pt-BR"}, headers=api.auth)
+            assert swap.status_code == 200
+            assert old.http_client is not None  # the turn still holds it
+        await api.app.state.runner_slot.drain()
+        assert results == {"turn": 200} and old.http_client is None
+
+
+async def test_real_turns_never_journal_the_key(api: Api) -> None:
+    set_key = await api.client.put(
+        "/config", json={"provider": "fake", "api_key": CANARY}, headers=api.auth
+    )
+    assert set_key.status_code == 200
+    sid = (
+        await api.client.post("/sessions", json={"scenario_id": "the-toll-house"}, headers=api.auth)
+    ).json()["id"]
+    turn = await api.client.post(f"/sessions/{sid}/turns", json={"speech": "hi"}, headers=api.auth)
+    assert turn.status_code == 200 and CANARY not in turn.text
+    page = await api.client.get(f"/sessions/{sid}/journal?limit=500")
+    assert any(line["kind"] == "llm_call" for line in page.json()["data"])
+    # Neither the key nor the scrubber's mark: the LLM layer itself kept the key out.
+    assert CANARY not in page.text and "[redacted]" not in page.text
+    raw = list(api.services.data_dir.rglob("*.jsonl"))
+    assert raw and all(CANARY not in p.read_text() for p in raw)

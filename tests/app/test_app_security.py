@@ -84,7 +84,6 @@ def test_origin_policy_unit() -> None:
 
 
 TRAVERSALS = [
-    "..",
     "..%2F..%2Fetc%2Fpasswd",
     "%2e%2e",
     "a%2F..%2Fb",
