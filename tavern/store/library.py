@@ -7,6 +7,7 @@ copy can never shadow a built-in id: put and delete on a built-in id are refused
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -19,6 +20,7 @@ from tavern.store.atomic import write_atomic
 from tavern.store.errors import BuiltinReadOnly, NotInLibrary, RevisionConflict, StoreError
 from tavern.store.ids import check_character_id, check_scenario_id
 
+logger = logging.getLogger(__name__)
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "builtin"
 
 T = TypeVar("T", Scenario, Character)
@@ -38,7 +40,7 @@ class _Shelf(Generic[T]):
     def _read(self, path: Path) -> T:
         try:
             item: T = self.model.model_validate_json(path.read_bytes())
-        except ValidationError as exc:
+        except (ValidationError, OSError) as exc:
             raise StoreError(f"{path}: invalid {self.model.__name__}: {exc}") from exc
         if item.id != path.stem:
             raise StoreError(f"{path}: id {item.id!r} does not match the file name")
@@ -46,6 +48,17 @@ class _Shelf(Generic[T]):
 
     def is_builtin(self, item_id: str) -> bool:
         return (self.builtin_dir / f"{self.check_id(item_id)}.json").is_file()
+
+    def readable(self) -> list[T]:
+        """Every item; a broken user file is skipped with a warning so one bad copy does not
+        hide the whole library (`get` on it still raises)."""
+        items: list[T] = []
+        for item_id in self.ids():
+            try:
+                items.append(self.get(item_id))
+            except StoreError as exc:
+                logger.warning("skipped an unreadable library file: %s", exc)
+        return items
 
     def ids(self) -> list[str]:
         found = {p.stem for p in self.builtin_dir.glob("*.json")}
@@ -87,7 +100,7 @@ class Library:
 
     Example:
         >>> lib = Library(data_dir)                             # doctest: +SKIP
-        >>> lib.get_scenario("the-lamplighters-wager").title    # doctest: +SKIP
+        >>> lib.get_scenario("the-toll-house").title            # doctest: +SKIP
     """
 
     def __init__(self, data_dir: Path | str, *, builtin_dir: Path | None = None) -> None:
@@ -103,7 +116,7 @@ class Library:
 
     def list_scenarios(self) -> list[Scenario]:
         """Every scenario, built-in and user, sorted by id."""
-        return [self.scenarios.get(i) for i in self.scenarios.ids()]
+        return self.scenarios.readable()
 
     def get_scenario(self, scenario_id: str) -> Scenario:
         """One scenario. Raises NotInLibrary or InvalidIdError."""
@@ -128,7 +141,7 @@ class Library:
 
     def list_characters(self) -> list[Character]:
         """Every character, built-in and user, sorted by id."""
-        return [self.characters.get(i) for i in self.characters.ids()]
+        return self.characters.readable()
 
     def get_character(self, character_id: str) -> Character:
         """One character. Raises NotInLibrary or InvalidIdError."""

@@ -15,7 +15,6 @@ failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
 from __future__ import annotations
 
 import builtins
-import json
 import shutil
 import sqlite3
 import threading
@@ -28,7 +27,17 @@ from types import TracebackType
 from pydantic import BaseModel
 
 from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
-from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState, utc_now
+from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
+from tavern.store._sqlite import (
+    DB_NAME,
+    check_seqs,
+    insert_records,
+    next_seq_in,
+    open_db,
+    parse_state,
+    session_row,
+    write_state,
+)
 from tavern.store.errors import (
     InvalidTurn,
     NothingToUndo,
@@ -39,40 +48,6 @@ from tavern.store.errors import (
 )
 from tavern.store.ids import check_session_id
 from tavern.store.journal import session_dir
-
-STORE_FORMAT = 1
-"""Layout version of the SQLite file (`PRAGMA user_version`)."""
-DB_NAME = "sessions.sqlite3"
-BUSY_TIMEOUT_S = 30.0
-_NO_TURN = 2**62
-"""Above any turn number: the upper bound of the first step down the turn index."""
-
-_SCHEMA = """
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY,
-    schema_version INTEGER NOT NULL,
-    revision INTEGER NOT NULL,
-    turn_number INTEGER NOT NULL,
-    title TEXT NOT NULL,
-    scenario_id TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    state TEXT NOT NULL
-);
-CREATE TABLE history (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    turn_number INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX history_by_turn ON history (session_id, turn_number);
-CREATE TABLE checkpoints (
-    session_id TEXT NOT NULL,
-    turn_number INTEGER NOT NULL,
-    pre_state TEXT NOT NULL,
-    PRIMARY KEY (session_id, turn_number)
-) WITHOUT ROWID;
-"""
 
 
 class SessionSummary(BaseModel):
@@ -85,20 +60,8 @@ class SessionSummary(BaseModel):
     updated_at: datetime
 
 
-def _parse_state(text: str, what: str) -> SessionState:
-    # Check the version before validating, so a future format is refused by name rather
-    # than failing on some field it renamed.
-    raw = json.loads(text)
-    found = raw.get("schema_version") if isinstance(raw, dict) else None
-    if found != SESSION_SCHEMA_VERSION:
-        raise SchemaVersionMismatch(
-            what, found if isinstance(found, int) else -1, SESSION_SCHEMA_VERSION
-        )
-    return SessionState.model_validate(raw)
-
-
-def _dump_record(record: HistoryRecord) -> str:
-    return record.model_dump_json()
+_NO_TURN = 2**62
+"""Above any turn number: the upper bound of the first step down the turn index."""
 
 
 class SessionStore:
@@ -107,12 +70,12 @@ class SessionStore:
     Thread-safe (one connection behind a lock) and safe across processes (SQLite locking).
     Calls are short and blocking; async callers may run them via `asyncio.to_thread`.
 
-    Example:
-        >>> store = SessionStore(tmp_dir)                      # doctest: +SKIP
-        >>> store.create(state, [start_marker])                # doctest: +SKIP
-        >>> state = store.commit_turn(state.id, 1, records, new_state, state.revision)  # +SKIP
-        >>> store.undo(state.id).turn_number                   # doctest: +SKIP
-        0
+    Example (not run):
+
+        store = SessionStore(data_dir)
+        state = store.create(state, [start_marker])
+        state = store.commit_turn(state.id, 1, records, new_state, state.revision)
+        store.undo(state.id).turn_number  # 0
     """
 
     def __init__(self, data_dir: Path | str, *, synchronous: str = "FULL") -> None:
@@ -134,39 +97,8 @@ class SessionStore:
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-            try:
-                self._prepare(db)
-            except BaseException:
-                db.close()
-                raise
-            self._db = db
+            self._db = open_db(self.path, self._synchronous)
         return self._db
-
-    def _prepare(self, db: sqlite3.Connection) -> None:
-        db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, STORE_FORMAT):
-            raise SchemaVersionMismatch(f"session store {self.path}", version, STORE_FORMAT)
-        # journal_mode=WAL is persistent and a no-op (no write) when already set.
-        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute(f"PRAGMA synchronous = {self._synchronous}")
-        if version == 0:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                # Another process may have created the tables while we waited for the lock.
-                if db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                    db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
 
     def close(self) -> None:
         """Close the connection (reopened lazily on the next call)."""
@@ -198,67 +130,6 @@ class SessionStore:
                 raise
             db.execute("COMMIT")
 
-    @staticmethod
-    def _row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int, str]:
-        row = db.execute(
-            "SELECT schema_version, revision, turn_number, state FROM sessions WHERE id = ?",
-            (session_id,),
-        ).fetchone()
-        if row is None:
-            raise SessionNotFound(f"no session {session_id!r}")
-        if row[0] != SESSION_SCHEMA_VERSION:
-            raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
-        return row[0], row[1], row[2], row[3]
-
-    @staticmethod
-    def _write_state(db: sqlite3.Connection, state: SessionState, *, insert: bool) -> None:
-        values = (
-            state.schema_version,
-            state.revision,
-            state.turn_number,
-            state.title,
-            state.scenario_id,
-            utc_now().isoformat(),
-            state.model_dump_json(),
-            state.id,
-        )
-        if insert:
-            db.execute(
-                "INSERT INTO sessions (schema_version, revision, turn_number, title, scenario_id,"
-                " updated_at, state, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-        else:
-            db.execute(
-                "UPDATE sessions SET schema_version = ?, revision = ?, turn_number = ?, title = ?,"
-                " scenario_id = ?, updated_at = ?, state = ? WHERE id = ?",
-                values,
-            )
-
-    @staticmethod
-    def _insert_records(
-        db: sqlite3.Connection, session_id: str, records: Sequence[HistoryRecord]
-    ) -> None:
-        db.executemany(
-            "INSERT INTO history (session_id, seq, turn_number, body) VALUES (?, ?, ?, ?)",
-            [(session_id, r.seq, r.turn_number, _dump_record(r)) for r in records],
-        )
-
-    @staticmethod
-    def _next_seq(db: sqlite3.Connection, session_id: str) -> int:
-        row = db.execute(
-            "SELECT max(seq) FROM history WHERE session_id = ?", (session_id,)
-        ).fetchone()
-        return 0 if row[0] is None else int(row[0]) + 1
-
-    @staticmethod
-    def _check_seqs(records: Sequence[HistoryRecord], first_free: int) -> None:
-        expected = first_free
-        for record in records:
-            if record.seq < expected:
-                raise InvalidTurn(f"record seq {record.seq} must be >= {expected} and increasing")
-            expected = record.seq + 1
-
     # -- sessions -------------------------------------------------------------------------
 
     def create(self, state: SessionState, records: Sequence[HistoryRecord] = ()) -> SessionState:
@@ -276,12 +147,17 @@ class SessionStore:
                 raise InvalidTurn(
                     f"opening record of turn {record.turn_number}, expected {state.turn_number}"
                 )
-        self._check_seqs(records, 0)
+        check_seqs(records, 0)
+        stale = session_dir(self.data_dir, state.id)
+        if stale.exists() and not self.exists(state.id):
+            # Left by a delete interrupted between its commit and its rmtree: never let an
+            # old journal reappear under a new session.
+            shutil.rmtree(stale, ignore_errors=True)
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
                 raise SessionExists(f"session {state.id!r} already exists")
-            self._write_state(db, state, insert=True)
-            self._insert_records(db, state.id, records)
+            write_state(db, state, insert=True)
+            insert_records(db, state.id, records)
         return state
 
     def load(self, session_id: str) -> SessionState:
@@ -294,8 +170,8 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._lock:
-            row = self._row(self._conn(), session_id)
-        return _parse_state(row[3], f"session {session_id!r}")
+            row = session_row(self._conn(), session_id)
+        return parse_state(row[3], f"session {session_id!r}")
 
     def exists(self, session_id: str) -> bool:
         """Whether a session with this id is stored (whatever its version)."""
@@ -326,7 +202,7 @@ class SessionStore:
         """Records in seq order, optionally only those after `after_seq`, at most `limit`."""
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            self._row(db, session_id)
+            session_row(db, session_id)
             rows = db.execute(
                 "SELECT body FROM history WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (
@@ -343,7 +219,7 @@ class SessionStore:
         if turns <= 0:
             return []
         with self._transaction("DEFERRED") as db:
-            self._row(db, session_id)
+            session_row(db, session_id)
             # Walk the turn index down `turns` distinct turn numbers: O(turns * log n), where
             # a DISTINCT subquery would scan the whole session.
             cutoff: int | None = None
@@ -368,8 +244,8 @@ class SessionStore:
         """The seq the next appended record must use (or exceed)."""
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            self._row(db, session_id)
-            return self._next_seq(db, session_id)
+            session_row(db, session_id)
+            return next_seq_in(db, session_id)
 
     def commit_turn(
         self,
@@ -403,21 +279,21 @@ class SessionStore:
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            _, revision, current_turn, pre_state = self._row(db, session_id)
+            _, revision, current_turn, pre_state = session_row(db, session_id)
             if revision != expected_revision:
                 raise RevisionConflict(
                     f"session {session_id!r} is at revision {revision}, not {expected_revision}"
                 )
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
-            self._check_seqs(records, self._next_seq(db, session_id))
+            check_seqs(records, next_seq_in(db, session_id))
             db.execute(
                 "INSERT OR REPLACE INTO checkpoints (session_id, turn_number, pre_state)"
                 " VALUES (?, ?, ?)",
                 (session_id, turn_number, pre_state),
             )
-            self._insert_records(db, session_id, records)
-            self._write_state(db, stored, insert=False)
+            insert_records(db, session_id, records)
+            write_state(db, stored, insert=False)
         return stored
 
     def replace_state(
@@ -433,14 +309,14 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            _, revision, current_turn, _ = self._row(db, session_id)
+            _, revision, current_turn, _ = session_row(db, session_id)
             if revision != expected_revision:
                 raise RevisionConflict(
                     f"session {session_id!r} is at revision {revision}, not {expected_revision}"
                 )
             if stored.turn_number != current_turn:
                 raise InvalidTurn("replace_state cannot change the turn number")
-            self._write_state(db, stored, insert=False)
+            write_state(db, stored, insert=False)
         return stored
 
     def undo(self, session_id: str) -> SessionState:
@@ -454,7 +330,7 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction() as db:
-            _, revision, current_turn, _ = self._row(db, session_id)
+            _, revision, current_turn, _ = session_row(db, session_id)
             if current_turn == 0:
                 raise NothingToUndo(f"session {session_id!r} is at turn 0")
             row = db.execute(
@@ -463,7 +339,7 @@ class SessionStore:
             ).fetchone()
             if row is None:
                 raise NothingToUndo(f"turn {current_turn} of {session_id!r} has no checkpoint")
-            restored = _parse_state(row[0], f"checkpoint of turn {current_turn}")
+            restored = parse_state(row[0], f"checkpoint of turn {current_turn}")
             restored = restored.model_copy(update={"revision": revision + 1})
             db.execute(
                 "DELETE FROM history WHERE session_id = ? AND turn_number >= ?",
@@ -473,7 +349,7 @@ class SessionStore:
                 "DELETE FROM checkpoints WHERE session_id = ? AND turn_number >= ?",
                 (session_id, current_turn),
             )
-            self._write_state(db, restored, insert=False)
+            write_state(db, restored, insert=False)
         return restored
 
     def fork(self, session_id: str, new_id: str) -> SessionState:
@@ -500,12 +376,12 @@ class SessionStore:
             shutil.copytree(source_dir, target_dir)
         try:
             with self._transaction() as db:
-                _, _, _, state_text = self._row(db, session_id)
+                _, _, _, state_text = session_row(db, session_id)
                 if db.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone():
                     raise SessionExists(f"session {new_id!r} already exists")
-                state = _parse_state(state_text, f"session {session_id!r}")
+                state = parse_state(state_text, f"session {session_id!r}")
                 forked = state.model_copy(update={"id": new_id})
-                self._write_state(db, forked, insert=True)
+                write_state(db, forked, insert=True)
                 db.execute(
                     "INSERT INTO history (session_id, seq, turn_number, body)"
                     " SELECT ?, seq, turn_number, body FROM history WHERE session_id = ?",

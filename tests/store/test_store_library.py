@@ -135,6 +135,18 @@ def test_file_name_and_id_must_agree(library: Library, tavern_data_dir: Path) ->
         library.get_scenario("other-name")
 
 
+def test_a_broken_user_file_is_skipped_by_list_but_refused_by_get(
+    library: Library, tavern_data_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tavern_data_dir / "library" / "characters" / "half-written.json"
+    broken.write_text('{"id": "half-written", "mind"')
+    ids = {c.id for c in library.list_characters()}
+    assert "char-a" in ids and "maren-holt" in ids and "half-written" not in ids
+    assert "unreadable" in caplog.text
+    with pytest.raises(StoreError):
+        library.get_character("half-written")
+
+
 def test_materialize_snapshots_cast_and_ledgers(library: Library) -> None:
     scenario = library.put_scenario(
         _scenario(
