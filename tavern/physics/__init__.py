@@ -7,7 +7,12 @@ identity, redaction guards, observation, and the narrative clock. See README.md.
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import CLAMP_RULES, ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.clock import advance, due_deadlines, fire
-from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
+from tavern.physics.guards import (
+    cast_public_texts,
+    hidden_tokens_for,
+    thought_only_tokens,
+    whisper_payloads,
+)
 from tavern.physics.identity import initial_identities, learn_names, ref_for, render_for_viewer
 from tavern.physics.observation import (
     Observation,
@@ -32,6 +37,7 @@ __all__ = [
     "audience_for",
     "can_hear",
     "can_see",
+    "cast_public_texts",
     "clamp_decision",
     "declare_zone",
     "digest_line",

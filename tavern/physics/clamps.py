@@ -8,16 +8,17 @@ reports every change for the journal. Running the clamps twice changes nothing t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
-from tavern.physics.guards import thought_only_tokens, whisper_payloads
+from tavern.physics.guards import cast_public_texts, thought_only_tokens, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
     ActionRecord,
+    Character,
     ClampChange,
     DirectorDecision,
     HistoryRecord,
@@ -55,7 +56,8 @@ class ClampContext:
         max_skip_ticks: Upper bound of a time skip.
         unresolved_action: Whether an action intent awaits adjudication; None derives it
             from `history` with `has_unresolved_action`.
-        public_texts: Extra public text (appearances, premise) whose words are never secret.
+        public_texts: Extra public text (premise, scenario prose) whose words are never secret.
+        cast: The session cast; its names, descriptions and appearances count as public.
     """
 
     scene: Scene
@@ -63,6 +65,12 @@ class ClampContext:
     max_skip_ticks: int = 3
     unresolved_action: bool | None = None
     public_texts: Sequence[str] = field(default_factory=tuple)
+    cast: Mapping[str, Character] | None = None
+
+    @property
+    def all_public_texts(self) -> list[str]:
+        """`public_texts` plus the cast's public words."""
+        return [*self.public_texts, *cast_public_texts(self.cast or {})]
 
     @property
     def present(self) -> list[str]:
@@ -282,7 +290,7 @@ def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     Every event text is covered whoever witnesses it: events also feed the prose renderer,
     which must never receive a thought's content.
     """
-    secret = set(thought_only_tokens(ctx.history, ctx.scene, ctx.public_texts))
+    secret = set(thought_only_tokens(ctx.history, ctx.scene, ctx.all_public_texts))
     return _redact_visible(d, "thought_guard", lambda _i: secret, secret)
 
 
@@ -293,7 +301,7 @@ def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     counts as exceeding every audience; stage texts are visible to all present and are
     redacted unless every present character was inside the whisper.
     """
-    payloads = whisper_payloads(ctx.history, ctx.scene, ctx.public_texts)
+    payloads = whisper_payloads(ctx.history, ctx.scene, ctx.all_public_texts)
 
     def for_event(i: int) -> set[str]:
         witnesses = set(d.events[i].witness_ids)

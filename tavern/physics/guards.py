@@ -6,13 +6,14 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import salient_tokens, tokens_of
 from tavern.records import (
     ActionRecord,
+    Character,
     EventRecord,
     HistoryRecord,
     Scene,
@@ -32,6 +33,25 @@ class WhisperPayload:
     """Slot ids inside the whisper's audience."""
     tokens: frozenset[str]
     """Salient tokens of the whisper that no public record or scene text carries."""
+
+
+def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
+    """Words anyone may use about the cast: names, descriptions, appearances.
+
+    Pass these as `public_texts` so that a thought mentioning a name or a description never
+    turns that word into a secret to be redacted from every event.
+
+    Example:
+        >>> from tavern.records import Body, Mind
+        >>> cast_public_texts({"C1": Character(id="a", mind=Mind(), body=Body(
+        ...     display_name="Ana", description_ref="the innkeeper"))})
+        ['Ana', 'the innkeeper', '']
+    """
+    return [
+        t
+        for c in cast.values()
+        for t in (c.body.display_name, c.body.description_ref, c.body.appearance)
+    ]
 
 
 def scene_texts(scene: Scene) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tavern.physics.guards import hidden_tokens_for
+from tavern.physics.guards import cast_public_texts, hidden_tokens_for
 from tavern.physics.identity import initial_identities, learn_names, ref_for, render_for_viewer
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import redact
@@ -120,6 +120,7 @@ def _project_line(
         return redact(render_for_viewer(text, viewer, ledger, cast), hidden)
 
     actor = "You" if record.speaker == viewer else who(record.speaker)
+    actor = actor[:1].upper() + actor[1:]
     if isinstance(record, ThoughtRecord):
         return "own_thought", f"You think: {render_for_viewer(record.text, viewer, ledger, cast)}"
     if isinstance(record, SpeechRecord):
@@ -216,7 +217,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     for record in history:
         ledger = learn_names(ledger, record, cast, viewer)
     scene = state.scene
-    hidden = hidden_tokens_for(history, scene, viewer)
+    hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     lines = []
     for record in history:
         projected = _project_line(record, viewer, ledger, cast, hidden)
