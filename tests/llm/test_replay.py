@@ -205,3 +205,73 @@ async def test_only_successful_lines_are_served(
     calls = [line for line in lines if isinstance(line, LlmCallLine)]
     cursor = ReplayCursor.from_journal(path)
     assert len(calls) == len(PLAN) + 1 and len(cursor.calls) == len(PLAN)
+
+
+async def test_concurrent_requests_serve_each_recorded_call_once(
+    recorded: tuple[Path, list[dict[str, object]]],
+) -> None:
+    import asyncio
+
+    path, _ = recorded
+    cursor = ReplayCursor.from_journal(path)
+    # Two racers ask for the same (first) call: exactly one wins, the other is a mismatch.
+    results = await asyncio.gather(
+        cursor.take("director", 1), cursor.take("director", 1), return_exceptions=True
+    )
+    assert sum(isinstance(r, LlmCallLine) for r in results) == 1
+    assert sum(isinstance(r, LlmCallError) for r in results) == 1
+    assert cursor.position == 1
+
+
+async def test_replay_server_runs_on_loopback(
+    recorded: tuple[Path, list[dict[str, object]]], tmp_path: Path
+) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    path, _ = recorded
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tavern.llm.replay_server",
+            "--journal",
+            str(path),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        assert httpx.get(f"{base}/status").json()["total"] == len(PLAN)
+        refused = httpx.post(
+            f"{base}/v1/chat/completions",
+            json={"messages": []},
+            headers={"X-Tavern-Agent": "prose", "X-Tavern-Turn": "9"},
+        )
+        assert refused.status_code == 409
+        served = httpx.post(
+            f"{base}/v1/chat/completions",
+            json={"messages": []},
+            headers={"X-Tavern-Agent": "director", "X-Tavern-Turn": "1"},
+        )
+        assert served.status_code == 200 and served.json()["choices"][0]["message"]["content"]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
