@@ -6,6 +6,8 @@ port. Behaviour comes from the environment:
 - FAKE_UNHEALTHY: answer /health with 503 this many times first (the model "loads").
 - FAKE_MODE=exit: print a message and exit 3 at once; FAKE_MODE=never: always 503.
 - FAKE_ARGS_FILE: write the received argv there as JSON.
+- FAKE_NO_CACHE=1: report 0 cached tokens always; otherwise the "cache" is the prefix shared
+  with the previous prompt (4 characters per token), like one llama.cpp slot.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-state = {"unhealthy": int(os.environ.get("FAKE_UNHEALTHY", "0"))}
+state: dict[str, object] = {"unhealthy": int(os.environ.get("FAKE_UNHEALTHY", "0")), "last": ""}
 MODE = os.environ.get("FAKE_MODE", "")
 
 
@@ -35,8 +37,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path != "/health":
             self._send(404, {"error": "not found"})
-        elif MODE == "never" or state["unhealthy"] > 0:
-            state["unhealthy"] -= 1
+        elif MODE == "never" or int(state["unhealthy"]) > 0:
+            state["unhealthy"] = int(state["unhealthy"]) - 1
             self._send(503, {"error": {"message": "Loading model"}})
         else:
             self._send(200, {"status": "ok"})
@@ -44,7 +46,14 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         request = json.loads(self.rfile.read(length))
-        prompt = sum(len(m["content"]) for m in request["messages"]) // 4
+        text = "".join(m["content"] for m in request["messages"])
+        last = str(state["last"])
+        shared = 0
+        while shared < min(len(text), len(last)) and text[shared] == last[shared]:
+            shared += 1
+        state["last"] = text
+        prompt = len(text) // 4
+        cached = 0 if os.environ.get("FAKE_NO_CACHE") else min(shared // 4, prompt - 1)
         self._send(
             200,
             {
@@ -53,9 +62,9 @@ class Handler(BaseHTTPRequestHandler):
                 "usage": {
                     "prompt_tokens": prompt,
                     "completion_tokens": 5,
-                    "prompt_tokens_details": {"cached_tokens": prompt - 1},
+                    "prompt_tokens_details": {"cached_tokens": cached},
                 },
-                "timings": {"cache_n": prompt - 1, "prompt_n": 1, "prompt_ms": 1.0},
+                "timings": {"cache_n": cached, "prompt_n": prompt - cached, "prompt_ms": 1.0},
                 "echo_format": request.get("response_format"),
             },
         )
