@@ -1,0 +1,98 @@
+"""End to end in headless chromium: create, play three turns, whisper, undo, switch language.
+
+Screenshots go to test-artifacts/browser/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import ARTIFACTS
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def _idle(page: Any) -> None:
+    page.wait_for_selector("[data-testid=busy]", state="hidden", timeout=30000)
+
+
+def _records(page: Any, turn: int) -> int:
+    count: int = page.locator(f"[data-testid=transcript] li[data-turn='{turn}']").count()
+    return count
+
+
+def _send(page: Any, **fields: str) -> None:
+    for name, value in fields.items():
+        page.fill(f"[data-testid=c-{name}]", value)
+    page.click("[data-testid=c-send]")
+    _idle(page)
+
+
+def test_play_whisper_undo_and_language(page: Any) -> None:
+    page.screenshot(path=str(ARTIFACTS / "01-landing.png"))
+    page.select_option("[data-testid=new-scenario]", "the-toll-house")
+    page.click("[data-testid=new-start]")
+    page.wait_for_selector("[data-testid=view-play]:not([hidden])")
+    _idle(page)
+    assert page.text_content("[data-testid=whose-turn]")
+
+    _send(page, speech="Good evening. Is the ferry still running?")
+    assert _records(page, 1) >= 2
+    assert page.locator("li.speech.mine").first.text_content()
+    _send(page, thought="She is hiding something.", action="I shake the rain off my coat.")
+    assert page.locator("li.thought").count() >= 1 and page.locator("li.action").count() >= 1
+    page.select_option("[data-testid=c-whisper]", index=1)
+    _send(page, speech="Don't trust the man with the satchel.")
+    assert _records(page, 3) >= 1
+    assert page.locator("[data-testid=whisper-tag]").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "02-three-turns.png"), full_page=True)
+
+    page.click("[data-testid=c-undo]")
+    _idle(page)
+    expect(page.locator("[data-testid=transcript] li[data-turn='3']")).to_have_count(0)
+    assert _records(page, 2) >= 1
+    page.screenshot(path=str(ARTIFACTS / "03-after-undo.png"), full_page=True)
+
+    page.click("[data-testid=c-suggest]")
+    _idle(page)
+    chips = page.locator("[data-testid=suggestions] .chip")
+    if chips.count():
+        chips.first.click()
+        assert page.input_value("[data-testid=c-speech]") or page.input_value(
+            "[data-testid=c-action]"
+        )
+
+    page.click("[data-testid=debug-toggle]")
+    page.wait_for_selector("[data-testid=debug-drawer]:not([hidden])")
+    page.click("[data-testid=debug-tab-journal]")
+    page.wait_for_selector("[data-testid=journal-line]")
+    page.screenshot(path=str(ARTIFACTS / "04-debug-journal.png"))
+    page.click("#debug-close")
+
+    page.click("[data-testid=setup-open]")
+    page.select_option("[data-testid=s-language]", "pt-BR")
+    page.click("[data-testid=s-save]")
+    page.wait_for_selector("html[lang=pt-BR]")
+    assert page.text_content("[data-testid=c-send]") == "Enviar"
+    page.screenshot(path=str(ARTIFACTS / "05-pt-BR.png"), full_page=True)
+
+
+def test_landing_fork_and_delete(page: Any) -> None:
+    page.click("[data-testid=new-start]")
+    page.wait_for_selector("[data-testid=view-play]:not([hidden])")
+    _idle(page)
+    _send(page, speech="Hello.")
+    page.click("[data-testid=home]")
+    page.wait_for_selector("[data-testid=session-row]")
+    page.click("[data-testid=session-fork]")
+    page.wait_for_selector("[data-testid=view-play]:not([hidden])")
+    _idle(page)
+    assert _records(page, 1) >= 1  # the fork carries the history
+    page.click("[data-testid=home]")
+    expect(page.locator("[data-testid=session-row]")).to_have_count(2)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.locator("[data-testid=session-delete]").first.click()
+    expect(page.locator("[data-testid=session-row]")).to_have_count(1)
+    page.screenshot(path=str(ARTIFACTS / "06-landing-after-fork-delete.png"))
