@@ -18,7 +18,7 @@ from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
 _F = re.IGNORECASE | re.UNICODE
-_DET_EN = r"(?:the|a|an|our|your|this|that|each|every|any|human|real|current|active)"
+_DET_EN = r"(?:the|a|an|our|your|this|that|human|real|current|active)"
 _DET_PT = (
     r"(?:o|a|os|as|um|uma|do|da|dos|das|ao|à|aos|pelo|pela|pelos|pelas|seu|sua|nosso|nossa|"
     r"este|esta|esse|essa|humano|humana|real)"
@@ -27,30 +27,42 @@ _OP_EN = r"(?:human|player|user|person|operator|real person|someone real)"
 _OP_PT = r"(?:humano|humana|jogador|jogadora|usu[aá]rio|usu[aá]ria|pessoa real|operador)"
 
 NOUN = [
-    rf"\b{_DET_EN}\s+players?\b(?!\s+(?:of|at|in)\b)",
+    rf"\b{_DET_EN}\s+players?\b(?!\s+(?:of|at|in|on|with|from)\b)",
+    # A bare plural opening a sentence ("Players often...") speaks of the audience.
+    r"(?:^|(?<=[.!?;:]\s))(?:Players|Users|Jogadores|Usu[aá]rios)\b"
+    r"(?!\s+(?:of|de|do|da|dos|das)\b)",
     r"\bplayer[- ]characters?\b|\bnon[- ]player\b|\bplayer'?s\s+character\b",
     r"\bN?PCs?\b",
-    r"\b(?:the|a|an|our|your|this|each|every|end)\s+users?\b(?!\s+of\b)",
-    r"\b(?:the|a)\s+(?:human\s+)?operator\b",
+    r"\b(?:the|a|an|our|your|this|end)\s+users?\b(?!\s+(?:of|fee|fees|toll|tax)\b)",
+    r"\b(?:the|a)\s+(?:human\s+)?operator\b(?!\s+(?:of|at|on)\b)",
     r"\bthe\s+human\s+(?:behind|at|in\s+control)\b",
-    rf"\b{_DET_PT}\s+jogador(?:a|es|as)?\b(?!\s+(?:de|do|da|dos|das)\b)",
+    rf"\b{_DET_PT}\s+jogador(?:a|es|as)?\b"
+    r"(?!\s+(?:de|do|da|dos|das|mais|na|no|nas|nos|em|com)\b)",
     r"\bpersonage(?:m|ns)\s+(?:do|da|dos)\s+jogador(?:a|es)?\b|\bpersonagem\s+jog[aá]vel\b",
     rf"\b{_DET_PT}\s+usu[aá]ri(?:o|a|os|as)\b(?!\s+(?:de|do|da)\b)",
     r"\b(?:o|a)\s+operador(?:a)?\b(?!\s+(?:de|do|da)\b)",
 ]
 ROLE = [
-    rf"\b(?:controlled|played|driven|operated|voiced|run)\s+by\s+(?:the|a|an)\s+{_OP_EN}\b",
+    rf"\b(?:controlled|played|driven|operated|voiced|run|commanded|steered|puppeted|directed)"
+    rf"\s+by\s+(?:the|a|an)\s+{_OP_EN}\b",
+    r"\b(?:user|player|human)'s\s+(?:avatar|character|persona|proxy|stand-in)\b",
+    r"\b(?:avatar|personagem|persona)\s+(?:do|da)\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
     r"\b(?:human|player|user)[- ](?:controlled|driven|played|operated)\b",
-    r"\b(?:the\s+)?(?:person|human|one)\s+(?:at|behind)\s+the\s+(?:keyboard|screen)\b",
+    r"\b(?:person|human|one|someone|anyone|nobody|no\s+one)\s+(?:at|behind)\s+(?:a|the)\s+"
+    r"(?:keyboard|screen)\b",
     r"\b(?:whoever|the one|the person)\s+(?:is\s+)?typing\b",
     r"\bhuman\s+(?:player|user|operator|participant|controller)s?\b",
     rf"\bcontrolad[oa]s?\s+(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
-    rf"\b(?:jogad|interpretad|conduzid|operad)[oa]s?\s+(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
-    r"\b(?:a\s+)?pessoa\s+(?:no|ao|atr[aá]s\s+do|diante\s+do|em\s+frente\s+ao)\s+teclado\b",
+    rf"\b(?:jogad|interpretad|conduzid|operad|comandad|dirigid|manipulad)[oa]s?\s+(?:pel[oa]s?|por\s+uma?)\s+{_OP_PT}\b",
+    r"\b(?:pessoa|algu[eé]m|ningu[eé]m|quem\s+est[aá])\s+(?:no|ao|atr[aá]s\s+do|diante\s+do|"
+    r"em\s+frente\s+ao)\s+teclado\b",
     r"\bquem\s+(?:est[aá]\s+)?digitando\b|\bquem\s+digita\b",
     r"\b(?:jogador|usu[aá]rio)\s+humano\b",
 ]
 NEGATED = [
+    r"\bby\s+(?:anyone|someone|no\s+one|nobody)\s+real\b|\bpor\s+ningu[eé]m\s+real\b",
+    r"\b(?:nobody|no\s+one)\s+(?:at|behind)\s+(?:a|the)\s+(?:keyboard|screen)\b",
+    r"\bningu[eé]m\s+(?:no|ao|atr[aá]s\s+do)\s+teclado\b",
     r"\b(?:not|never|no\s+longer)\s+(?:the\s+one\s+)?(?:typing|the\s+(?:player|user))\b",
     rf"\b(?:not|never|isn't|aren't)\s+(?:being\s+)?(?:controlled|played|driven)\s+by\s+"
     rf"(?:the|a|an|any)\s+{_OP_EN}\b",
@@ -66,14 +78,18 @@ NEGATED = [
     r"\bvoc[eê]\s+n[aã]o\s+(?:controla|joga\s+com)\s+(?:este|esse|o|a)\s+personagem\b",
 ]
 VERB = [
-    r"\b(?:the\s+)?(?:user|player|human)\s+(?:types?|typed|writes?|wrote|decides?|chooses?|"
-    r"controls?|inputs?|submits?|will\s+(?:type|decide|choose|reply|respond))\b",
+    r"\b(?:the|your|our)\s+(?:user|player)\s+(?:types?|typed|writes?|wrote|decides?|chooses?|"
+    r"controls?|inputs?|submits?|speaks?|spoke|repl(?:y|ies|ied)|respond(?:s|ed)?|"
+    r"will\s+(?:type|decide|choose|reply|respond|speak|act))\b",
+    r"\b(?:user|player)\s+(?:has|had|have)\s+(?:spoken|written|typed|replied|answered|decided|"
+    r"acted|chosen)\b",
     r"\b(?:user|player)\s+(?:input|message|prompt|turn|reply)s?\b",
     r"\b(?:typed|entered|submitted|written)\s+by\s+(?:the|a)\s+(?:user|player|human)\b",
     r"\byou\s+(?:play|are\s+playing)\s+as\b",
     r"\bwait(?:ing)?\s+for\s+(?:the\s+)?(?:user|player|human)\b",
-    r"\b(?:o|a)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\s+(?:digita|digitou|escreve|escreveu|decide|"
-    r"escolhe|controla|envia|vai\s+(?:digitar|decidir|escolher|responder))\b",
+    r"\b(?:o|a)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\s+(?:digita|digitou|digitar|escreve|escreveu|"
+    r"escrever|decide|decidir|escolhe|escolher|controla|envia|fala|falar|falou|responde|"
+    r"responder|vai\s+(?:digitar|decidir|escolher|responder|falar))\b",
     r"\b(?:entrada|mensagem|turno|resposta|vez)\s+(?:do|da)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\b",
     r"\b(?:digitad|escrit|enviad)[oa]\s+pel[oa]\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
     r"\bvoc[eê]\s+(?:joga|est[aá]\s+jogando)\s+como\b",

@@ -204,7 +204,9 @@ def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> li
 def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
     """Slot ids the prompt itself maps to a name (a roster such as "C1 = Mara")."""
     word = "|".join(re.escape(n) for n in names) if names else r"[A-ZÀ-Ý][\w'-]+"
-    forward = re.compile(rf"\b(C[1-9][0-9]?)\b[\"']?\s*(?:=|:|->|→|—|–|\(|is\b)\s*[\"']?(?:{word})")
+    forward = re.compile(
+        rf"\b(C[1-9][0-9]?)\b[\"']?\s*(?:=|:|->|→|—|–|\(|is\b|[eé]\b)\s*[\"']?(?:{word})"
+    )
     backward = re.compile(rf"(?:{word})\s*[\(\[]\s*(C[1-9][0-9]?)\s*[\)\]]")
     found: set[str] = set()
     for msg in messages:

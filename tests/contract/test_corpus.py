@@ -76,3 +76,17 @@ def test_controlled_character_swap_does_not_change_verdict() -> None:
     # A clean roster stays clean whichever slot a caller would consider "special".
     for case in CLEAN:
         assert check_prompt(case.messages, list(reversed(case.cast))) == []
+
+
+def test_round_one_stays_fixed() -> None:
+    """Round one was written blind, then tuned on: it now guards against regressions."""
+    s = score(load("round1_planted"), load("round1_clean"))
+    assert s.recall >= 0.9
+    assert s.fp_rate <= 0.05
+
+
+def test_round_two_is_scored_not_tuned() -> None:
+    """Round two is a blind measurement (see benchmarks/contract.py); it only has to load."""
+    planted, clean = load("round2_planted"), load("round2_clean")
+    assert len(planted) >= 20 and len(clean) >= 20
+    assert {c.rule for c in planted} <= set(RULE_NAMES)
