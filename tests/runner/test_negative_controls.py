@@ -109,3 +109,26 @@ def test_a_director_prompt_marking_the_controlled_is_caught(
     with pytest.raises(PromptContractError):
         kit.play(first, skip=True)
     assert kit.state(first).turn_number == 0
+
+
+def test_an_undo_that_forgets_the_state_is_caught(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit = make_kit("parrot")
+    sid = kit.create()
+    before = kit.state(sid)
+    kit.play(sid, speech="Good evening.", force_speaker="C2")
+    honest_undo = kit.store.undo
+
+    def history_only_undo(session_id: str) -> SessionState:
+        kept = kit.store.load(session_id)
+        honest_undo(session_id)
+        restored = kit.store.load(session_id)
+        return kit.store.replace_state(
+            session_id, kept.model_copy(update={"turn_number": 0}), restored.revision
+        )
+
+    monkeypatch.setattr(kit.store, "undo", history_only_undo)
+    after = run(kit.runner.undo(sid))
+    # The round-trip assertion of test_undo_property fails on this broken undo.
+    assert after.model_copy(update={"revision": before.revision}) != before

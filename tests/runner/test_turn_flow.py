@@ -1,0 +1,156 @@
+"""The turn transaction's flow: queue order, agency pauses, thought-only steps, skips,
+memory capture, failures that commit nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tavern.llm.fake import generate_answer
+from tavern.llm.provider import ProviderRequest
+from tavern.records import NarrationRecord, ThoughtRecord, TurnInputLine
+from tavern.runner import InvalidTurnError, ModelFailureError
+from tavern.store import journal_path, read_journal
+
+from .kit import KitFactory, run
+from .sweeps import prompt_of
+
+
+def director_answer(speakers: list[str], **extra: Any) -> dict[str, Any]:
+    return {
+        "blocking": "",
+        "events": [],
+        "next_speakers": speakers,
+        "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
+        "mood_updates": {},
+        "zone_moves": [],
+        "link_updates": [],
+        "time_skip_ticks": 0,
+        "nothing_happens": False,
+    } | extra
+
+
+def scripted(
+    speakers: list[str], replies: dict[str, dict[str, Any]] | None = None, **extra: Any
+) -> Callable[[ProviderRequest], Any]:
+    """A fake whose Director always routes `speakers`; Characters answer from `replies`."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer(speakers, **extra)
+        slot = request.agent.partition(":")[2]
+        if replies and slot in replies:
+            return replies[slot]
+        assert request.schema is not None
+        return generate_answer(request.schema, request, "parrot")
+
+    return answer
+
+
+def reply(speech: str | None = None, thought: str | None = None, action: str | None = None) -> Any:
+    return {"speech": speech, "thought": thought, "action_intent": action}
+
+
+def test_queue_runs_in_order_and_each_speaker_hears_the_earlier(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2", "C4"], {"C2": reply("Wexmoor owes me a cask.")}))
+    sid = kit.create()
+    result = kit.play(sid, speech="Well?")
+    assert [r.agent for r in kit.requests("character:")] == ["character:C2", "character:C4"]
+    assert "Wexmoor" in prompt_of(kit.requests("character:C4")[0])
+    assert not result.control_returned
+
+
+def test_queue_stops_at_the_controlled_character(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2", "C1", "C4"]))
+    sid = kit.create(controlled="C1")
+    result = kit.play(sid, speech="Well?")
+    assert result.control_returned and result.next_speaker == "C1"
+    assert [r.agent for r in kit.requests("character:")] == ["character:C2"]
+
+
+def test_force_speaker_collapses_the_queue_and_still_pauses(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2", "C4", "C5"]))
+    sid = kit.create(controlled="C1")
+    kit.play(sid, speech="You, then.", force_speaker="C5")
+    assert [r.agent for r in kit.requests("character:")] == ["character:C5"]
+    result = kit.play(sid, skip=True, force_speaker="C1")
+    assert result.control_returned and len(kit.requests("character:")) == 1
+
+
+def test_thought_only_turn_is_its_own_undoable_step(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2"]))
+    sid = kit.create()
+    kit.play(sid, thought="Ninefold lanterns, not eight.")
+    state = kit.state(sid)
+    assert state.turn_number == 1
+    thoughts = [r for r in kit.history(sid) if isinstance(r, ThoughtRecord) and r.speaker == "C1"]
+    assert [t.turn_number for t in thoughts] == [1] and thoughts[0].author == "human"
+    assert "Ninefold" in prompt_of(kit.requests("director")[0])
+    assert all("Ninefold" not in prompt_of(r) for r in kit.requests("character:"))
+    assert run(kit.runner.undo(sid)).turn_number == 0
+    assert not [r for r in kit.history(sid) if isinstance(r, ThoughtRecord)]
+
+
+def test_skip_without_hint_invites_the_world_to_move(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["Narrator"], time_skip_ticks=50))
+    sid = kit.create()
+    kit.play(sid, skip=True)
+    assert "Let the world move" in prompt_of(kit.requests("director")[0])
+    assert kit.state(sid).clock.tick == 1 + kit.runner.limits.skip_invite_ticks
+    kit.play(sid, skip=True, hint="The notary arrives.")
+    second = prompt_of(kit.requests("director")[1])
+    assert "Let the world move" not in second and "The notary arrives." in second
+    assert kit.state(sid).clock.tick == 2 + kit.runner.limits.skip_invite_ticks + (
+        kit.runner.limits.max_skip_ticks
+    )
+
+
+def test_memory_gets_one_line_per_perceived_record_and_never_narration(
+    make_kit: KitFactory,
+) -> None:
+    kit = make_kit(fn=scripted(["C2"], {"C2": reply("Evening.", "hm", "bows")}))
+    sid = kit.create()
+    before = kit.state(sid)
+    kit.play(sid, speech="Good evening.", action="nods")
+    after = kit.state(sid)
+    narration = [r for r in kit.history(sid) if isinstance(r, NarrationRecord)]
+    assert narration  # the renderer wrote something...
+    for slot, ledger in after.ledgers.items():
+        added = ledger.memory[len(before.ledgers[slot].memory) :]
+        assert not any(n.text[:40] in line for n in narration for line in added)  # ...unseen
+    # C4 shares the hall: speech + action of C1, speech + attempt of C2 (no thoughts).
+    assert len(after.ledgers["C4"].memory) == 4
+    assert after.ledgers["C3"].memory == []  # the sealed cellar perceived nothing
+
+
+def test_a_failing_model_commits_nothing(make_kit: KitFactory) -> None:
+    def broken(request: ProviderRequest) -> Any:
+        if request.agent.startswith("character:"):
+            return {"speech": 12}  # schema-invalid, every attempt
+        return scripted(["C2"])(request)
+
+    kit = make_kit(fn=broken, attempts=2)
+    sid = kit.create()
+    state, history = kit.state(sid), kit.history(sid)
+    with pytest.raises(ModelFailureError):
+        kit.play(sid, speech="Anyone?")
+    assert kit.state(sid) == state and kit.history(sid) == history
+    lines = read_journal(journal_path(kit.data_dir, sid))
+    kinds = [line.kind for line in lines]
+    assert "commit" not in kinds and kinds[:2] == ["turn_input", "turn_input_effective"]
+    failed = [c for c in kit.calls(sid) if c.agent == "character:C2"]
+    assert [c.attempt_number for c in failed] == [1, 2] and all(c.error_type for c in failed)
+
+
+def test_impossible_input_is_refused(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2"]))
+    sid = kit.create()
+    with pytest.raises(InvalidTurnError):
+        kit.play(sid, speech="psst", whisper_to=["C9"])
+    with pytest.raises(InvalidTurnError):
+        kit.play(sid, skip=True, force_speaker="C9")
+    assert kit.state(sid).turn_number == 0
+    raw = [x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, TurnInputLine)]
+    assert len(raw) == 2  # the raw input is journaled before the filters refuse it
