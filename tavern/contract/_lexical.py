@@ -28,9 +28,6 @@ _OP_PT = r"(?:humano|humana|jogador|jogadora|usu[aá]rio|usu[aá]ria|pessoa real
 
 NOUN = [
     rf"\b{_DET_EN}\s+players?\b(?!\s+(?:of|at|in|on|with|from)\b)",
-    # A bare plural opening a sentence ("Players often...") speaks of the audience.
-    r"(?:^|(?<=[.!?;:]\s))(?:Players|Users|Jogadores|Usu[aá]rios)\b"
-    r"(?!\s+(?:of|de|do|da|dos|das)\b)",
     r"\bplayer[- ]characters?\b|\bnon[- ]player\b|\bplayer'?s\s+character\b",
     r"\bN?PCs?\b",
     r"\b(?:the|a|an|our|your|this|end)\s+users?\b(?!\s+(?:of|fee|fees|toll|tax)\b)",

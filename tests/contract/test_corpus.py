@@ -79,9 +79,13 @@ def test_controlled_character_swap_does_not_change_verdict() -> None:
 
 
 def test_round_one_stays_fixed() -> None:
-    """Round one was written blind, then tuned on: it now guards against regressions."""
+    """Round one was written blind, then tuned on: it now guards against regressions.
+
+    Its misses are deliberate: "the human writes" (a people in fantasy worlds) and a bare
+    sentence-opening "Players ..." (too common in fiction to refuse prompts over).
+    """
     s = score(load("round1_planted"), load("round1_clean"))
-    assert s.recall >= 0.9
+    assert s.recall >= 0.8
     assert s.fp_rate <= 0.05
 
 
