@@ -224,54 +224,51 @@ async def test_concurrent_requests_serve_each_recorded_call_once(
 
 
 async def test_replay_server_runs_on_loopback(
-    recorded: tuple[Path, list[dict[str, object]]], tmp_path: Path
+    recorded: tuple[Path, list[dict[str, object]]],
 ) -> None:
-    import socket
-    import subprocess
-    import sys
-    import time
+    import asyncio
+
+    import uvicorn
 
     path, _ = recorded
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tavern.llm.replay_server",
-            "--journal",
-            str(path),
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    app = create_replay_app(ReplayCursor.from_journal(path))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
+    serving = asyncio.create_task(server.serve())
     try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90  # cold imports are slow on a busy 2-core box
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
-        assert httpx.get(f"{base}/status").json()["total"] == len(PLAN)
-        refused = httpx.post(
-            f"{base}/v1/chat/completions",
-            json={"messages": []},
-            headers={"X-Tavern-Agent": "prose", "X-Tavern-Turn": "9"},
-        )
-        assert refused.status_code == 409
-        served = httpx.post(
-            f"{base}/v1/chat/completions",
-            json={"messages": []},
-            headers={"X-Tavern-Agent": "director", "X-Tavern-Turn": "1"},
-        )
-        assert served.status_code == 200 and served.json()["choices"][0]["message"]["content"]
+        async with httpx.AsyncClient() as http:  # plain httpx: a real loopback socket
+            assert (await http.get(f"{base}/status")).json()["total"] == len(PLAN)
+            refused = await http.post(
+                f"{base}/v1/chat/completions",
+                json={"messages": []},
+                headers={"X-Tavern-Agent": "prose", "X-Tavern-Turn": "9"},
+            )
+            assert refused.status_code == 409
+            served = await http.post(
+                f"{base}/v1/chat/completions",
+                json={"messages": []},
+                headers={"X-Tavern-Agent": "director", "X-Tavern-Turn": "1"},
+            )
+            assert served.status_code == 200
+            assert served.json()["choices"][0]["message"]["content"]
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.should_exit = True
+        await serving
+
+
+def test_replay_server_cli_binds_loopback_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    from tavern.llm import replay_server
+
+    calls: list[dict[str, object]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    journal = tmp_path / "j.jsonl"
+    journal.write_text("", encoding="utf-8")
+    replay_server.main(["--journal", str(journal), "--port", "9911"])
+    assert calls == [{"host": "127.0.0.1", "port": 9911, "log_level": "warning"}]
