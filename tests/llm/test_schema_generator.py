@@ -140,3 +140,17 @@ def test_generator_catches_its_own_bad_output_in_the_property() -> None:
 @given(pattern=PATTERNS, seed=st.integers(0, 2**32))
 def test_regex_sampler_matches(pattern: str, seed: int) -> None:
     assert re.search(pattern, sample_regex(pattern, random.Random(seed)))
+
+
+@pytest.mark.parametrize("role", ["character", "director", "openings", "prose", "suggest"])
+@pytest.mark.parametrize("chooser_cls", [ParrotChooser, AdversaryChooser])
+def test_every_agent_output_schema_is_answerable(
+    role: str, chooser_cls: type[ParrotChooser]
+) -> None:
+    import importlib
+
+    schema = importlib.import_module(f"tavern.agents.{role}").OUTPUT_SCHEMA
+    validator = jsonschema.Draft202012Validator(schema)
+    for seed in range(10):
+        chooser = chooser_cls(random.Random(seed), "C1 Brom met C2; SECRET_TOKEN_9.")
+        validator.validate(SchemaGenerator(schema, chooser).generate())
