@@ -24,7 +24,12 @@ def main() -> None:
     for label, planted_name, clean_name in (
         ("tuned corpus", "planted", "clean"),
         ("round 1 (written blind, then used to tune)", "round1_planted", "round1_clean"),
-        ("round 2 (written blind, never tuned on)", "round2_planted", "round2_clean"),
+        ("round 2 (written blind, then used to tune)", "round2_planted", "round2_clean"),
+        (
+            "round 3 (written blind before round-2 tuning, never tuned on)",
+            "round3_planted",
+            "round3_clean",
+        ),
     ):
         planted, clean = load(planted_name), load(clean_name)
         s = score(planted, clean)

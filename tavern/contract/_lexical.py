@@ -27,6 +27,9 @@ _OP_EN = r"(?:human|player|user|person|operator|real person|someone real)"
 _OP_PT = r"(?:humano|humana|jogador|jogadora|usu[aá]rio|usu[aá]ria|pessoa real|operador)"
 
 NOUN = [
+    r"\breal[- ](?:world|life)\s+(?:participant|person|player|user)s?\b",
+    r"\bparticipantes?\s+rea(?:l|is)\b|\bpessoa\s+de\s+verdade\b",
+    r"'s\s+players?\b(?!\s+(?:of|at|in|on)\b)",
     rf"\b{_DET_EN}\s+players?\b(?!\s+(?:of|at|in|on|with|from)\b)",
     r"\bplayer[- ]characters?\b|\bnon[- ]player\b|\bplayer'?s\s+character\b",
     r"\bN?PCs?\b",
@@ -40,6 +43,11 @@ NOUN = [
     r"\b(?:o|a)\s+operador(?:a)?\b(?!\s+(?:de|do|da)\b)",
 ]
 ROLE = [
+    r"\b(?:speak|act|decide|write|talk|answer)\s+for\s+the\s+(?:human|user|player)\b",
+    r"\b(?:fale|falar|aja|agir|decida|decidir|escreva|escrever|responda|responder)\s+"
+    r"(?:pelo|pela)\s+(?:humano|humana|usu[aá]ri[oa]|jogador(?:a)?)\b",
+    r"\b(?:input|text|lines?|words?)\s+(?:from|at|on)\s+the\s+keyboard\b",
+    r"\b(?:entrada|texto|falas?)\s+(?:do|no|pelo)\s+teclado\b",
     rf"\b(?:controlled|played|driven|operated|voiced|run|commanded|steered|puppeted|directed)"
     rf"\s+by\s+(?:the|a|an)\s+{_OP_EN}\b",
     r"\b(?:user|player|human)'s\s+(?:avatar|character|persona|proxy|stand-in)\b",
@@ -57,6 +65,10 @@ ROLE = [
     r"\b(?:jogador|usu[aá]rio)\s+humano\b",
 ]
 NEGATED = [
+    r"(?:\bnot|n't)\s+the\s+one\s+(?:typing|controlling|playing|writing|deciding)\b",
+    r"\bn[aã]o\s+(?:est[aá]|[eé]\s+quem\s+est[aá])\s+(?:controlando|jogando\s+com|digitando|"
+    r"conduzindo)\b",
+    r"\bnot\s+(?:a|an|the)\s+(?:PC|NPC|player[- ]character)\b",
     r"\bby\s+(?:anyone|someone|no\s+one|nobody)\s+real\b|\bpor\s+ningu[eé]m\s+real\b",
     r"\b(?:nobody|no\s+one)\s+(?:at|behind)\s+(?:a|the)\s+(?:keyboard|screen)\b",
     r"\bningu[eé]m\s+(?:no|ao|atr[aá]s\s+do)\s+teclado\b",
@@ -75,6 +87,8 @@ NEGATED = [
     r"\bvoc[eê]\s+n[aã]o\s+(?:controla|joga\s+com)\s+(?:este|esse|o|a)\s+personagem\b",
 ]
 VERB = [
+    r"\b(?:await|wait\s+for)\s+the\s+(?:user|player|human)'s\b",
+    r"\b(?:user|player)'s\s+(?:next\s+)?(?:message|input|reply|turn|answer|move)\b",
     r"\b(?:the|your|our)\s+(?:user|player)\s+(?:types?|typed|writes?|wrote|decides?|chooses?|"
     r"controls?|inputs?|submits?|speaks?|spoke|repl(?:y|ies|ied)|respond(?:s|ed)?|"
     r"will\s+(?:type|decide|choose|reply|respond|speak|act))\b",
@@ -88,7 +102,7 @@ VERB = [
     r"escrever|decide|decidir|escolhe|escolher|controla|envia|fala|falar|falou|responde|"
     r"responder|vai\s+(?:digitar|decidir|escolher|responder|falar))\b",
     r"\b(?:entrada|mensagem|turno|resposta|vez)\s+(?:do|da)\s+(?:usu[aá]ri[oa]|jogador(?:a)?)\b",
-    r"\b(?:digitad|escrit|enviad)[oa]\s+pel[oa]\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
+    r"\b(?:digitad|escrit|enviad)[oa]s?\s+pel[oa]\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
     r"\bvoc[eê]\s+(?:joga|est[aá]\s+jogando)\s+como\b",
     r"\baguard(?:e|a|ando)\s+(?:o|a)\s+(?:usu[aá]ri[oa]|jogador(?:a)?|humano)\b",
 ]

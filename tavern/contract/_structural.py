@@ -19,7 +19,7 @@ MIN_BLOCKS = 3
 SLOT_ID = re.compile(r"\bC[1-9][0-9]?\b")
 MARKER_TAG = re.compile(
     r"[\(\[<{]\s*(?:you|yourself|pc|player|human|user|me|self|controlled|protagonist|"
-    r"jogador|jogadora|humano|usu[aá]rio|voc[eê]|eu|controlado|protagonista)\s*[\)\]>}]",
+    r"jogador|jogadora|humano|usu[aá]rio|voc[eê]|eu|controlad[oa]s?|protagonista)\s*[\)\]>}]",
     re.IGNORECASE,
 )
 _TAG = re.compile(r"\s*(?:[\(\[<{][^\)\]>}\n]{1,40}[\)\]>}]|[*†★✓✔]+)")

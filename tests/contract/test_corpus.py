@@ -89,8 +89,16 @@ def test_round_one_stays_fixed() -> None:
     assert s.fp_rate <= 0.05
 
 
-def test_round_two_is_scored_not_tuned() -> None:
-    """Round two is a blind measurement (see benchmarks/contract.py); it only has to load."""
-    planted, clean = load("round2_planted"), load("round2_clean")
+def test_round_two_stays_fixed() -> None:
+    """Round two was written blind, then tuned on (misses: meta talk of "the model" and a
+    trailing "(do not voice)" note, both left alone to keep fiction prompts passing)."""
+    s = score(load("round2_planted"), load("round2_clean"))
+    assert s.recall >= 0.9
+    assert s.fp_rate <= 0.05
+
+
+def test_round_three_is_scored_not_tuned() -> None:
+    """Round three is a blind measurement (benchmarks/contract.py); it only has to load."""
+    planted, clean = load("round3_planted"), load("round3_clean")
     assert len(planted) >= 20 and len(clean) >= 20
     assert {c.rule for c in planted} <= set(RULE_NAMES)
