@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 
+from tavern.llm.errors import LlmCallError
 from tavern.llm.local.cache_probe import ProbeResult, run_cache_probe
 from tavern.llm.local.provider import LocalProvider
 from tavern.llm.registry import build_provider, provider_names
@@ -64,6 +65,8 @@ async def _run(name: str, notes: int, journal: Path, session_id: str) -> ProbeRe
     async with httpx.AsyncClient() as http:
         provider = build_provider(AppConfig(active_provider=name), http, name)
         try:
+            if isinstance(provider, LocalProvider):
+                await provider.start()  # model load time stays out of the warm call's figures
             return await run_cache_probe(provider, sink=sink, session_id=session_id, notes=notes)
         finally:
             if isinstance(provider, LocalProvider):
@@ -77,6 +80,10 @@ def _cache(args: argparse.Namespace) -> int:
         return 2
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     journal = _journal_path(args.journal, name, stamp)
-    result = asyncio.run(_run(name, args.notes, journal, f"probe-cache-{stamp.lower()}"))
+    try:
+        result = asyncio.run(_run(name, args.notes, journal, f"probe-cache-{stamp.lower()}"))
+    except LlmCallError as exc:
+        print(f"probe failed before its calls: {exc}")
+        return 1
     _print(result, journal)
     return 0 if result.passed else 1

@@ -134,3 +134,19 @@ def test_shared_server_is_one_per_configuration(tmp_path: object) -> None:
     a = shared_server(paths, ServerOptions())
     assert shared_server(paths, ServerOptions()) is a
     assert shared_server(paths, ServerOptions(slots=1)) is not a
+
+
+def test_a_missing_model_is_a_provider_error_naming_the_fix(
+    fake_install: LocalPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tavern.llm, "ALLOW_LIVE_CALLS", True)
+    fake_install.model_file.unlink()
+    server = LocalServer(fake_install.server_binary, fake_install.model_file)
+
+    async def run() -> None:
+        async with httpx.AsyncClient() as http:
+            await LocalProvider(http_client=http, server=lambda: server).start()
+
+    with pytest.raises(LlmCallError, match="tavern model install") as info:
+        asyncio.run(run())
+    assert info.value.error_type == "provider"

@@ -103,6 +103,16 @@ class LocalProvider:
             self._adapter = self._make_adapter(server.api_base)
             return self._adapter
 
+    async def start(self) -> None:
+        """Start the server now rather than on the first call (keeps load time out of it).
+
+        Raises:
+            LlmCallError: `refused` while live calls are disabled, `provider` if the server
+                cannot start (model or binary missing, crash, timeout).
+        """
+        ensure_live_allowed(self._http)
+        await self._ensure_adapter()
+
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Start the server if needed, then send one attempt through the `llama_cpp` adapter."""
         ensure_live_allowed(self._http)  # starting a model counts as a live call
