@@ -172,3 +172,24 @@ def test_session_lock_serializes_tasks() -> None:
 
     asyncio.run(main())
     assert peak == 1
+
+
+def test_readable_while_written(tavern_data_dir: Path) -> None:
+    writer = JournalWriter(tavern_data_dir, durable=False)
+    path = journal_path(tavern_data_dir, SID)
+    done = threading.Event()
+
+    def write() -> None:
+        for turn in range(300):
+            writer.append(SID, _line(turn))
+        done.set()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    reads = 0
+    while not done.is_set() or reads == 0:
+        turns = [ln.turn_number for ln in read_journal(path)]
+        assert turns == list(range(len(turns)))  # always a clean prefix
+        reads += 1
+    thread.join()
+    assert [ln.turn_number for ln in read_journal(path)] == list(range(300))
