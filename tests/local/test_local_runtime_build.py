@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tarfile
 from pathlib import Path
+
+import pytest
 
 from tavern.llm.local.paths import SDIST_VERSION, LocalPaths, cache_dir, local_paths
 from tavern.llm.local.runtime_build import (
     CMAKE_OPTIONS,
+    RuntimeBuildError,
     build_runtime,
     cmake_build_command,
     cmake_configure_command,
@@ -69,3 +74,68 @@ def test_an_existing_stamped_build_is_reused(tmp_path: Path) -> None:
     messages: list[str] = []
     assert build_runtime(paths, progress=messages.append) == paths.server_binary
     assert messages == [f"llama-server already built: {paths.server_binary}"]
+
+
+FAKE_CMAKE = """#!{python}
+import json, os, sys
+from pathlib import Path
+log = Path(os.environ["FAKE_CMAKE_LOG"])
+with log.open("a") as out:
+    out.write(json.dumps(sys.argv[1:]) + "\\n")
+if os.environ.get("FAKE_CMAKE_FAIL") and "--build" in sys.argv:
+    sys.exit(2)
+if "--build" in sys.argv:
+    binary = Path(sys.argv[sys.argv.index("--build") + 1]) / "bin" / "llama-server"
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    binary.write_text("#!/bin/sh\\necho 'version: 1 (fake)'\\n")
+    binary.chmod(0o755)
+"""
+
+
+def _fake_toolchain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = tmp_path / "fakebin"
+    bin_dir.mkdir()
+    cmake = bin_dir / "cmake"
+    cmake.write_text(FAKE_CMAKE.format(python=sys.executable))
+    cmake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    log = tmp_path / "cmake.log"
+    monkeypatch.setenv("FAKE_CMAKE_LOG", str(log))
+    return log
+
+
+def _fake_sdist(paths: LocalPaths) -> None:
+    """An sdist-shaped archive already in place, so pip is never called."""
+    top = f"llama_cpp_python-{SDIST_VERSION}"
+    staging = paths.root / "staging" / top / "vendor" / "llama.cpp"
+    staging.mkdir(parents=True)
+    (staging / "CMakeLists.txt").write_text("project(fake)\n")
+    paths.runtime_dir.mkdir(parents=True)
+    with tarfile.open(paths.runtime_dir / f"{top}.tar.gz", "w:gz") as tar:
+        tar.add(paths.root / "staging" / top, arcname=top)
+
+
+def test_build_extracts_configures_builds_and_stamps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = _fake_toolchain(tmp_path, monkeypatch)
+    paths = LocalPaths(tmp_path / "cache")
+    _fake_sdist(paths)
+    assert build_runtime(paths) == paths.server_binary
+    configure, build = (json.loads(line) for line in log.read_text().splitlines())
+    source = paths.runtime_dir / "src" / "vendor" / "llama.cpp"
+    assert configure[:2] == ["-S", str(source)] and "-DGGML_NATIVE=OFF" in configure
+    assert build[build.index("--target") + 1] == "llama-server"
+    info = runtime_info(paths)
+    assert info is not None and info["version"] == "version: 1 (fake)"
+    assert info["sdist"] == f"llama-cpp-python=={SDIST_VERSION}"
+
+
+def test_a_failed_build_leaves_no_stamp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_toolchain(tmp_path, monkeypatch)
+    monkeypatch.setenv("FAKE_CMAKE_FAIL", "1")
+    paths = LocalPaths(tmp_path / "cache")
+    _fake_sdist(paths)
+    with pytest.raises(RuntimeBuildError, match="exit code 2"):
+        build_runtime(paths)
+    assert runtime_info(paths) is None and not paths.runtime_stamp.exists()
