@@ -60,6 +60,7 @@ class SessionSummary(BaseModel):
     updated_at: datetime
 
 
+_SYNCHRONOUS = {"OFF", "NORMAL", "FULL", "EXTRA"}
 _NO_TURN = 2**62
 """Above any turn number: the upper bound of the first step down the turn index."""
 
@@ -86,6 +87,8 @@ class SessionStore:
             synchronous: SQLite `synchronous` pragma; FULL keeps committed turns across
                 power loss, NORMAL only across process crashes.
         """
+        if synchronous not in _SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {sorted(_SYNCHRONOUS)}")
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / DB_NAME
         self._synchronous = synchronous
@@ -125,10 +128,13 @@ class SessionStore:
             db.execute(f"BEGIN {mode}")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                # Also after a failed COMMIT (disk full): never leave the connection inside a
+                # transaction, or every later call would fail to BEGIN.
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
                 raise
-            db.execute("COMMIT")
 
     # -- sessions -------------------------------------------------------------------------
 

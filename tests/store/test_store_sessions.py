@@ -356,3 +356,31 @@ def test_checkpoint_rows_hold_the_pre_turn_state(
     pre = {t: json.loads(body) for t, body in rows}
     db.close()
     assert pre[1]["turn_number"] == 0 and pre[2]["story_summary"] == "after 1"
+
+
+def test_a_failed_commit_leaves_the_connection_usable(store: SessionStore) -> None:
+    state = store.create(plain_state())
+    db = store._conn()
+    db.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON checkpoints"
+        " BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError, match="disk full"):
+        store.commit_turn(state.id, 1, [speech(0, 1)], state, state.revision)
+    assert not db.in_transaction
+    assert store.history(state.id) == []  # nothing of the turn is visible
+    db.execute("DROP TRIGGER refuse")
+    assert store.commit_turn(state.id, 1, [speech(0, 1)], state, state.revision).turn_number == 1
+
+
+def test_public_names_are_exported() -> None:
+    import inspect
+
+    import tavern.store
+
+    public = {
+        name
+        for name, value in vars(tavern.store).items()
+        if not name.startswith("_") and not inspect.ismodule(value)
+    }
+    assert public == set(tavern.store.__all__)
