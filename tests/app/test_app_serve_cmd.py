@@ -32,3 +32,51 @@ def test_unknown_provider_is_refused(capsys: pytest.CaptureFixture[str]) -> None
 def test_fake_server_binds_loopback() -> None:
     server = build_server(AppConfig(active_provider="fake"), 18765)
     assert server.config.host == "127.0.0.1" and server.config.port == 18765
+
+
+def test_serve_fake_answers_on_loopback(tavern_data_dir: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "TAVERN_DATA_DIR": str(tavern_data_dir)}
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "tavern"),
+            "serve",
+            "--provider",
+            "fake",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line, line
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "server did not answer"
+                time.sleep(0.1)
+        assert health.json() == {"status": "ok", "provider": "fake"}
+        page = httpx.get(f"http://127.0.0.1:{port}/")
+        assert page.status_code == 200 and '<script type="module" src="/web/app.js">' in page.text
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert not (tavern_data_dir / "config.json").exists()  # --provider is not persisted
