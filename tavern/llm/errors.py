@@ -19,12 +19,13 @@ ErrorType = Literal[
     "replay_mismatch",
     "replay_exhausted",
     "provider",
+    "capability",
 ]
 
 # Kinds worth another attempt: the next try may well succeed. A definitive 4xx, a refused
 # live call or a replay mismatch will fail identically every time, so they fail fast.
 RETRYABLE: frozenset[str] = frozenset(
-    {"http_5xx", "rate_limit", "timeout", "transport", "parse", "schema"}
+    {"http_5xx", "rate_limit", "timeout", "transport", "parse", "schema", "capability"}
 )
 
 

@@ -3,8 +3,9 @@
 Servers differ in how they take a schema. The C++ llama-server accepts
 `response_format: {type: json_schema, json_schema: {schema}}`; llama-cpp-python 0.3.36 answers
 that with HTTP 500 but accepts `{type: json_object, schema}`. `structured_output` picks one;
-`auto` starts with `json_schema` and, after a 5xx, switches to `json_object_schema` for every
-later attempt (the client's retry makes that next attempt; the adapter only learns).
+`auto` starts with `json_schema` and, after an HTTP error on a schema call, switches to
+`json_object_schema` for every later attempt (raised as a retryable `capability` error, so
+the client's retry makes that next attempt; the adapter only learns).
 
 Cache evidence: `usage.prompt_tokens_details.cached_tokens` or `timings.cache_n` (C++ server);
 llama-cpp-python reports neither, and then both counters are None, never 0.
@@ -136,8 +137,16 @@ class LlamaCppProvider:
                 timeout_s=self._timeout_s,
             )
         except LlmCallError as exc:
-            if self._auto and self.style == "json_schema" and exc.error_type == "http_5xx":
+            refused_style = exc.error_type in ("http_4xx", "http_5xx") and exc.status_code != 408
+            if self._auto and self.style == "json_schema" and request.schema and refused_style:
+                # Learn once; `capability` is retryable, so the client's next attempt uses
+                # the style this server accepts.
                 self.style = "json_object_schema"
+                raise LlmCallError(
+                    "capability",
+                    f"{exc.message}; switching to json_object_schema",
+                    status_code=exc.status_code,
+                ) from None
             raise
         return ProviderResponse(
             content=first_choice_content(data),

@@ -74,7 +74,15 @@ def _load_modules() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
+    _loaded = True  # set first: a provider module may itself import the registry
+    try:
+        _import_provider_modules()
+    except BaseException:
+        _loaded = False  # a broken module must not leave a silently partial registry
+        raise
+
+
+def _import_provider_modules() -> None:
     for module_name in PROVIDER_MODULES:
         try:
             module = importlib.import_module(module_name)

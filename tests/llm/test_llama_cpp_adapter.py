@@ -84,8 +84,9 @@ async def test_free_text_call_sends_no_response_format() -> None:
     assert "response_format" not in json.loads(sent[0].content)
 
 
-async def test_auto_capability_falls_back_after_a_500_through_the_client_retry(
-    journal: Journal,
+@pytest.mark.parametrize("status", [500, 400])
+async def test_auto_capability_falls_back_through_the_client_retry(
+    journal: Journal, status: int
 ) -> None:
     formats: list[str] = []
 
@@ -93,7 +94,8 @@ async def test_auto_capability_falls_back_after_a_500_through_the_client_retry(
         kind = json.loads(request.content)["response_format"]["type"]
         formats.append(kind)
         if kind == "json_schema":  # llama-cpp-python 0.3.36 behaviour
-            return httpx.Response(500, json=load_body("llama_cpp_python_json_schema_500.json"))
+            body = load_body("llama_cpp_python_json_schema_500.json")
+            return httpx.Response(status, json=body)
         return httpx.Response(200, json=load_body("llama_cpp_python.json"))
 
     provider = LlamaCppProvider(http_client=mock_http(handler), structured_output="auto")
@@ -107,7 +109,7 @@ async def test_auto_capability_falls_back_after_a_500_through_the_client_retry(
     )
     assert out["thought"] == "The cellar door is ajar."
     assert formats == ["json_schema", "json_object"]
-    assert [line.error_type for line in journal] == ["http_5xx", None]
+    assert [line.error_type for line in journal] == ["capability", None]
     assert journal[0].request.provider_options["structured_output"] == "json_schema"
     assert journal[1].request.provider_options["structured_output"] == "json_object_schema"
     assert "Unknown response_format" in (journal[0].error or "")
@@ -125,3 +127,20 @@ async def test_empty_content_is_a_parse_error() -> None:
     with pytest.raises(LlmCallError) as caught:
         await provider.complete(_request())
     assert caught.value.error_type == "parse"
+
+
+async def test_fixed_capability_does_not_fall_back(journal: Journal) -> None:
+    # Negative control: with `json_schema` configured, a 500 is an ordinary 5xx, retried as is.
+    formats: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        formats.append(json.loads(request.content)["response_format"]["type"])
+        return httpx.Response(500, json=load_body("llama_cpp_python_json_schema_500.json"))
+
+    provider = LlamaCppProvider(http_client=mock_http(handler), structured_output="json_schema")
+    client = LlmClient(provider, sink=journal, retry=RetryPolicy(2, 0.0))
+    with pytest.raises(LlmCallError) as caught:
+        await client.call_json(
+            agent="a", messages=messages(), schema=REPLY_SCHEMA, session_id="s", turn_number=0
+        )
+    assert caught.value.error_type == "http_5xx" and formats == ["json_schema", "json_schema"]
