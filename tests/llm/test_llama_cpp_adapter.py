@@ -144,3 +144,16 @@ async def test_fixed_capability_does_not_fall_back(journal: Journal) -> None:
             agent="a", messages=messages(), schema=REPLY_SCHEMA, session_id="s", turn_number=0
         )
     assert caught.value.error_type == "http_5xx" and formats == ["json_schema", "json_schema"]
+
+
+async def test_describe_matches_what_is_sent() -> None:
+    sent: list[httpx.Request] = []
+    provider = LlamaCppProvider(http_client=_capture("llama_server_cached.json", sent))
+    request = _request()
+    await provider.complete(request)
+    body = json.loads(sent[0].content)
+    described = provider.describe(request)
+    assert [m.model_dump() for m in described.messages] == body["messages"]
+    assert described.response_format == body["response_format"]
+    assert described.max_tokens == body["max_tokens"]
+    assert described.provider_options["api_host"] == "127.0.0.1:8080"
