@@ -163,3 +163,32 @@ def test_perceivers_helper_matches_zone_of() -> None:
 
     scene = Scene(location="inn", present=["C1", "C2"])
     assert perceivers_of_zone(scene, zone_of(scene, "C1") or "", ["sound"]) == ["C1", "C2"]
+
+
+@SETTINGS
+@given(worlds(), st.data())
+def test_audiences_stay_inside_presence_and_zones(world: World, data: st.DataObject) -> None:
+    from tavern.physics import audience_for, can_hear, can_see
+
+    scene = world.state.scene
+    slots = list(world.state.cast)
+    speaker = data.draw(st.sampled_from(scene.present))
+    targets = data.draw(st.lists(st.sampled_from([*slots, "C9"]), max_size=3))
+    for kind in ("speech", "action", "thought"):
+        aud = audience_for(scene, speaker, kind, whisper_to=targets)  # type: ignore[arg-type]
+        assert set(aud.perceivers) <= set(scene.present)
+        assert not set(aud.perceivers) & set(aud.aware)
+        if kind == "thought":
+            assert aud.perceivers == [speaker]
+        elif aud.origin == "whisper":
+            zone = zone_of(scene, speaker)
+            assert {zone_of(scene, s) for s in aud.perceivers + aud.aware} <= {zone}
+            assert set(aud.perceivers) <= {speaker, *targets}
+        else:
+            check = can_hear if kind == "speech" else can_see
+            origin = zone_of(scene, speaker) or ""
+            assert all(check(scene, s, origin) for s in aud.perceivers)
+    for record in world.history:
+        if record.kind == "speech" and record.reply_to is not None:  # type: ignore[union-attr]
+            source = next(r for r in world.history if r.seq == record.reply_to)
+            assert set(record.audience.perceivers) <= set(source.audience.perceivers)
