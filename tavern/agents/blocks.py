@@ -71,7 +71,9 @@ def assemble(blocks: list[PromptBlock]) -> list[ChatMessage]:
     ]
 
 
-def snapped_start(keys: list[int], sizes: list[int], budget: int, stride: int) -> int:
+def snapped_start(
+    keys: list[int], sizes: list[int], budget: int, stride: int, *, truncated: bool = False
+) -> int:
     """Index of the first item of a size-bounded tail window, snapped to a key stride.
 
     Keeping the window's start fixed until it must move (and then moving it by whole
@@ -85,6 +87,8 @@ def snapped_start(keys: list[int], sizes: list[int], budget: int, stride: int) -
         sizes: Size of each item.
         budget: Maximum total size of the window.
         stride: Granularity of the first kept key.
+        truncated: The items are a tail of a longer sequence (so even a window that fits
+            whole must start on a stride, or it would slide with the caller's tail).
 
     Returns:
         Index of the first kept item (`len(keys)` when nothing fits).
@@ -93,13 +97,15 @@ def snapped_start(keys: list[int], sizes: list[int], budget: int, stride: int) -
     0
     >>> snapped_start(list(range(10)), [10] * 10, budget=55, stride=4)
     8
+    >>> snapped_start(list(range(5, 15)), [10] * 10, budget=100, stride=4, truncated=True)
+    3
     """
     total = sum(sizes)
     start = 0
     while total > budget and start < len(sizes):
         total -= sizes[start]
         start += 1
-    if start == 0 or start >= len(keys):
+    if (start == 0 and not truncated) or start >= len(keys):
         return start
     floor_key = -(-keys[start] // stride) * stride
     while start < len(keys) and keys[start] < floor_key:

@@ -17,9 +17,11 @@ from tavern.agents.render import log_lines
 from tavern.physics.observation import Observation, ObservedLine
 from tavern.records import Character, CharacterReply, ChatMessage
 
-MEMORY_BUDGET_TOKENS = 2500
-"""Token budget of the memory lines shown."""
-MEMORY_STRIDE = 32
+MEMORY_BUDGET_TOKENS = 3200
+"""Token budget of the memory lines shown. The runner caps a ledger's memory (evicting in
+chunks) so that it usually fits whole: the block then only changes at its end, except at
+an eviction, and consecutive prompts share it as a prefix."""
+MEMORY_STRIDE = 16
 
 INSTRUCTIONS = """You are {name}, a person inside a story. Stay in character and speak for
 yourself only.
@@ -49,7 +51,11 @@ _STAGE_DIRECTION = re.compile(r"\*[^*]+\*|\([^()]+\)|\[[^\[\]]+\]")
 
 
 def build_messages(
-    observation: Observation, sheet: Character, turn_number: int
+    observation: Observation,
+    sheet: Character,
+    turn_number: int,
+    *,
+    memory_budget_tokens: int = MEMORY_BUDGET_TOKENS,
 ) -> list[ChatMessage]:
     """Build a Character prompt from the character's observation and its own sheet.
 
@@ -57,6 +63,7 @@ def build_messages(
         observation: What `physics.observe` says this character may perceive.
         sheet: The character's own sheet (its mind is its own to know), already rendered
             in the character's own names (`physics.identity.render_for_viewer`).
+        memory_budget_tokens: Token budget of the memory lines shown.
         turn_number: The beat being played: perceived lines of this turn form the volatile
             tail; earlier turns reach the character through its memory.
 
@@ -75,7 +82,7 @@ def build_messages(
     start = snapped_start(
         list(range(len(memory))),
         [len(x) + 1 for x in memory],
-        MEMORY_BUDGET_TOKENS * 4,
+        memory_budget_tokens * 4,
         MEMORY_STRIDE,
     )
     remembered = log_lines(
@@ -84,9 +91,10 @@ def build_messages(
     now = [line for line in observation.lines if line.turn_number == turn_number]
     blocks = [
         PromptBlock("Who you are", identity, Stability.IDENTITY),
+        PromptBlock("Where you are", _place(observation), Stability.SLOW),
         PromptBlock("People here", _people(observation), Stability.SLOW),
         PromptBlock("What you remember", remembered, Stability.SLOW),
-        PromptBlock("Where you are", _place(observation), Stability.VOLATILE),
+        PromptBlock("Facts", log_lines(observation.facts) or "(none)", Stability.VOLATILE),
         PromptBlock("What just happened", log_lines(x.text for x in now), Stability.VOLATILE),
         PromptBlock("Your turn", _turn_line(now), Stability.VOLATILE),
     ]
@@ -99,7 +107,6 @@ def _place(observation: Observation) -> str:
         lines.append(observation.description)
     if observation.zone:
         lines.append(f"You are in {observation.zone}.")
-    lines.append("Facts:\n" + (log_lines(observation.facts) or "(none)"))
     return "\n".join(lines)
 
 

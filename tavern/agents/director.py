@@ -29,9 +29,18 @@ from tavern.records import (
 )
 
 HISTORY_BUDGET_TOKENS = 6000
-"""Token budget of the active history window."""
-WINDOW_STRIDE = 32
-"""The window's first seq moves in multiples of this, so prompts keep a stable prefix."""
+"""Default token budget of the active history window (large-context models; the runner
+sizes it down for small local contexts, see `KernelLimits.for_context`)."""
+
+
+def window_stride(budget_tokens: int) -> int:
+    """Seq stride of the window's first record: about half a window of typical lines.
+
+    The start then jumps every several turns instead of sliding every turn, so consecutive
+    prompts share the window as a prefix, and a jump never leaves less than half a window.
+    """
+    return max(8, budget_tokens // 80)
+
 
 INSTRUCTIONS = f"""You are the Director of an interactive story: the authority on what physically
 happens in the world. Every character is an independent person; you decide only the world.
@@ -197,7 +206,7 @@ def build_messages(
             "Characters (id, name, appearance, mind)", "\n".join(cast_lines), Stability.IDENTITY
         ),
         PromptBlock("Story so far", state.story_summary, Stability.SLOW),
-        PromptBlock("Zones", zone_graph_block(state.scene), Stability.SLOW),
+        PromptBlock("Stage", _stage(state), Stability.SLOW),
         PromptBlock(
             "Recent history", history_window(state, history, budget_tokens), Stability.SLOW
         ),
@@ -210,7 +219,15 @@ def history_window(state: SessionState, history: list[HistoryRecord], budget_tok
     """Render the history tail that fits the token budget, start snapped to a seq stride."""
     lines = [line for r in history if (line := render_record(state, r))]
     keys = [r.seq for r in history if render_record(state, r)]
-    start = snapped_start(keys, [len(x) + 1 for x in lines], budget_tokens * 4, WINDOW_STRIDE)
+    # Seq 0 is the session's opening marker: without it, the caller passed a tail.
+    truncated = bool(history) and history[0].seq > 0
+    start = snapped_start(
+        keys,
+        [len(x) + 1 for x in lines],
+        budget_tokens * 4,
+        window_stride(budget_tokens),
+        truncated=truncated,
+    )
     return "\n".join(lines[start:])
 
 
@@ -253,8 +270,15 @@ def _name(state: SessionState, slot: str) -> str:
     return f"{character.body.display_name} ({slot})" if character else slot
 
 
+def _stage(state: SessionState) -> str:
+    """Location, description and zone graph: they change only when the stage does."""
+    scene = state.scene
+    head = f"Location: {scene.location}" + (f"\n{scene.description}" if scene.description else "")
+    return f"{head}\n{zone_graph_block(scene)}"
+
+
 def _now_block(state: SessionState, beat: DirectorBeat) -> str:
-    lines = [scene_block(state.scene, lambda s: _name(state, s))]
+    lines = [scene_block(state.scene, lambda s: _name(state, s), with_place=False)]
     moods = [
         f"{_name(state, s)}: {state.moods[s]}" for s in state.scene.present if s in state.moods
     ]

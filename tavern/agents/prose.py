@@ -33,8 +33,7 @@ from tavern.records import (
 )
 
 TRANSCRIPT_BUDGET_TOKENS = 2500
-"""Token budget of the reader transcript."""
-WINDOW_STRIDE = 32
+"""Default token budget of the reader transcript."""
 READER = "__reader__"
 """A viewer id no character has: perceives no thought and sits inside no whisper."""
 
@@ -87,7 +86,11 @@ def build_messages(
     tone = "\n".join(f"- {d}" for d in state.tone_directives)
     lines = [(r.seq, text) for r in earlier if (text := reader_line(r, namer))]
     start = snapped_start(
-        [k for k, _ in lines], [len(t) + 1 for _, t in lines], budget_tokens * 4, WINDOW_STRIDE
+        [k for k, _ in lines],
+        [len(t) + 1 for _, t in lines],
+        budget_tokens * 4,
+        max(4, budget_tokens // 250),  # about half a window of narration-sized lines
+        truncated=bool(earlier) and earlier[0].seq > 0,
     )
     transcript = log_lines(t for _, t in lines[start:])
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))

@@ -55,12 +55,16 @@ def zone_graph_block(scene: Scene) -> str:
     return "\n".join(lines)
 
 
-def scene_block(scene: Scene, namer: Namer, *, with_zone_ids: bool = True) -> str:
-    """Location, facts and who is present where."""
+def scene_block(
+    scene: Scene, namer: Namer, *, with_zone_ids: bool = True, with_place: bool = True
+) -> str:
+    """Location (unless `with_place=False`), facts and who is present where."""
     labels = {z.id: z.label for z in scene.zones}
-    lines = [f"Location: {scene.location}"]
-    if scene.description:
-        lines.append(scene.description)
+    lines = []
+    if with_place:
+        lines.append(f"Location: {scene.location}")
+        if scene.description:
+            lines.append(scene.description)
     lines.append("Facts:\n" + (log_lines(scene.facts) or "(none)"))
     present = []
     for slot in scene.present:

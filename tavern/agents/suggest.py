@@ -42,10 +42,15 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 def build_messages(
-    observation: Observation, sheet: Character, turn_number: int
+    observation: Observation,
+    sheet: Character,
+    turn_number: int,
+    memory_budget_tokens: int = character.MEMORY_BUDGET_TOKENS,
 ) -> list[ChatMessage]:
     """The Character prompt of `observation`, with the suggestion request as its last line."""
-    system, user = character.build_messages(observation, sheet, turn_number)
+    system, user = character.build_messages(
+        observation, sheet, turn_number, memory_budget_tokens=memory_budget_tokens
+    )
     head, _, _ = user.content.rpartition("## Your turn")
     return [system, user.model_copy(update={"content": f"{head}## Your turn\n{REQUEST}"})]
 

@@ -24,6 +24,20 @@ class OwnedRunner(Runner):
             self.http_client = None
 
 
+SMALL_CONTEXT_PROVIDERS = {"local": 4096, "llama_cpp": 4096}
+"""Providers whose default context per slot is small (option `ctx_per_slot` overrides)."""
+
+
+def default_limits(config: AppConfig) -> KernelLimits:
+    """Prompt budgets for the active provider: sized to its context when it is small."""
+    name = config.active_provider
+    if name not in SMALL_CONTEXT_PROVIDERS:
+        return KernelLimits()
+    options = config.settings_for(name).options
+    ctx = options.get("ctx_per_slot", SMALL_CONTEXT_PROVIDERS[name])
+    return KernelLimits.for_context(int(ctx))
+
+
 def build_runner(
     *,
     config: AppConfig,
@@ -51,7 +65,7 @@ def build_runner(
         writer.append(line.session_id, line)
 
     client = LlmClient.from_config(config, client_http, sink=sink)
-    runner = OwnedRunner(store, library, writer, client, limits=limits)
+    runner = OwnedRunner(store, library, writer, client, limits=limits or default_limits(config))
     if owned:
         runner.http_client = client_http
     return runner

@@ -67,14 +67,23 @@ class Runner:
         *,
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
+        check_contract: bool = True,
     ) -> None:
-        """Wire the runner; nothing is opened or called here."""
+        """Wire the runner; nothing is opened or called here.
+
+        `check_contract=False` skips the prompt-contract gate; it exists only so that the
+        kernel benchmark can report the gate's cost separately. Never turn it off to play.
+        """
         self.store = store
         self.library = library
         self.journal = journal
         self.client = client
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
+        self.check_contract = check_contract
+
+    def _gate(self, state: SessionState) -> ContractGate:
+        return ContractGate(state, enabled=self.check_contract)
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -186,7 +195,7 @@ class Runner:
             if progress is not None:
                 await progress("director", None)
             history = self.store.history_tail(session_id, self.limits.director_turns)
-            caller = AgentCaller(self.client, session_id, ContractGate(state))
+            caller = AgentCaller(self.client, session_id, self._gate(state))
             outcome = await TurnTransaction(
                 state, history, effective, self.store.next_seq(session_id), caller, self.limits
             ).run()
@@ -252,15 +261,17 @@ class Runner:
         history = self.store.history_tail(session_id, self.limits.perception_turns)
         observation = observe(state, history, slot)
         sheet = own_sheet(state, slot)
-        messages = suggest.build_messages(observation, sheet, state.turn_number)
-        caller = AgentCaller(self.client, session_id, ContractGate(state))
+        messages = suggest.build_messages(
+            observation, sheet, state.turn_number, self.limits.character_memory_tokens
+        )
+        caller = AgentCaller(self.client, session_id, self._gate(state))
         raw = await caller.call("suggest", messages, suggest.OUTPUT_SCHEMA, state.turn_number)
         return suggest.parse(raw)
 
     async def openings(self, session_id: str) -> list[str]:
         """Three scenario-grounded opening sparks for an empty session."""
         state = self._load(session_id)
-        caller = AgentCaller(self.client, session_id, ContractGate(state))
+        caller = AgentCaller(self.client, session_id, self._gate(state))
         messages = openings.build_messages(state)
         raw = await caller.call("openings", messages, openings.OUTPUT_SCHEMA, state.turn_number)
         return openings.parse(raw)
@@ -270,5 +281,8 @@ class Runner:
         state = self._load(session_id)
         history = self.store.history_tail(session_id, self.limits.director_turns)
         return director.build_messages(
-            state, history, director.DirectorBeat(max_time_skip=self.limits.max_skip_ticks)
+            state,
+            history,
+            director.DirectorBeat(max_time_skip=self.limits.max_skip_ticks),
+            budget_tokens=self.limits.director_history_tokens,
         )

@@ -47,10 +47,32 @@ class KernelLimits:
     """Largest time compression a Director may request on an ordinary beat."""
     skip_invite_ticks: int = 6
     """Largest time compression when the world is invited to move (skip without a hint)."""
-    director_turns: int = 40
+    director_turns: int = 30
     """Turns of history loaded for the Director's window (then trimmed by token budget)."""
     perception_turns: int = 8
     """Turns of history the observation and the secret guards look back over."""
+    director_history_tokens: int = director.HISTORY_BUDGET_TOKENS
+    """Token budget of the Director's history window (raise it for large-context models)."""
+    prose_transcript_tokens: int = prose.TRANSCRIPT_BUDGET_TOKENS
+    """Token budget of the prose renderer's reader transcript."""
+    character_memory_tokens: int = character.MEMORY_BUDGET_TOKENS
+    """Token budget of the memory lines in a Character prompt."""
+
+    @classmethod
+    def for_context(cls, context_tokens: int) -> KernelLimits:
+        """Budgets that keep every prompt (plus its answer) inside a model's context.
+
+        The Director's sheets, instructions and answer take about half of it, so its window
+        gets the rest; a Character's memory likewise.
+
+        >>> KernelLimits.for_context(4096).director_history_tokens
+        1638
+        """
+        return cls(
+            director_history_tokens=int(context_tokens * 0.4),
+            prose_transcript_tokens=int(context_tokens * 0.35),
+            character_memory_tokens=int(context_tokens * 0.45),
+        )
 
 
 @dataclass
@@ -135,7 +157,12 @@ class TurnTransaction:
         self, beat: director.DirectorBeat, invited: bool
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         state = self.state
-        messages = director.build_messages(state, [*self.history, *self.log.records], beat)
+        messages = director.build_messages(
+            state,
+            [*self.history, *self.log.records],
+            beat,
+            budget_tokens=self.limits.director_history_tokens,
+        )
         raw = await self.caller.call("director", messages, director.OUTPUT_SCHEMA, self.turn_number)
         proposal = director.parse(raw)
         public = [c.body.appearance for c in state.cast.values()] + [
@@ -170,7 +197,12 @@ class TurnTransaction:
         return decision, changes
 
     async def _narrate(self, staged: SessionState) -> str:
-        messages = prose.build_messages(staged, self.history, list(self.log.records))
+        messages = prose.build_messages(
+            staged,
+            self.history,
+            list(self.log.records),
+            budget_tokens=self.limits.prose_transcript_tokens,
+        )
         raw = await self.caller.call("prose", messages, prose.OUTPUT_SCHEMA, self.turn_number)
         return prose.parse(raw)
 
@@ -219,7 +251,12 @@ class TurnTransaction:
         self, staged: SessionState, slot: str, observation: Observation
     ) -> CharacterReply:
         """One Character call; an unusable answer is asked again once."""
-        messages = character.build_messages(observation, own_sheet(staged, slot), self.turn_number)
+        messages = character.build_messages(
+            observation,
+            own_sheet(staged, slot),
+            self.turn_number,
+            memory_budget_tokens=self.limits.character_memory_tokens,
+        )
         agent = f"character:{slot}"
         for attempt in (1, 2):
             raw = await self.caller.call(agent, messages, character.OUTPUT_SCHEMA, self.turn_number)

@@ -1,0 +1,256 @@
+"""Kernel time per turn and the cacheable prompt prefix, with the in-process fake provider.
+
+    python -m benchmarks.kernel [--turns 40] [--long 2000]
+
+Kernel time is the wall time of `Runner.play_turn` minus the time spent inside the model
+provider (the fake's own answer generation stands in for the model wait): loading the
+session, journaling, prompt building, the contract gate, validation, clamps, observations,
+memory capture and the atomic commit. It is measured on a session with 20 turns of history
+and on one with 2,000 (goal: median < 10 ms, ratio <= 1.5). Both sessions are built by
+committing synthetic turns through the store and the real memory capture, then played with
+the same scripted, realistic-length answers.
+
+The cacheable share: for each agent role, the mean share of each prompt that is a common
+prefix with that role's previous prompt in the session (goal >= 0.9 for Director and
+Character), from the journal, i.e. exactly the text that was sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from tavern.llm.client import LlmClient
+from tavern.llm.fake import FakeProvider
+from tavern.llm.provider import ProviderRequest, ProviderResponse
+from tavern.llm.wrappers import RetryPolicy
+from tavern.records import (
+    NARRATOR,
+    ActionRecord,
+    Audience,
+    EventRecord,
+    HistoryRecord,
+    LlmCallLine,
+    LlmRequestBody,
+    NarrationRecord,
+    SessionState,
+    SpeechRecord,
+    TurnInput,
+)
+from tavern.runner import Runner
+from tavern.runner.memory import capture_memory
+from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
+
+SCENARIO = "the-vintners-wake"
+HALL = ["C1", "C2", "C4", "C5"]
+WORDS = (
+    "candle wax cellar vine cask ledger notary will coffin balcony trapdoor rain lantern "
+    "silk cane habit cross satchel glasses glass wine debt harvest creditor letter seal "
+    "midnight bell door stair shadow whisper bargain promise"
+).split()
+
+
+def _sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def answer(request: ProviderRequest) -> dict[str, Any]:
+    """Realistic-length scripted answers, deterministic per request."""
+    rng = random.Random(hash(request.messages[-1].content) & 0xFFFF)
+    if request.agent == "director":
+        speaker = rng.choice(["C2", "C4", "C5", "C1"])
+        return {
+            "blocking": _sentence(rng, 12),
+            "events": [
+                {
+                    "kind": "action_outcome",
+                    "text": _sentence(rng, 14),
+                    "actor_id": "C1",
+                    "witness_ids": HALL,
+                    "utterance_ref": None,
+                }
+            ],
+            "next_speakers": [speaker],
+            "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
+            "mood_updates": {speaker: rng.choice(["wary", "calm", "tense"])},
+            "zone_moves": [],
+            "link_updates": [],
+            "time_skip_ticks": 0,
+            "nothing_happens": False,
+        }
+    if request.agent == "prose":
+        return {"narration": " ".join(_sentence(rng, 12) for _ in range(8))}
+    return {
+        "speech": _sentence(rng, 18),
+        "thought": _sentence(rng, 8),
+        "action_intent": _sentence(rng, 6) if rng.random() < 0.5 else None,
+    }
+
+
+class TimedProvider:
+    """Delegates to the fake and accumulates the time spent answering (the model wait)."""
+
+    def __init__(self) -> None:
+        self.inner = FakeProvider("function", fn=answer)
+        self.name, self.model, self.source = "fake", "fake-bench", "fake"
+        self.waited = 0.0
+        self.waited_cpu = 0.0
+
+    def describe(self, request: ProviderRequest) -> LlmRequestBody:
+        return self.inner.describe(request)
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        start, cpu = time.perf_counter(), time.process_time()
+        try:
+            return await self.inner.complete(request)
+        finally:
+            self.waited += time.perf_counter() - start
+            self.waited_cpu += time.process_time() - cpu
+
+
+def _synthetic_turn(state: SessionState, seq: int, turn: int, rng: random.Random) -> list[Any]:
+    hall = Audience(origin="zone", perceivers=HALL)
+    tick = state.clock.tick
+    common = {"turn_number": turn, "audience": hall, "tick": tick}
+    records: list[HistoryRecord] = [
+        SpeechRecord(seq=seq, speaker="C1", author="human", text=_sentence(rng, 16), **common),
+        EventRecord(
+            seq=seq + 1, speaker="C1", author="director", event_kind="action_outcome",
+            text=_sentence(rng, 14), actor_id="C1", **common,
+        ),
+        NarrationRecord(
+            seq=seq + 2, speaker=NARRATOR, author="renderer",
+            text=" ".join(_sentence(rng, 12) for _ in range(8)),
+            turn_number=turn, audience=Audience(origin="public"), tick=tick,
+        ),
+        SpeechRecord(seq=seq + 3, speaker="C2", author="character", text=_sentence(rng, 18),
+                     **common),
+        ActionRecord(seq=seq + 4, speaker="C2", author="character", text=_sentence(rng, 6),
+                     **common),
+    ]  # fmt: skip
+    return records
+
+
+def build_session(runner: Runner, store: SessionStore, turns: int) -> str:
+    """A session with `turns` synthetic committed turns (store + real memory capture)."""
+    view = asyncio.run(runner.create_session(SCENARIO))
+    state = store.load(view.id)
+    rng = random.Random(turns)
+    for turn in range(1, turns + 1):
+        records = _synthetic_turn(state, store.next_seq(state.id), turn, rng)
+        ledgers = capture_memory(state.ledgers, state.cast, records, records, state.scene)
+        clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
+        new = state.model_copy(update={"ledgers": ledgers, "clock": clock})
+        state = store.commit_turn(state.id, turn, records, new, state.revision)
+    return state.id
+
+
+def kernel_times(
+    runner: Runner, provider: TimedProvider, sid: str, turns: int
+) -> tuple[list[float], list[float]]:
+    """Kernel milliseconds of each of `turns` played turns: (wall, process CPU).
+
+    The CPU figure is what the kernel itself computes; on a shared, loaded machine it is
+    the one to read, since wall time then also counts waiting for a core.
+    """
+    inputs = [
+        TurnInput(speech="Who keeps the cellar key tonight?"),
+        TurnInput(action="sets the candle on the coffin's edge"),
+        TurnInput(thought="The notary is lying."),
+        TurnInput(speech="Not here.", whisper_to=["C2"]),
+    ]
+    wall, cpu = [], []
+    for i in range(turns):
+        provider.waited = provider.waited_cpu = 0.0
+        start, start_cpu = time.perf_counter(), time.process_time()
+        asyncio.run(runner.play_turn(sid, inputs[i % len(inputs)]))
+        wall.append((time.perf_counter() - start - provider.waited) * 1000)
+        cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
+    return wall, cpu
+
+
+def prefix_shares(calls: list[LlmCallLine]) -> dict[str, list[float]]:
+    """Per role (agent name up to `:`): common-prefix share with the same agent's last prompt."""
+    last: dict[str, str] = {}
+    shares: dict[str, list[float]] = defaultdict(list)
+    for call in calls:
+        text = "".join(m.role + m.content for m in call.request.messages)
+        prev = last.get(call.agent)
+        if prev is not None and text:
+            common = 0
+            for a, b in zip(prev, text, strict=False):
+                if a != b:
+                    break
+                common += 1
+            shares[call.agent.split(":")[0]].append(common / len(text))
+        last[call.agent] = text
+    return shares
+
+
+CONFIGS = [
+    ("durable I/O, contract gate", True, True),
+    ("no fsync, contract gate", False, True),
+    ("no fsync, no gate (kernel compute)", False, False),
+]
+
+
+def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedProvider]:
+    store = SessionStore(data_dir, synchronous="FULL" if durable else "OFF")
+    journal = JournalWriter(data_dir, durable=durable)
+    provider = TimedProvider()
+
+    def sink(line: LlmCallLine) -> None:
+        journal.append(line.session_id, line)
+
+    client = LlmClient(provider, sink=sink, retry=RetryPolicy(max_attempts=1))
+    runner = Runner(store, Library(data_dir), journal, client, check_contract=gate)
+    return runner, provider
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=30, help="played turns per measurement")
+    parser.add_argument("--short", type=int, default=20, help="history turns, short session")
+    parser.add_argument("--long", type=int, default=2000, help="history turns, long session")
+    args = parser.parse_args()
+    data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
+    builder, _ = _runner(data_dir, durable=False, gate=True)
+    sessions = {n: build_session(builder, builder.store, n) for n in (args.short, args.long)}
+    print(f"kernel time per turn (ms): {args.turns} turns per cell, fake provider, {data_dir}")
+    for label, durable, gate in CONFIGS:
+        runner, provider = _runner(data_dir, durable, gate)
+        wall_m, cpu_m = {}, {}
+        for history, sid in sessions.items():
+            kernel_times(runner, provider, sid, 2)  # warm-up
+            wall, cpu = kernel_times(runner, provider, sid, args.turns)
+            wall_m[history], cpu_m[history] = statistics.median(wall), statistics.median(cpu)
+            print(
+                f"  [{label}] {history:>5} turns: median wall {wall_m[history]:8.2f}"
+                f"  median cpu {cpu_m[history]:8.2f}"
+            )
+        print(
+            f"  [{label}] ratio {args.long}/{args.short}: wall "
+            f"{wall_m[args.long] / wall_m[args.short]:.2f}, cpu "
+            f"{cpu_m[args.long] / cpu_m[args.short]:.2f}  (goals: median < 10 ms, ratio <= 1.5)"
+        )
+    print("cacheable prefix share per role (mean over prompts; goal >= 0.9 director/character)")
+    for history, sid in sessions.items():
+        calls = [c for c in read_journal(journal_path(data_dir, sid))
+                 if isinstance(c, LlmCallLine)]  # fmt: skip
+        shares = prefix_shares(calls)
+        parts = [
+            f"{role} {statistics.mean(v):.3f} (n={len(v)})" for role, v in sorted(shares.items())
+        ]
+        print(f"  {history:>5} turns of history: " + "; ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
