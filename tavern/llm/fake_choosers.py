@@ -42,15 +42,15 @@ def prompt_text(messages: list[Any]) -> str:
 def salient_tokens(text: str) -> list[str]:
     """Tokens worth repeating: long words, capitalized words, anything with a digit.
 
-    >>> salient_tokens("the CANARY_7 sat on a mat near Brom")
-    ['CANARY_7', 'Brom']
+    >>> salient_tokens("the CANARY_7 sat on a mat near Brom with ring")
+    ['CANARY_7', 'near', 'Brom', 'ring']
     """
     seen: dict[str, None] = {}
     for token in TOKEN.findall(text):
         lowered = token.lower()
         if lowered in STOPWORDS:
             continue
-        if len(token) >= 5 or token[0].isupper() or any(c.isdigit() for c in token):
+        if len(token) >= 4 or token[0].isupper() or any(c.isdigit() for c in token):
             seen.setdefault(token, None)
     return list(seen)
 
