@@ -10,9 +10,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
 from tavern.app.main import create_app
@@ -40,10 +43,35 @@ def fuzz_app(tavern_data_dir: Path) -> Any:
     return create_app(services, AppConfig(active_provider="fake"))
 
 
-def _fuzzer(operation: Any, token: str, sent: dict[str, int]) -> Any:
-    key = f"{operation.method.upper()} {operation.path}"
+def _real_ids(app: Any) -> dict[str, str]:
+    """A fresh session (one turn played) and library ids, so fuzzed cases reach the runner."""
 
-    @given(case=operation.as_strategy())
+    async def seed() -> dict[str, str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
+            auth = {"X-Tavern-Token": app.state.access_token}
+            session = await client.post(
+                "/sessions", json={"scenario_id": "the-toll-house"}, headers=auth
+            )
+            sid = session.json()["id"]
+            await client.post(f"/sessions/{sid}/turns", json={"speech": "hello"}, headers=auth)
+            characters = (await client.get("/characters")).json()["data"]
+        return {
+            "session_id": sid,
+            "scenario_id": "the-toll-house",
+            "character_id": characters[0]["character"]["id"],
+        }
+
+    return anyio.run(seed)
+
+
+def _fuzzer(operation: Any, app: Any, sent: dict[str, int]) -> Any:
+    key = f"{operation.method.upper()} {operation.path}"
+    token = app.state.access_token
+    params = [p for p in ("session_id", "scenario_id", "character_id") if f"{{{p}}}" in key]
+    real = _real_ids(app) if params else {}
+
+    @given(case=operation.as_strategy(), use_real=st.booleans())
     @settings(
         max_examples=FUZZ_EXAMPLES,
         deadline=None,
@@ -51,7 +79,11 @@ def _fuzzer(operation: Any, token: str, sent: dict[str, int]) -> Any:
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    def fuzz(case: Any) -> None:
+    def fuzz(case: Any, use_real: bool) -> None:
+        if use_real:
+            # Half the cases aim at ids that exist, so bodies are fuzzed past the 404.
+            for name in params:
+                case.path_parameters[name] = real[name]
         response = case.call(base_url=BASE_URL, headers={"X-Tavern-Token": token})
         sent[key] = sent.get(key, 0) + 1
         case.validate_response(response, checks=[not_a_server_error])
@@ -60,13 +92,12 @@ def _fuzzer(operation: Any, token: str, sent: dict[str, int]) -> Any:
 
 
 def test_no_input_causes_a_server_error(fuzz_app: Any) -> None:
-    token = fuzz_app.state.access_token
     schema = schemathesis.openapi.from_asgi("/openapi.json", fuzz_app)
     sent: dict[str, int] = {}
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 20  # every route is in the schema
     for operation in operations:
-        _fuzzer(operation, token, sent)()
+        _fuzzer(operation, fuzz_app, sent)()
     COUNT_FILE.parent.mkdir(parents=True, exist_ok=True)
     COUNT_FILE.write_text(
         f"{sum(sent.values())} cases over {len(sent)} operations\n"

@@ -209,3 +209,20 @@ async def test_turns_on_different_sessions_run_in_parallel(api_factory) -> None:
         assert elapsed < delay * 3, (
             f"4 sessions took {elapsed:.2f}s; serialized would be {4 * delay}s"
         )
+
+
+async def test_a_turn_that_would_reveal_the_human_is_422_not_500(api: Api) -> None:
+    sid = (await _new(api))["id"]
+    before = (await api.client.get(f"/sessions/{sid}")).json()
+    turn = await api.client.post(
+        f"/sessions/{sid}/turns",
+        json={"speech": "I am the human player, the user controls me"},
+        headers=api.auth,
+    )
+    assert turn.status_code == 422, turn.text
+    assert "contract" in turn.json()["detail"]
+    after = (await api.client.get(f"/sessions/{sid}")).json()
+    assert (
+        after["turn_number"] == before["turn_number"]
+        and after["transcript"] == before["transcript"]
+    )
