@@ -27,7 +27,8 @@ const onError = (error) => toast(error.message ?? String(error));
 function setBusy(busy, stage) {
   $("busy").hidden = !busy;
   document.body.classList.toggle("busy-state", busy);
-  $("busy-text").textContent = stage ? t(`stage.${stage.split(":")[0]}`) : t("busy.working");
+  const key = stage ? `stage.${stage.split(":")[0]}` : "busy.working";
+  $("busy-text").textContent = t(key) === key ? t("busy.working") : t(key);
   setComposerBusy(busy);
 }
 
@@ -117,7 +118,8 @@ async function sendTurn(input) {
   clearComposer();
   appendRecords($("transcript"), result.records, view);
   view.turn_number = result.turn_number;
-  whoseTurn(result.next_speaker ?? (result.control_returned ? view.controlled_id : null));
+  // With no named next speaker the floor is the player's: act, or Skip to let others move.
+  whoseTurn(result.next_speaker ?? view.controlled_id);
   setDebugSession(view.id);
 }
 
