@@ -99,6 +99,8 @@ def snapped_start(
     8
     >>> snapped_start(list(range(5, 15)), [10] * 10, budget=100, stride=4, truncated=True)
     3
+    >>> snapped_start(list(range(5, 15)), [10] * 10, budget=100, stride=64, truncated=True)
+    0
     """
     total = sum(sizes)
     start = 0
@@ -108,6 +110,10 @@ def snapped_start(
     if (start == 0 and not truncated) or start >= len(keys):
         return start
     floor_key = -(-keys[start] // stride) * stride
-    while start < len(keys) and keys[start] < floor_key:
-        start += 1
-    return start
+    snapped = start
+    while snapped < len(keys) and keys[snapped] < floor_key:
+        snapped += 1
+    # A short tail would lose most of itself to the snap: keep it whole instead.
+    if start == 0 and snapped > len(keys) // 2:
+        return 0
+    return snapped

@@ -1,0 +1,126 @@
+"""The prompt builders in isolation: what each role sees, schemas, parsing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tavern.agents import character, director, openings, prose, suggest
+from tavern.contract import check_prompt
+from tavern.llm.fake import generate_answer
+from tavern.llm.provider import ProviderRequest
+from tavern.physics.observation import observe
+from tavern.records import (
+    Audience,
+    ChatMessage,
+    EventRecord,
+    HistoryRecord,
+    NarrationRecord,
+    SessionState,
+    SpeechRecord,
+    ThoughtRecord,
+)
+from tavern.store import Library, materialize_session
+
+HALL = Audience(origin="zone", perceivers=["C1", "C2", "C4", "C5"])
+
+
+@pytest.fixture
+def state(tavern_data_dir: Path) -> SessionState:
+    library = Library(tavern_data_dir)
+    return materialize_session(library.get_scenario("the-vintners-wake"), library, "s-test")
+
+
+def _history() -> list[HistoryRecord]:
+    return [
+        SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human", audience=HALL,
+                     text="The cellar key is Ambergris42."),
+        ThoughtRecord(seq=2, turn_number=1, speaker="C1", author="human",
+                      audience=Audience(origin="private", perceivers=["C1"]),
+                      text="Caspar forged the will, Velvetine."),
+        EventRecord(seq=3, turn_number=1, speaker="C2", author="director", audience=HALL,
+                    event_kind="action_outcome", actor_id="C2",
+                    text="Caspar repeats Ambergris42 under his breath."),
+        NarrationRecord(seq=4, turn_number=1, speaker="Narrator", author="renderer",
+                        audience=Audience(origin="public"), text="Candles gutter. Lumenfall."),
+    ]  # fmt: skip
+
+
+def _text(messages: list[ChatMessage]) -> str:
+    return "\n".join(m.content for m in messages)
+
+
+def test_director_sees_minds_and_marks_thoughts_but_not_narration(state: SessionState) -> None:
+    text = _text(director.build_messages(state, _history(), director.DirectorBeat()))
+    assert "PRIVATE THOUGHT of Agnese Corvo (C1)" in text and "Velvetine" in text
+    assert all(c.mind.personality in text for c in state.cast.values())
+    assert "Lumenfall" not in text  # narration is derived; the window leaves it out
+    assert not check_prompt(director.build_messages(state, _history(), director.DirectorBeat()),
+                            [c.body.display_name for c in state.cast.values()])  # fmt: skip
+
+
+def test_director_prompt_ignores_the_controlled_id_and_the_author(state: SessionState) -> None:
+    history = _history()
+    base = director.build_messages(state, history, director.DirectorBeat())
+    other = state.model_copy(update={"controlled_id": "C4"})
+    authored = [r.model_copy(update={"author": "character"}) for r in history]
+    assert director.build_messages(other, authored, director.DirectorBeat()) == base
+
+
+def test_prose_never_receives_words_thoughts_or_minds(state: SessionState) -> None:
+    history = _history()
+    text = _text(prose.build_messages(state, history[:2], history[2:]))
+    assert "Ambergris42" not in text  # spoken, and copied into an event by the Director
+    assert "Velvetine" not in text
+    assert "(Agnese Corvo speaks.)" in text
+    assert all(c.mind.personality not in text for c in state.cast.values())
+    assert "C2" not in text  # ids become names for the reader
+
+
+def test_every_character_prompt_has_the_same_shape(state: SessionState) -> None:
+    history = _history()
+    shapes = set()
+    for slot in ("C2", "C4", "C5"):
+        messages = character.build_messages(observe(state, history, slot), state.cast[slot], 1)
+        shapes.add(tuple(line for line in _text(messages).splitlines() if line.startswith("##")))
+        assert "Velvetine" not in _text(messages)
+    assert len(shapes) == 1
+
+
+def test_stage_directions_in_speech_become_an_attempt() -> None:
+    reply = character.parse({"speech": "*draws a knife* Stay back.", "thought": None,
+                             "action_intent": None})  # fmt: skip
+    assert reply.speech == "Stay back." and reply.action_intent == "draws a knife"
+    with pytest.raises(ValueError):
+        character.parse({"speech": " ", "thought": None, "action_intent": None})
+
+
+@pytest.mark.parametrize("module", [director, prose, character, suggest, openings])
+def test_schemas_are_valid_and_generated_answers_parse(module: Any) -> None:
+    jsonschema.Draft202012Validator.check_schema(module.OUTPUT_SCHEMA)
+    for mode in ("parrot", "adversary"):
+        request = ProviderRequest(
+            agent="x", messages=[ChatMessage(role="user", content="Mara lifts the lamp C2.")]
+        )
+        value = generate_answer(module.OUTPUT_SCHEMA, request, mode)
+        jsonschema.validate(value, module.OUTPUT_SCHEMA)
+        if module is not character or any(value.values()):
+            module.parse(value)
+
+
+def test_suggest_asks_generically_from_the_character_prompt(state: SessionState) -> None:
+    obs = observe(state, _history(), "C1")
+    system, user = suggest.build_messages(obs, state.cast["C1"], 1)
+    base_system, base_user = character.build_messages(obs, state.cast["C1"], 1)
+    assert system == base_system
+    assert user.content.split("## Your turn")[0] == base_user.content.split("## Your turn")[0]
+    assert not check_prompt([system, user], [c.body.display_name for c in state.cast.values()])
+
+
+def test_openings_use_the_public_scenario_only(state: SessionState) -> None:
+    text = _text(openings.build_messages(state))
+    assert state.scene.location in text
+    assert all(s not in text for c in state.cast.values() for s in c.mind.secrets)
