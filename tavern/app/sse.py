@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 EVENT_STREAM = "text/event-stream"
 
+# asyncio keeps only weak references to tasks; a turn whose client went away must still
+# finish and commit, so its task is held here until it is done.
+_running: set[asyncio.Task[None]] = set()
+
 
 def wants_event_stream(request: Request) -> bool:
     """True when the Accept header asks for SSE."""
@@ -61,6 +65,8 @@ def stream_work(work: Callable[[Progress], Awaitable[BaseModel]]) -> StreamingRe
 
     async def frames() -> AsyncIterator[str]:
         task = asyncio.create_task(run())
+        _running.add(task)
+        task.add_done_callback(_running.discard)
         try:
             while (frame := await queue.get()) is not None:
                 yield frame
