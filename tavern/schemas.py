@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from tavern import records
+from tavern.records.config import AppConfig
 
 SchemaSource = type[BaseModel] | TypeAdapter[Any]
 
@@ -27,6 +28,7 @@ _REGISTRY: dict[str, SchemaSource] = {
     "turn_input": records.TurnInput,
     "director_decision": records.DirectorDecision,
     "character_reply": records.CharacterReply,
+    "app_config": AppConfig,
 }
 
 
