@@ -114,6 +114,21 @@ class BeatLog:
         self.records.append(record)
         return record
 
+    def add_world_event(self, scene: Scene, text: str) -> EventRecord:
+        """Append a code-staged world event (an act deadline) that everyone present perceives."""
+        record = EventRecord(
+            seq=self._seq(),
+            turn_number=self.turn_number,
+            speaker=WORLD,
+            author="kernel",
+            audience=event_audience(scene.present),
+            tick=self.tick,
+            event_kind="world_event",
+            text=text,
+        )
+        self.records.append(record)
+        return record
+
     def add_events(self, decision: DirectorDecision) -> list[EventRecord]:
         """Append the clamped decision's events, each heard by exactly its witnesses."""
         out = []

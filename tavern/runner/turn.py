@@ -119,7 +119,7 @@ class TurnTransaction:
         clock = state.clock
         due = story_clock.due_deadlines(clock)
         for deadline in due:
-            self.log.add_system("deadline", deadline.event)
+            self.log.add_world_event(state.scene, deadline.event)
         clock = story_clock.fire(clock, [d.id for d in due])
         invited = turn.skip and not turn.hint
         decision, changes = await self._direct(

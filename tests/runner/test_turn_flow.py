@@ -10,7 +10,7 @@ import pytest
 
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
-from tavern.records import NarrationRecord, ThoughtRecord, TurnInputLine
+from tavern.records import EventRecord, NarrationRecord, ThoughtRecord, TurnInputLine
 from tavern.runner import InvalidTurnError, ModelFailureError
 from tavern.store import journal_path, read_journal
 
@@ -154,3 +154,19 @@ def test_impossible_input_is_refused(make_kit: KitFactory) -> None:
     assert kit.state(sid).turn_number == 0
     raw = [x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, TurnInputLine)]
     assert len(raw) == 2  # the raw input is journaled before the filters refuse it
+
+
+def test_an_act_deadline_stages_a_world_event_everyone_present_perceives(
+    make_kit: KitFactory,
+) -> None:
+    kit = make_kit(fn=scripted(["Narrator"], time_skip_ticks=6))
+    sid = kit.create()  # the vintner's wake: the midnight bell at tick 8
+    for _ in range(3):
+        kit.play(sid, skip=True)
+    state = kit.state(sid)
+    assert state.clock.fired == ["midnight-bell"] and not state.clock.deadlines
+    bells = [r for r in kit.history(sid) if isinstance(r, EventRecord) and "bell" in r.text]
+    assert len(bells) == 1 and bells[0].author == "kernel"
+    assert set(bells[0].audience.perceivers) == set(state.scene.present)
+    assert "Scheduled event arriving now" in prompt_of(kit.requests("director")[2])
+    assert any("bell tolls midnight" in line for line in state.ledgers["C3"].memory)
