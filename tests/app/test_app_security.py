@@ -114,3 +114,15 @@ async def test_security_headers_on_responses(api: Api) -> None:
     response = await api.client.get("/health")
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+async def test_ui_and_docs_are_served(api: Api) -> None:
+    index = await api.client.get("/")
+    assert (
+        index.status_code == 200 and "script-src 'self'" in index.headers["content-security-policy"]
+    )
+    module = await api.client.get("/web/app.js")
+    assert module.status_code == 200 and "javascript" in module.headers["content-type"]
+    docs = await api.client.get("/docs")
+    assert docs.status_code == 200 and "content-security-policy" not in docs.headers
+    assert (await api.client.get("/openapi.json")).json()["info"]["title"] == "Tavern"
