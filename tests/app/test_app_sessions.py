@@ -226,3 +226,12 @@ async def test_a_turn_that_would_reveal_the_human_is_422_not_500(api: Api) -> No
         after["turn_number"] == before["turn_number"]
         and after["transcript"] == before["transcript"]
     )
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=501", "after=-2", "after=x", "limit=1.5"])
+async def test_page_bounds_are_enforced(api: Api, query: str) -> None:
+    sid = (await _new(api))["id"]
+    for path in ("history", "journal"):
+        response = await api.client.get(f"/sessions/{sid}/{path}?{query}")
+        assert response.status_code == 422, (path, query)
+        assert "limit" in response.json()["detail"] or "after" in response.json()["detail"]
