@@ -16,10 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import log_lines, scene_block, zone_graph_block
-from tavern.physics.guards import hidden_tokens_for
+from tavern.agents.render import log_lines, scene_block, tokens_in, zone_graph_block
 from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
-from tavern.physics.redaction import redact, tokens_of
+from tavern.physics.redaction import redact
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -34,8 +33,6 @@ from tavern.records import (
 
 TRANSCRIPT_BUDGET_TOKENS = 2500
 """Default token budget of the reader transcript."""
-READER = "__reader__"
-"""A viewer id no character has: perceives no thought and sits inside no whisper."""
 
 INSTRUCTIONS = """You are the narrator of an interactive story, writing for a reader.
 Turn the confirmed events of this beat into vivid narration in the third person, past tense.
@@ -107,10 +104,11 @@ def build_messages(
         PromptBlock("This beat", this_beat or "Nothing material happens.", Stability.VOLATILE),
     ]
     messages = assemble(blocks)
-    window = [*earlier, *beat]
-    hidden = spoken_only_tokens(state, window) | hidden_tokens_for(
-        window, state.scene, READER, public_texts=_public_corpus(state)
-    )
+    # Spoken words, whispers and thoughts of the window, minus what the stage and the cast's
+    # bodies show anyway. This is a superset of `physics.guards.hidden_tokens_for` for a
+    # reader who perceives nothing (thought-only tokens and whisper payloads), because the
+    # public corpus subtracted here is smaller than the guards' one.
+    hidden = spoken_only_tokens(state, [*earlier, *beat])
     # Stored texts may carry raw slot ids (a Director may write "C2 stumbles"); the reader
     # knows people by name, so ids become names before anything else.
     content = SLOT_ID.sub(lambda m: names.get(m.group(), UNKNOWN_REF), messages[1].content)
@@ -150,8 +148,8 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> set
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    spoken = tokens_of(r.text for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
-    return spoken - tokens_of(_public_corpus(state))
+    spoken = tokens_in(r.text for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+    return spoken - tokens_in(_public_corpus(state))
 
 
 def _public_corpus(state: SessionState) -> list[str]:

@@ -8,7 +8,9 @@ ledger taught it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
+from tavern.physics.redaction import salient_tokens
 from tavern.records import Scene, SessionState
 
 Namer = Callable[[str], str]
@@ -20,6 +22,21 @@ Only roster lines may open with a character's name: a transcript line opening wi
 would read as a character card to the prompt contract's structural rules, and history
 (who happened to speak) would then look like one character being marked differently.
 """
+
+
+@lru_cache(maxsize=32768)
+def cached_tokens(text: str) -> frozenset[str]:
+    """`physics.redaction.salient_tokens`, memoized: the same record texts are tokenized
+    again every turn while they stay in the window, and tokenizing dominates guard cost."""
+    return frozenset(salient_tokens(text))
+
+
+def tokens_in(texts: Iterable[str]) -> set[str]:
+    """Union of `cached_tokens` over `texts`."""
+    out: set[str] = set()
+    for text in texts:
+        out |= cached_tokens(text)
+    return out
 
 
 def log_lines(texts: Iterable[str]) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tavern.agents.render import tokens_in
 from tavern.physics.guards import hidden_tokens_for
 from tavern.physics.identity import learn_names
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
-from tavern.physics.redaction import tokens_of
 from tavern.records import (
     ActionRecord,
     Character,
@@ -27,6 +27,7 @@ from tavern.records import (
     ThoughtRecord,
 )
 
+_DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
 MEMORY_CAP = 128
 """Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
 MEMORY_EVICT = 64
@@ -54,13 +55,15 @@ def capture_memory(
         New ledgers (unchanged ones are the same objects).
     """
     out = dict(ledgers)
-    guard_needed = _may_hold_secrets(cast, beat, context)
+    secret = _secret_tokens(context)
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
         if not perceived:
             continue
-        hidden = hidden_tokens_for(context, scene, viewer) if guard_needed else frozenset()
+        hidden: frozenset[str] = frozenset()
+        if secret and secret & _shown_tokens(cast, perceived):
+            hidden = hidden_tokens_for(context, scene, viewer)
         lines = []
         for record in perceived:
             ledger = learn_names(ledger, record, cast, viewer)
@@ -74,28 +77,30 @@ def capture_memory(
     return out
 
 
-def _may_hold_secrets(
-    cast: Mapping[str, Character], beat: Sequence[HistoryRecord], context: Sequence[HistoryRecord]
-) -> bool:
-    """Whether any digest of this beat could contain a thought or whisper token.
-
-    The per-viewer guard only ever hides tokens of thoughts and whispers; when none of
-    those occurs in the beat's texts (or in the names and descriptions digests insert),
-    redaction is a no-op for every viewer and the costly per-viewer sets are skipped.
-    """
-    secret = tokens_of(
+def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:
+    """Tokens of thoughts and whispers: the only ones the per-viewer guard can ever hide."""
+    return tokens_in(
         r.text
         for r in context
         if isinstance(r, ThoughtRecord)
         or (isinstance(r, SpeechRecord) and r.audience.origin == "whisper")
     )
-    if not secret:
-        return False
-    shown = tokens_of(
+
+
+def _shown_tokens(cast: Mapping[str, Character], perceived: Sequence[HistoryRecord]) -> set[str]:
+    """Tokens a viewer's digests of `perceived` can contain (texts plus inserted names).
+
+    When none of them is a secret token, redaction is a no-op for that viewer and the costly
+    per-viewer guard set is skipped.
+    """
+    return tokens_in(
         [
-            *(r.text for r in beat if isinstance(r, SpeechRecord | ActionRecord | EventRecord)),
+            *(
+                r.text
+                for r in perceived
+                if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
+            ),
             *(c.body.display_name for c in cast.values()),
             *(c.body.description_ref for c in cast.values()),
         ]
     )
-    return bool(secret & shown)

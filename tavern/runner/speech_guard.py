@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.guards import scene_texts
-from tavern.physics.redaction import redact, salient_tokens, tokens_of
+from tavern.physics.redaction import redact
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
 
 RULE = "speech_guard"
@@ -29,7 +30,7 @@ def _payloads(
     state: SessionState, context: Sequence[HistoryRecord]
 ) -> list[tuple[frozenset[str], frozenset[str]]]:
     """(audience, tokens not otherwise public) of each spoken (non-whisper) line."""
-    public = tokens_of(
+    public = tokens_in(
         [
             *scene_texts(state.scene),
             state.world,
@@ -41,7 +42,7 @@ def _payloads(
     out = []
     for record in context:
         if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
-            tokens = frozenset(salient_tokens(record.text) - public)
+            tokens = frozenset(cached_tokens(record.text) - public)
             if tokens:
                 out.append((frozenset(record.audience.perceivers), tokens))
     return out

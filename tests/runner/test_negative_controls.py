@@ -69,7 +69,7 @@ def test_disabled_thought_guards_are_caught(
     # The clamp, and the per-viewer and prose redactions behind it (defence in depth).
     monkeypatch.setattr(turn_module, "clamp_decision", without_thought_guard)
     monkeypatch.setattr(observation_module, "hidden_tokens_for", lambda *a, **k: frozenset())
-    monkeypatch.setattr(prose_module, "hidden_tokens_for", lambda *a, **k: frozenset())
+    monkeypatch.setattr(prose_module, "spoken_only_tokens", lambda *a, **k: set())
     kit = make_kit(fn=copying_adversary)
     sid = kit.create()
     kit.play(sid, thought=f"{THOUGHT} now")
