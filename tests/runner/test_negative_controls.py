@@ -22,7 +22,7 @@ from tavern.runner import PromptContractError
 
 from .kit import KitFactory, run
 from .sweeps import call_texts, leaks, outsider_agents, prompt_of, unlearned_names
-from .test_boundaries_adversary import THOUGHT, copying_adversary
+from .test_boundaries_adversary import HALL, THOUGHT, copying_adversary
 
 WHISPER = "Quillfeather7731"
 SPOKEN = "Saltlantern9153"
@@ -132,3 +132,15 @@ def test_an_undo_that_forgets_the_state_is_caught(
     after = run(kit.runner.undo(sid))
     # The round-trip assertion of test_undo_property fails on this broken undo.
     assert after.model_copy(update={"revision": before.revision}) != before
+
+
+def test_a_disabled_speech_guard_is_caught(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn_module, "speech_guard", lambda d, state, ctx: (d, []))
+    kit = make_kit(fn=copying_adversary)
+    sid = kit.create()
+    kit.play(sid, speech=f"Everyone in this hall, hear me: {HALL}!", force_speaker="C3")
+    kit.play(sid, skip=True, force_speaker="C3")
+    texts = call_texts(kit.calls(sid), {"character:C3"}) + kit.state(sid).ledgers["C3"].memory
+    assert leaks(HALL, texts)  # the sealed cellar heard the hall through a Director event
