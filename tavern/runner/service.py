@@ -197,7 +197,13 @@ class Runner:
             history = self.store.history_tail(session_id, self.limits.director_turns)
             caller = AgentCaller(self.client, session_id, self._gate(state))
             outcome = await TurnTransaction(
-                state, history, effective, self.store.next_seq(session_id), caller, self.limits
+                state,
+                history,
+                effective,
+                self.store.next_seq(session_id),
+                caller,
+                self.limits,
+                progress,
             ).run()
             try:
                 stored = self.store.commit_turn(

@@ -33,7 +33,7 @@ from tavern.records import (
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
 from tavern.runner.input_filter import EffectiveTurn
-from tavern.runner.interface import ModelFailureError
+from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.speech_guard import speech_guard
@@ -97,7 +97,9 @@ class TurnTransaction:
         next_seq: int,
         caller: AgentCaller,
         limits: KernelLimits,
+        progress: Progress | None = None,
     ) -> None:
+        self.progress = progress
         self.state = state
         self.history = list(history)
         self.effective = effective
@@ -111,6 +113,10 @@ class TurnTransaction:
         """Recent history plus this beat so far (what observations and guards look at)."""
         floor = self.turn_number - self.limits.perception_turns
         return [r for r in self.history if r.turn_number > floor] + self.log.records
+
+    async def _report(self, stage: str, fraction: float | None) -> None:
+        if self.progress is not None:
+            await self.progress(stage, fraction)
 
     async def run(self) -> TurnOutcome:
         """Play the beat and return the new state and records (not yet committed)."""
@@ -131,6 +137,7 @@ class TurnTransaction:
             ),
             invited,
         )
+        await self._report("prose", 0.4)
         self.log.mark_actions_resolved()
         scene = apply_canon(state.scene, decision)
         self.log.add_events(decision)
@@ -139,11 +146,13 @@ class TurnTransaction:
             self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
         )
         self._add_narration(narration)
+        await self._report("speakers", 0.6)
         returned, next_speaker = await self._speakers(staged, decision.next_speakers)
         moods = {**state.moods, **decision.mood_updates}
         clock = story_clock.advance(clock, decision.time_skip_ticks)
         if decision.time_skip_ticks:
             self.log.add_system("time_skip", "Time passes.")
+        await self._report("memory", 0.9)
         ledgers = capture_memory(
             state.ledgers, state.cast, self.log.records, self._context(), scene
         )

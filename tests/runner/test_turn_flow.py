@@ -10,7 +10,7 @@ import pytest
 
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
-from tavern.records import EventRecord, NarrationRecord, ThoughtRecord, TurnInputLine
+from tavern.records import EventRecord, NarrationRecord, ThoughtRecord, TurnInput, TurnInputLine
 from tavern.runner import InvalidTurnError, ModelFailureError
 from tavern.store import journal_path, read_journal
 
@@ -170,3 +170,15 @@ def test_an_act_deadline_stages_a_world_event_everyone_present_perceives(
     assert set(bells[0].audience.perceivers) == set(state.scene.present)
     assert "Scheduled event arriving now" in prompt_of(kit.requests("director")[2])
     assert any("bell tolls midnight" in line for line in state.ledgers["C3"].memory)
+
+
+def test_progress_reports_each_stage_in_order(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2"]))
+    sid = kit.create()
+    stages: list[str] = []
+
+    async def progress(stage: str, fraction: float | None) -> None:
+        stages.append(stage)
+
+    run(kit.runner.play_turn(sid, TurnInput(speech="Well?"), progress))
+    assert stages == ["director", "prose", "speakers", "memory", "committed"]
