@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tavern import contract
 from tavern.records import NARRATOR, SessionState, TurnInput
 from tavern.runner.interface import InvalidTurnError
 
@@ -32,8 +33,8 @@ def filter_input(turn: TurnInput, state: SessionState) -> EffectiveTurn:
     """Normalize whitespace, whisper targets and the forced speaker; refuse impossible input.
 
     Raises:
-        InvalidTurnError: a whisper target or forced speaker that is not present, or a
-            whisper with no one left to hear it.
+        InvalidTurnError: a whisper target or forced speaker that is not present, a
+            whisper with no one left to hear it, or text breaking the prompt contract.
     """
     changed: list[str] = []
     fields = {}
@@ -59,6 +60,16 @@ def filter_input(turn: TurnInput, state: SessionState) -> EffectiveTurn:
         raise InvalidTurnError(f"forced speaker {force!r} is not present")
     if force != turn.force_speaker:
         changed.append("force_speaker")
+    # Whatever the human types reaches prompts; text that breaks the prompt contract would
+    # make every later prompt carrying it refuse, so it is refused here, before any write.
+    for name in ("speech", "thought", "action", "hint"):
+        text = fields[name]
+        found = contract.check_text(text, f"turn.{name}") if text else []
+        if found:
+            raise InvalidTurnError(
+                f"{name} would reveal who is playing ({found[0].rule}: {found[0].excerpt!r}); "
+                "please rephrase it inside the fiction"
+            )
     try:
         effective = TurnInput(
             speech=fields["speech"],

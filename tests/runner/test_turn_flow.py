@@ -151,9 +151,11 @@ def test_impossible_input_is_refused(make_kit: KitFactory) -> None:
         kit.play(sid, speech="psst", whisper_to=["C9"])
     with pytest.raises(InvalidTurnError):
         kit.play(sid, skip=True, force_speaker="C9")
+    with pytest.raises(InvalidTurnError, match="reveal"):
+        kit.play(sid, skip=True, hint="Let the player win this one.")
     assert kit.state(sid).turn_number == 0
     raw = [x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, TurnInputLine)]
-    assert len(raw) == 2  # the raw input is journaled before the filters refuse it
+    assert len(raw) == 3  # the raw input is journaled before the filters refuse it
 
 
 def test_an_act_deadline_stages_a_world_event_everyone_present_perceives(
