@@ -3,8 +3,7 @@
 Each character gains one digest line per record of the beat it perceived (content or bare
 awareness of a whisper), rendered in its own names and redacted for it. Narration never
 enters memory: characters do not perceive reader-facing prose, and prose could retell what
-a whisper's outsiders must not know. Thoughts are not digested either (a character's own
-thought stays in its own history, never in anyone's memory).
+a whisper's outsiders must not know. A thought enters its owner's memory only.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from tavern.agents.render import tokens_in
 from tavern.physics.guards import hidden_tokens_for
-from tavern.physics.identity import learn_names
+from tavern.physics.identity import learn_names, render_for_viewer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
 from tavern.records import (
@@ -68,6 +67,9 @@ def capture_memory(
         for record in perceived:
             ledger = learn_names(ledger, record, cast, viewer)
             line = digest_line(record, viewer, ledger, cast, hidden)
+            if isinstance(record, ThoughtRecord) and record.speaker == viewer:
+                # Its own thought: the one private line its owner keeps (nobody else has it).
+                line = "You thought: " + render_for_viewer(record.text, viewer, ledger, cast)
             if line:
                 lines.append(line)
         memory = [*ledger.memory, *lines]

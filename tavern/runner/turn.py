@@ -277,10 +277,23 @@ class TurnTransaction:
         raise AssertionError("unreachable")
 
 
+WHISPER_MARKER = "(whispered)"
+"""What the human reads of a whisper their character only noticed."""
+
+
 def perceived_by(records: Sequence[HistoryRecord], viewer: str) -> list[HistoryRecord]:
-    """Records a viewer perceived, plus its own records and reader-facing narration."""
-    return [
-        r
-        for r in records
-        if r.speaker == viewer or isinstance(r, NarrationRecord) or perceives(r, viewer) != "none"
-    ]
+    """The human's view: what their character perceived, their own records, and narration.
+
+    A whisper the character only noticed keeps its speaker and audience but not its words.
+    """
+    out: list[HistoryRecord] = []
+    for r in records:
+        if r.speaker == viewer or isinstance(r, NarrationRecord):
+            out.append(r)
+            continue
+        seen = perceives(r, viewer)
+        if seen == "content":
+            out.append(r)
+        elif seen == "aware":
+            out.append(r.model_copy(update={"text": WHISPER_MARKER}))
+    return out

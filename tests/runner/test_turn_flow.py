@@ -10,8 +10,17 @@ import pytest
 
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
-from tavern.records import EventRecord, NarrationRecord, ThoughtRecord, TurnInput, TurnInputLine
+from tavern.records import (
+    Audience,
+    EventRecord,
+    NarrationRecord,
+    SpeechRecord,
+    ThoughtRecord,
+    TurnInput,
+    TurnInputLine,
+)
 from tavern.runner import InvalidTurnError, ModelFailureError
+from tavern.runner.turn import perceived_by
 from tavern.store import journal_path, read_journal
 
 from .kit import KitFactory, run
@@ -123,6 +132,19 @@ def test_memory_gets_one_line_per_perceived_record_and_never_narration(
     # C4 shares the hall: speech + action of C1, speech + attempt of C2 (no thoughts).
     assert len(after.ledgers["C4"].memory) == 4
     assert after.ledgers["C3"].memory == []  # the sealed cellar perceived nothing
+    # A thought enters its owner's memory, and only its owner's.
+    assert "You thought: hm" in after.ledgers["C2"].memory
+    assert not [m for s, led in after.ledgers.items() if s != "C2" for m in led.memory if "hm" in m]
+
+
+def test_the_human_reads_only_that_a_whisper_happened() -> None:
+    whisper = SpeechRecord(
+        seq=5, turn_number=1, speaker="C2", author="character", text="meet at the mill",
+        audience=Audience(origin="whisper", perceivers=["C2", "C4"], aware=["C1"]),
+    )  # fmt: skip
+    [seen] = perceived_by([whisper], "C1")
+    assert seen.text == "(whispered)" and seen.audience == whisper.audience
+    assert perceived_by([whisper], "C4") == [whisper] and perceived_by([whisper], "C3") == []
 
 
 def test_a_failing_model_commits_nothing(make_kit: KitFactory) -> None:
