@@ -29,7 +29,7 @@ from typing import Any
 
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
-from tavern.llm.provider import ProviderRequest, ProviderResponse
+from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.wrappers import RetryPolicy
 from tavern.records import (
     NARRATOR,
@@ -48,8 +48,13 @@ from tavern.runner import Runner
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
 
+SCENARIOS = {
+    # scenario -> the slots sharing the controlled character's room (speakers, witnesses)
+    "the-vintners-wake": ["C1", "C2", "C4", "C5"],
+    "the-toll-house": ["C1", "C2", "C3"],
+}
 SCENARIO = "the-vintners-wake"
-HALL = ["C1", "C2", "C4", "C5"]
+HALL = SCENARIOS[SCENARIO]
 WORDS = (
     "candle wax cellar vine cask ledger notary will coffin balcony trapdoor rain lantern "
     "silk cane habit cross satchel glasses glass wine debt harvest creditor letter seal "
@@ -65,7 +70,7 @@ def answer(request: ProviderRequest) -> dict[str, Any]:
     """Realistic-length scripted answers, deterministic per request."""
     rng = random.Random(hash(request.messages[-1].content) & 0xFFFF)
     if request.agent == "director":
-        speaker = rng.choice(["C2", "C4", "C5", "C1"])
+        speaker = rng.choice(HALL)
         return {
             "blocking": _sentence(rng, 12),
             "events": [
@@ -99,7 +104,8 @@ class TimedProvider:
 
     def __init__(self) -> None:
         self.inner = FakeProvider("function", fn=answer)
-        self.name, self.model, self.source = "fake", "fake-bench", "fake"
+        self.name, self.model = "fake", "fake-bench"
+        self.source: Source = "fake"
         self.waited = 0.0
         self.waited_cpu = 0.0
 
@@ -216,15 +222,18 @@ def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedPro
 
 def main() -> None:
     """Run the benchmark and print the figures."""
+    global SCENARIO, HALL
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=30, help="played turns per measurement")
     parser.add_argument("--short", type=int, default=20, help="history turns, short session")
     parser.add_argument("--long", type=int, default=2000, help="history turns, long session")
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="the-vintners-wake")
     args = parser.parse_args()
+    SCENARIO, HALL = args.scenario, SCENARIOS[args.scenario]
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
     builder, _ = _runner(data_dir, durable=False, gate=True)
     sessions = {n: build_session(builder, builder.store, n) for n in (args.short, args.long)}
-    print(f"kernel time per turn (ms): {args.turns} turns per cell, fake provider, {data_dir}")
+    print(f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider")
     for label, durable, gate in CONFIGS:
         runner, provider = _runner(data_dir, durable, gate)
         wall_m, cpu_m = {}, {}
