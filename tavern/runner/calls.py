@@ -51,7 +51,7 @@ class AgentCaller:
             PromptContractError: the prompt breaks the agency lock (nothing is sent).
             ModelFailureError: the call failed after its retries.
         """
-        self.gate.check(agent, messages)
+        self.gate.check(agent, messages, turn_number)
         try:
             return await self.client.call_json(
                 agent=agent,

@@ -2,20 +2,29 @@
 
 `tavern.contract` is the one definition of revealing the human. Before any message leaves
 the runner it is checked; a violation refuses the call (`PromptContractError`, nothing of
-the turn is committed) and is logged. Violations that come verbatim from the session's own
-scenario or character sheets were already reported as warnings when the session started;
-they are tolerated so that such a session stays playable, and everything else refuses.
+the turn is committed) and is journaled as a never-sent attempt (`journal_refusal`).
+Violations that come verbatim from the session's own scenario or character sheets were
+already reported as warnings when the session started; they are tolerated so that such a
+session stays playable, and everything else refuses.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tavern import contract
-from tavern.records import ChatMessage, SessionState
+from tavern.records import (
+    ChatMessage,
+    LlmCallLine,
+    LlmRequestBody,
+    SessionState,
+    estimate_tokens,
+    utc_now,
+)
 from tavern.records.views import ContractWarning
 from tavern.runner.interface import RunnerError
+from tavern.store import JournalWriter
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +62,50 @@ def sheet_warnings(state: SessionState) -> list[ContractWarning]:
     return warnings
 
 
+Refusal = Callable[[str, list[ChatMessage], int, str], None]
+"""Called with (agent, messages, turn number, reason) before a refusal is raised."""
+
+
+def journal_refusal(journal: JournalWriter, session_id: str) -> Refusal:
+    """A `Refusal` that journals the refused prompt as a failed attempt that was never sent.
+
+    The line is an `llm_call` with `provider="contract"` and `error_type="contract"`, so the
+    harness sweeps and the analysis views see refused prompts beside every other attempt.
+    """
+
+    def write(agent: str, messages: list[ChatMessage], turn_number: int, reason: str) -> None:
+        chars = sum(len(m.content) for m in messages)
+        journal.append(
+            session_id,
+            LlmCallLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=turn_number,
+                agent=agent,
+                provider="contract",
+                model="-",
+                request=LlmRequestBody(messages=messages),
+                error=reason,
+                error_type="contract",
+                duration_ms=0.0,
+                attempt_number=1,
+                prompt_chars=chars,
+                prompt_estimated_tokens=estimate_tokens(chars),
+            ),
+        )
+
+    return write
+
+
 class ContractGate:
     """Checks prompts against the contract for one session."""
 
-    def __init__(self, state: SessionState, *, enabled: bool = True) -> None:
+    def __init__(
+        self, state: SessionState, *, enabled: bool = True, on_refusal: Refusal | None = None
+    ) -> None:
         """Remember the session's cast names and the sheet texts already warned about."""
         self.enabled = enabled
+        self.on_refusal = on_refusal
         self.cast_names = [c.body.display_name for c in state.cast.values()]
         self.tolerated = [t for _, t in sheet_texts(state)]
         self.refused = 0
@@ -71,15 +118,17 @@ class ContractGate:
         found: Iterable[contract.Violation] = contract.check_prompt(messages, self.cast_names)
         return [v for v in found if not self._tolerated(v.excerpt)]
 
-    def check(self, agent: str, messages: list[ChatMessage]) -> None:
-        """Raise `PromptContractError` when the prompt breaks the contract."""
+    def check(self, agent: str, messages: list[ChatMessage], turn_number: int = 0) -> None:
+        """Raise `PromptContractError` (after journaling it) when the prompt breaks the contract."""
         if not self.enabled:
             return
         bad = self.violations(messages)
         if bad:
             self.refused += 1
-            log.error("prompt contract refused %s prompt: %s", agent, bad)
-            raise PromptContractError(
-                f"{agent} prompt breaks the prompt contract: "
-                + "; ".join(f"{v.rule}: {v.excerpt!r}" for v in bad[:3])
+            reason = f"{agent} prompt breaks the prompt contract: " + "; ".join(
+                f"{v.rule}: {v.excerpt!r}" for v in bad[:3]
             )
+            log.error("prompt contract refused %s prompt: %s", agent, bad)
+            if self.on_refusal is not None:
+                self.on_refusal(agent, messages, turn_number, reason)
+            raise PromptContractError(reason)

@@ -25,7 +25,7 @@ from tavern.records import (
 )
 from tavern.records.views import CastMember, SessionView, Suggestion, TurnResult
 from tavern.runner.calls import AgentCaller, JsonClient
-from tavern.runner.gate import ContractGate, sheet_warnings
+from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
 from tavern.runner.input_filter import filter_input
 from tavern.runner.interface import (
     ConflictError,
@@ -83,7 +83,8 @@ class Runner:
         self.check_contract = check_contract
 
     def _gate(self, state: SessionState) -> ContractGate:
-        return ContractGate(state, enabled=self.check_contract)
+        refusal = journal_refusal(self.journal, state.id)
+        return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
 

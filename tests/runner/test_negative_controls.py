@@ -109,6 +109,9 @@ def test_a_director_prompt_marking_the_controlled_is_caught(
     with pytest.raises(PromptContractError):
         kit.play(first, skip=True)
     assert kit.state(first).turn_number == 0
+    [refused] = kit.calls(first)  # journaled, never sent
+    assert refused.error_type == "contract" and "structural_marker_tag" in (refused.error or "")
+    assert not kit.requests("director")
 
 
 def test_an_undo_that_forgets_the_state_is_caught(
