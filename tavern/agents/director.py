@@ -39,7 +39,7 @@ def window_stride(budget_tokens: int) -> int:
     The start then jumps every several turns instead of sliding every turn, so consecutive
     prompts share the window as a prefix, and a jump never leaves less than half a window.
     """
-    return max(8, budget_tokens // 80)
+    return max(8, budget_tokens // 50)
 
 
 INSTRUCTIONS = f"""You are the Director of an interactive story: the authority on what physically
@@ -279,9 +279,7 @@ def _stage(state: SessionState) -> str:
 
 def _now_block(state: SessionState, beat: DirectorBeat) -> str:
     lines = [scene_block(state.scene, lambda s: _name(state, s), with_place=False)]
-    moods = [
-        f"{_name(state, s)}: {state.moods[s]}" for s in state.scene.present if s in state.moods
-    ]
+    moods = [f"{s} {state.moods[s]}" for s in state.scene.present if s in state.moods]
     lines.append("Moods: " + ("; ".join(moods) or "(none)"))
     lines.append(f"Story time: tick {state.clock.tick}")
     lines.extend(f"Scheduled event arriving now: {e}" for e in beat.staged_events)

@@ -88,11 +88,8 @@ def scene_block(
         zone = scene.positions.get(slot)
         where = ""
         if zone:
-            where = (
-                f" in {zone} ({labels.get(zone, zone)})"
-                if with_zone_ids
-                else (f" in {labels.get(zone, zone)}")
-            )
+            # Zone ids are explained once by the zone graph; labels only where ids are not used.
+            where = f" in {zone}" if with_zone_ids else f" in {labels.get(zone, zone)}"
         present.append(namer(slot) + where)
     lines.append("Present: " + ("; ".join(present) or "nobody"))
     return "\n".join(lines)
