@@ -27,7 +27,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "exit 0 only if the repeats reuse more of the prompt than the control",
     )
     cache.add_argument("--provider", default=None, help="registered provider (default: settings)")
-    cache.add_argument("--notes", type=int, default=120, help="prefix length in notes (~20 tok)")
+    cache.add_argument("--notes", type=int, default=60, help="prefix length (~22 tokens a note)")
     cache.add_argument("--journal", type=Path, default=None, help="JSONL file for the calls")
     cache.set_defaults(handler=_cache)
 

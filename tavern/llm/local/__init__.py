@@ -29,6 +29,9 @@ SPEC = ProviderSpec(
     default_model=MODEL_NAME,
     forced={"cache_prompt": True},
     default_structured_output="json_schema",
+    # CPU-only and possibly shared with other work: a 2-core machine under load prefilled at
+    # ~25 tokens/s in our runs, so a long first prompt needs minutes, not the usual 120 s.
+    default_timeout_s=300.0,
 )
 
 

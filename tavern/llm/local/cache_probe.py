@@ -49,7 +49,7 @@ _WORDS = (
 ).split()
 
 
-def probe_prefix(nonce: str, notes: int = 120) -> str:
+def probe_prefix(nonce: str, notes: int = 60) -> str:
     """A long system prompt that starts with `nonce` and is deterministic given it.
 
     The nonce comes first so that two different nonces share no prefix beyond the chat
@@ -63,7 +63,7 @@ def probe_prefix(nonce: str, notes: int = 120) -> str:
     return "\n".join(lines)
 
 
-def probe_messages(nonce: str, notes: int = 120) -> list[ChatMessage]:
+def probe_messages(nonce: str, notes: int = 60) -> list[ChatMessage]:
     """The probe's request: the long prefix, then a tiny question with a tiny answer."""
     return [
         ChatMessage(role="system", content=probe_prefix(nonce, notes)),
@@ -167,7 +167,7 @@ async def run_cache_probe(
     sink: Callable[[LlmCallLine], None],
     session_id: str = "probe-cache",
     nonce: str | None = None,
-    notes: int = 120,
+    notes: int = 60,
 ) -> ProbeResult:
     """Run the five probe calls through an `LlmClient` over `provider` and judge them.
 

@@ -59,7 +59,7 @@ class LocalProvider:
         http_client: httpx.AsyncClient,
         server: Callable[[], LocalServer],
         model: str = MODEL_NAME,
-        timeout_s: float = 120.0,
+        timeout_s: float = 300.0,
         name: str = "local",
     ) -> None:
         self.name = name
@@ -153,5 +153,5 @@ def build_local_provider(
         http_client=http_client,
         server=lambda: shared_server(local_paths(), options),
         model=settings.model or MODEL_NAME,
-        timeout_s=settings.timeout_s or 120.0,
+        timeout_s=settings.timeout_s or 300.0,
     )
