@@ -82,10 +82,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "nothing_happens",
     ],
     "properties": {
-        "blocking": {"type": "string", "maxLength": 300},
+        "blocking": {"type": "string", "maxLength": 200},
         "events": {
             "type": "array",
-            "maxItems": 5,
+            "maxItems": 4,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
@@ -101,7 +101,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                             "utterance",
                         ]
                     },
-                    "text": {"type": "string", "maxLength": 240},
+                    "text": {"type": "string", "maxLength": 200},
                     "actor_id": {"type": ["string", "null"]},
                     "witness_ids": {"type": "array", "items": {"type": "string"}},
                     "utterance_ref": {"type": ["integer", "null"]},

@@ -33,7 +33,7 @@ def copying_adversary(request: ProviderRequest) -> dict[str, Any]:
     prompt = "\n".join(m.content for m in request.messages)
     seen = " ".join(c for c in (WHISPER, THOUGHT, HALL) if c in prompt)
     for event in value["events"]:
-        event["text"] = f"{seen} {event['text']}"[:240]
+        event["text"] = f"{seen} {event['text']}"[:200]
     value["scene"]["add_facts"] = [f"{seen} is written on the wall"[:160]]
     return value
 
