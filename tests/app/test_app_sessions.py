@@ -220,7 +220,7 @@ async def test_a_turn_that_would_reveal_the_human_is_422_not_500(api: Api) -> No
         headers=api.auth,
     )
     assert turn.status_code == 422, turn.text
-    assert "contract" in turn.json()["detail"]
+    assert turn.json()["detail"]  # says why, in words the player can act on
     after = (await api.client.get(f"/sessions/{sid}")).json()
     assert (
         after["turn_number"] == before["turn_number"]
@@ -235,3 +235,11 @@ async def test_page_bounds_are_enforced(api: Api, query: str) -> None:
         response = await api.client.get(f"/sessions/{sid}/{path}?{query}")
         assert response.status_code == 422, (path, query)
         assert "limit" in response.json()["detail"] or "after" in response.json()["detail"]
+
+
+def test_prompt_contract_refusals_map_to_422() -> None:
+    from tavern.app.errors import describe_exception
+    from tavern.runner.gate import PromptContractError
+
+    status, detail = describe_exception(PromptContractError("director prompt breaks the contract"))
+    assert (status, detail) == (422, "director prompt breaks the contract")
