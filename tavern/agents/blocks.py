@@ -113,7 +113,7 @@ def snapped_start(
     snapped = start
     while snapped < len(keys) and keys[snapped] < floor_key:
         snapped += 1
-    # A short tail would lose most of itself to the snap: keep it whole instead.
-    if start == 0 and snapped > len(keys) // 2:
+    # A tail shorter than a stride would lose everything to the snap: keep it whole instead.
+    if start == 0 and snapped >= len(keys):
         return 0
     return snapped

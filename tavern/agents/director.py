@@ -39,7 +39,7 @@ def window_stride(budget_tokens: int) -> int:
     The start then jumps every several turns instead of sliding every turn, so consecutive
     prompts share the window as a prefix, and a jump never leaves less than half a window.
     """
-    return max(8, budget_tokens // 50)
+    return max(8, budget_tokens // 80)
 
 
 INSTRUCTIONS = f"""You are the Director of an interactive story: the authority on what physically

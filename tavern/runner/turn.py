@@ -47,8 +47,9 @@ class KernelLimits:
     """Largest time compression a Director may request on an ordinary beat."""
     skip_invite_ticks: int = 6
     """Largest time compression when the world is invited to move (skip without a hint)."""
-    director_turns: int = 30
-    """Turns of history loaded for the Director's window (then trimmed by token budget)."""
+    director_turns: int = 40
+    """Turns of history loaded for the Director's window (then trimmed by token budget). It
+    must hold well over one window stride of records, or the window slides every turn."""
     perception_turns: int = 8
     """Turns of history the observation and the secret guards look back over."""
     director_history_tokens: int = director.HISTORY_BUDGET_TOKENS

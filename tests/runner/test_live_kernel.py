@@ -30,6 +30,7 @@ WHISPER = "Quillfeather7731"
 THOUGHT = "Marrowgate4402"
 
 
+@pytest.mark.timeout(3600)  # a CPU-only 0.5B model on a shared machine: minutes per call
 def test_three_live_turns_hold_every_invariant(tavern_data_dir: Path) -> None:
     paths = local_paths()
     if installed_model(paths) is None or runtime_info(paths) is None:
