@@ -85,5 +85,8 @@ def _cache(args: argparse.Namespace) -> int:
     except LlmCallError as exc:
         print(f"probe failed before its calls: {exc}")
         return 1
+    except KeyboardInterrupt:  # the server was stopped on the way out (finally in _run)
+        print("interrupted")
+        return 130
     _print(result, journal)
     return 0 if result.passed else 1
