@@ -21,7 +21,6 @@ MEMORY_BUDGET_TOKENS = 3200
 """Token budget of the memory lines shown. The runner caps a ledger's memory (evicting in
 chunks) so that it usually fits whole: the block then only changes at its end, except at
 an eviction, and consecutive prompts share it as a prefix."""
-MEMORY_STRIDE = 16
 
 INSTRUCTIONS = """You are {name}, a person inside a story. Stay in character and speak for
 yourself only.
@@ -83,7 +82,7 @@ def build_messages(
         list(range(len(memory))),
         [len(x) + 1 for x in memory],
         memory_budget_tokens * 4,
-        MEMORY_STRIDE,
+        max(16, memory_budget_tokens // 64),  # about half the budget in digest lines
     )
     remembered = log_lines(
         ([observation.memory_summary] if observation.memory_summary else []) + memory[start:]

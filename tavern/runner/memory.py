@@ -30,8 +30,7 @@ _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
 MEMORY_CAP = 128
 """Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
 MEMORY_EVICT = 64
-"""Evicting in chunks keeps the memory block's prefix stable between evictions; a multiple
-of the prompt's memory stride (16) keeps the shown window aligned across an eviction."""
+"""Evicting in chunks keeps the memory block's prefix stable between evictions."""
 
 
 def capture_memory(
