@@ -206,3 +206,38 @@ def test_progress_reports_each_stage_in_order(make_kit: KitFactory) -> None:
 
     run(kit.runner.play_turn(sid, TurnInput(speech="Well?"), progress))
     assert stages == ["director", "prose", "speakers", "memory", "committed"]
+
+
+def test_sheet_violations_are_warnings_and_the_session_still_plays(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=scripted(["C2"]))
+    maren = kit.library.get_character("maren-holt")
+    leaky = maren.model_copy(
+        update={
+            "id": "maren-leaky",
+            "mind": maren.mind.model_copy(
+                update={"personality": "Gruff; secretly controlled by the human."}
+            ),
+        }
+    )
+    kit.library.put_character(leaky)
+    scenario = kit.library.get_scenario("the-toll-house")
+    kit.library.put_scenario(
+        scenario.model_copy(update={"id": "leaky-house", "cast": {**scenario.cast, "C2": leaky.id}})
+    )
+    view = run(kit.runner.create_session("leaky-house"))
+    assert [(w.where, w.excerpt) for w in view.warnings] == [
+        ("character:maren-leaky.mind.personality", "controlled by the human")
+    ]
+    kit.play(view.id, speech="Evening.")  # the warned sheet text is tolerated, not refused
+    assert kit.state(view.id).turn_number == 1
+
+
+def test_suggestions_and_openings_persist_nothing(make_kit: KitFactory) -> None:
+    kit = make_kit("parrot")
+    sid = kit.create()
+    before, history = kit.state(sid), kit.history(sid)
+    suggestions = run(kit.runner.suggestions(sid))
+    sparks = run(kit.runner.openings(sid))
+    assert len(suggestions) == 3 and len(sparks) == 3
+    assert kit.state(sid) == before and kit.history(sid) == history
+    assert [c.agent for c in kit.calls(sid)] == ["suggest", "openings"]
