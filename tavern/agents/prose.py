@@ -49,7 +49,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["narration"],
-    "properties": {"narration": {"type": "string", "maxLength": 2400}},
+    "properties": {"narration": {"type": "string", "maxLength": 1500}},
 }
 """JSON Schema of the renderer's answer."""
 

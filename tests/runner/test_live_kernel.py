@@ -36,7 +36,7 @@ def test_three_live_turns_hold_every_invariant(tavern_data_dir: Path) -> None:
     if installed_model(paths) is None or runtime_info(paths) is None:
         pytest.fail("the local model is not installed: run `tavern model install`")
     # Generous output limits: a truncated JSON answer can only fail; the schemas bound it.
-    limits = {"director": 900, "prose": 500, "character": 300}
+    limits = {"director": 900, "prose": 700, "character": 600}
     settings = ProviderSettings(
         max_tokens=limits, temperature=0.3, seed=7, timeout_s=900, max_attempts=2
     )  # a shared 2-core machine can be slow: patience rather than spurious timeouts
