@@ -143,3 +143,15 @@ def test_stop_is_registered_for_process_exit(
     assert not server.running and hooks == []
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_openmp_threads_sleep_at_barriers_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tavern.llm.local.server import server_environment
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert server_environment(ServerOptions())["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert "OMP_WAIT_POLICY" not in server_environment(ServerOptions(omp_wait_policy=None))
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert server_environment(ServerOptions())["OMP_WAIT_POLICY"] == "ACTIVE"

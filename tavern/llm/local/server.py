@@ -50,6 +50,11 @@ class ServerOptions:
     """Host-RAM prompt cache for idle slots; bounded so a small CI machine is not surprised."""
     startup_timeout_s: float = 120.0
     alias: str = MODEL_NAME
+    omp_wait_policy: str | None = "PASSIVE"
+    """`OMP_WAIT_POLICY` for the server, unless the environment sets one. Passive threads
+    sleep instead of spinning at barriers: measured about even when the server is alone
+    (generation 18-21 vs 21.5 tokens/s) and 2-10x faster generation when another server
+    shares the cores (12 vs 1.2-5 tokens/s)."""
 
 
 def free_port(host: str = LOOPBACK) -> int:
@@ -85,6 +90,14 @@ def server_command(binary: Path, model: Path, port: int, options: ServerOptions)
     if options.threads is not None:
         command += ["--threads", str(options.threads)]
     return command
+
+
+def server_environment(options: ServerOptions) -> dict[str, str]:
+    """The environment the server runs with: ours, plus the OpenMP wait policy default."""
+    env = dict(os.environ)
+    if options.omp_wait_policy is not None:
+        env.setdefault("OMP_WAIT_POLICY", options.omp_wait_policy)
+    return env
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -173,6 +186,7 @@ class LocalServer:
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
+            env=server_environment(self.options),
             preexec_fn=_preexec(),
         )
         atexit.register(self.stop)
