@@ -27,8 +27,8 @@ play: $(STAMP_RUN)
 
 ## Install dev extras; run ruff, mypy, the schema drift check and the whole pytest suite.
 test: $(STAMP_DEV)
-	$(BIN)/ruff check tavern harness tests benchmarks scripts
-	$(BIN)/ruff format --check tavern harness tests benchmarks scripts
+	$(BIN)/ruff check tavern harness tests benchmarks
+	$(BIN)/ruff format --check tavern harness tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/tavern schemas check
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests
