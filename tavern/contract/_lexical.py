@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
+from tavern.contract._prefilter import may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -108,6 +110,9 @@ VERB = [
 ]
 
 
+Match = tuple[int, int, str]
+
+
 def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
     compiled = [re.compile(p, _F) for p in patterns]
     # Acronyms (PC/NPC) must be upper case: "pc" inside prose is something else.
@@ -116,14 +121,26 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
         re.compile(p, re.UNICODE) if i in strict else c
         for i, (p, c) in enumerate(zip(patterns, compiled, strict=True))
     ]
+    # Each pattern runs only on texts holding a literal it needs (see _prefilter); results
+    # are the pattern's own matches, so the prefilter can only save time, never change them.
+    guarded = [(regex, *required_literals(regex)) for regex in compiled]
+
+    @lru_cache(maxsize=64)
+    def scan(content: str) -> tuple[Match, ...]:
+        # Keyed by content: the system message repeats verbatim on every call of a role.
+        return tuple(
+            (m.start(), m.end(), m.group())
+            for regex, ignorecase, needs in guarded
+            if may_match(ignorecase, needs, content)
+            for m in regex.finditer(content)
+        )
 
     def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
-        found = []
-        for index, message in enumerate(messages):
-            for regex in compiled:
-                for m in regex.finditer(message.content):
-                    found.append(Violation(name, (m.start(), m.end()), m.group(), index))
-        return found
+        return [
+            Violation(name, (start, end), excerpt, index)
+            for index, message in enumerate(messages)
+            for start, end, excerpt in scan(message.content)
+        ]
 
     return Rule(name=name, kind="lexical", detect=detect, doc=doc)
 

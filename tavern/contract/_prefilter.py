@@ -1,0 +1,150 @@
+"""A sound prefilter for regular expressions: literals every match must contain.
+
+Scanning a 20 KB prompt with each of ~50 case-insensitive patterns costs ~100 ms, because
+the regex engine tries every position and cannot use its literal-prefix search under
+IGNORECASE. Most patterns can only match where some word ("player", "jogador", "keyboard")
+occurs, and a substring test for that word is a fast C scan. `required_literals` derives such
+words from the parsed pattern itself (never by hand, so they cannot drift from the pattern),
+and a pattern runs only on texts that contain one of them. The prefilter only decides
+whether the original pattern runs; results come from the original pattern, unchanged.
+
+Soundness, i.e. why a skipped pattern truly has no match:
+- Every match of a sequence contains the text matched by each of its mandatory elements, so
+  any one element's requirement is a requirement of the sequence; an alternation requires
+  the union of its branches'; a repeat with min >= 1 requires its body's.
+- Case-insensitive literals are compared after `fold`, which maps every character to the
+  representative of the class the regex engine treats as equal (its simple lower case plus
+  the engine's own extra equivalences, such as "ı" for "i" and "ſ" for "s").
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from functools import lru_cache
+from typing import Any
+
+# The parser and the engine's case table are private stdlib modules without type stubs;
+# they are the exact source of what the engine treats as a literal and as case-equal.
+_parser: Any = importlib.import_module("re._parser")
+_const: Any = importlib.import_module("re._constants")
+_casefix: Any = importlib.import_module("re._casefix")
+
+Requirement = frozenset[str]
+
+
+def _canon_table() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for lower, others in _casefix._EXTRA_CASES.items():
+        members = (lower, *others)
+        rep = chr(min(members))
+        table.update({chr(m): rep for m in members if chr(m) != rep})
+    return table
+
+
+_CANON = _canon_table()
+
+
+def _simple_lower(ch: str) -> str:
+    # str.lower() is the full mapping; it differs from the engine's one-to-one mapping only
+    # for U+0130 ("İ" -> "i" + combining dot), and contextually for final sigma (same class).
+    return "i" if ch == "\u0130" else ch.lower()
+
+
+def _fold_char(code: int, ignorecase: bool) -> str:
+    ch = chr(code)
+    if not ignorecase:
+        return ch
+    low = _simple_lower(ch)
+    return _CANON.get(low, low)
+
+
+@lru_cache(maxsize=64)
+def fold(text: str) -> str:
+    """The text as case-insensitive patterns see it: one character per character, canonical.
+
+    Example:
+        >>> fold("O JOGADOR ſabe")
+        'o jogador sabe'
+    """
+    folded = text.replace("\u0130", "i").lower() if "\u0130" in text else text.lower()
+    if not folded.isascii():
+        for other, rep in _CANON.items():
+            if other in folded:
+                folded = folded.replace(other, rep)
+    return folded
+
+
+def _strength(req: Requirement) -> tuple[int, int]:
+    # Prefer the requirement whose shortest literal is longest (rarest), then the fewest.
+    return (min(len(s) for s in req), -len(req))
+
+
+def _sequence(items: Any, ignorecase: bool) -> Requirement | None:
+    candidates = _requirements(items, ignorecase)
+    return max(candidates, key=_strength) if candidates else None
+
+
+def _requirements(items: Any, ignorecase: bool) -> list[Requirement]:
+    """Every requirement of a sequence: each mandatory element's is necessary on its own."""
+    candidates: list[Requirement] = []
+    run: list[str] = []
+    for op, av in items:
+        if op is _const.LITERAL:
+            run.append(_fold_char(av, ignorecase))
+            continue
+        if run:
+            candidates.append(frozenset({"".join(run)}))
+            run = []
+        need = _element(op, av, ignorecase)
+        if need:
+            candidates.append(need)
+    if run:
+        candidates.append(frozenset({"".join(run)}))
+    return candidates
+
+
+def _element(op: Any, av: Any, ignorecase: bool) -> Requirement | None:
+    if op is _const.SUBPATTERN:
+        _group, add_flags, del_flags, body = av
+        # Scoped flags would change case handling inside; claim nothing rather than guess.
+        return None if add_flags or del_flags else _sequence(body, ignorecase)
+    if op is _const.BRANCH:
+        branches = [_sequence(b, ignorecase) for b in av[1]]
+        if any(b is None for b in branches):
+            return None
+        return frozenset().union(*[b for b in branches if b is not None])
+    if op in (_const.MAX_REPEAT, _const.MIN_REPEAT, _const.POSSESSIVE_REPEAT):
+        low, _high, body = av
+        return _sequence(body, ignorecase) if low >= 1 else None
+    if op is _const.IN and all(o is _const.LITERAL for o, _ in av):
+        return frozenset(_fold_char(code, ignorecase) for _, code in av)
+    # Assertions, word boundaries, categories, negated sets, groups by reference: no claim.
+    return None
+
+
+def required_literals(pattern: re.Pattern[str]) -> tuple[bool, tuple[Requirement, ...]]:
+    """Literal sets every match of `pattern` needs: one string of each set, in the match.
+
+    Returns:
+        `(ignorecase, requirements)`: when `ignorecase`, the literals are folded and must be
+        looked for in `fold(text)`; otherwise in the raw text. Rarest set first; empty when
+        the pattern needs no literal (it must then always run).
+
+    Example:
+        >>> ignorecase, needs = required_literals(re.compile(r"\\bthe\\s+(?:player|user)", re.I))
+        >>> ignorecase, [sorted(n) for n in needs]
+        (True, [['player', 'user'], ['the']])
+    """
+    parsed = _parser.parse(pattern.pattern, pattern.flags)
+    ignorecase = bool(parsed.state.flags & re.IGNORECASE)
+    needs = [n for n in _requirements(parsed.data, ignorecase) if "" not in n]
+    return ignorecase, tuple(sorted(set(needs), key=_strength, reverse=True))
+
+
+def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bool:
+    """False only when `text` cannot contain a match (see `required_literals`)."""
+    if not needs:
+        return True
+    haystack = fold(text) if ignorecase else text
+    return all(any(s in haystack for s in need) for need in needs)
