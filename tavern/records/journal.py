@@ -6,6 +6,7 @@ from another version with a clear error.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Discriminator, Field, TypeAdapter
@@ -184,6 +185,43 @@ JournalLine = Annotated[
     Discriminator("kind"),
 ]
 JOURNAL_LINE_ADAPTER: TypeAdapter[JournalLine] = TypeAdapter(JournalLine)
+
+
+class JournalFormatError(ValueError):
+    """A complete journal line that cannot be read: not JSON, another version, or no known kind."""
+
+
+def parse_journal_line(raw: str | bytes, where: str) -> JournalLine:
+    """Parse one complete JSONL line; the one parser every journal reader uses.
+
+    Args:
+        raw: The line, without its newline.
+        where: Location for error messages, e.g. `path:12`.
+
+    Raises:
+        JournalFormatError: naming `where`, and both versions when they differ.
+
+    Example:
+        >>> try:
+        ...     parse_journal_line('{"kind": "undo", "schema_version": 0}', "j:1")
+        ... except JournalFormatError as exc:
+        ...     print(exc)
+        j:1: journal line has schema_version 0, this Tavern reads schema_version 1
+    """
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise JournalFormatError(f"{where}: not JSON ({exc})") from None
+    found = data.get("schema_version") if isinstance(data, dict) else None
+    if found != JOURNAL_SCHEMA_VERSION:
+        raise JournalFormatError(
+            f"{where}: journal line has schema_version {found}, this Tavern reads "
+            f"schema_version {JOURNAL_SCHEMA_VERSION}"
+        )
+    try:
+        return JOURNAL_LINE_ADAPTER.validate_python(data)
+    except ValueError as exc:
+        raise JournalFormatError(f"{where}: invalid journal line: {exc}") from None
 
 
 def estimate_tokens(chars: int) -> int:

@@ -9,16 +9,18 @@ newline is a torn (or in-flight) write, skipped with a logged warning.
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
 import threading
 import weakref
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from tavern.records.journal import JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION, JournalLine
+from tavern.records.journal import (
+    JOURNAL_SCHEMA_VERSION,
+    JournalFormatError,
+    JournalLine,
+    parse_journal_line,
+)
 from tavern.store.errors import JournalError
 from tavern.store.ids import check_session_id
 
@@ -140,17 +142,7 @@ def read_journal(path: Path | str) -> list[JournalLine]:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except ValueError as exc:
-            raise JournalError(f"{path}:{number}: not JSON ({exc})") from exc
-        found = obj.get("schema_version") if isinstance(obj, dict) else None
-        if found != JOURNAL_SCHEMA_VERSION:
-            raise JournalError(
-                f"{path}:{number}: journal line has schema_version {found}, this Tavern reads "
-                f"schema_version {JOURNAL_SCHEMA_VERSION}"
-            )
-        try:
-            result.append(JOURNAL_LINE_ADAPTER.validate_python(obj))
-        except ValidationError as exc:
-            raise JournalError(f"{path}:{number}: invalid journal line: {exc}") from exc
+            result.append(parse_journal_line(raw, f"{path}:{number}"))
+        except JournalFormatError as exc:
+            raise JournalError(str(exc)) from exc
     return result
