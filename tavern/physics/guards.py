@@ -81,7 +81,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             for token in salient_tokens(record.text) - public:
                 owners.setdefault(token, set()).add(record.speaker)
         elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-            payload = salient_tokens(record.text) - public
+            payload = set(salient_tokens(record.text) - public)
             for token in payload:
                 owners.pop(token, None)
             whispers.append((record.seq, frozenset(record.audience.perceivers), payload))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 MASK = "[...]"
 """What a redacted token becomes. It holds no word characters, so redaction is idempotent."""
@@ -41,6 +42,7 @@ STOPWORDS: frozenset[str] = frozenset(w.casefold() for w in _STOP_EN + _STOP_PT)
 """Words never treated as payload, in both supported languages."""
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(word: str) -> str:
     """Casefold and NFC-normalize a word, the form tokens are compared in.
 
@@ -64,14 +66,18 @@ def is_salient(word: str) -> bool:
     return len(norm) >= 3 and norm not in STOPWORDS
 
 
-def salient_tokens(text: str) -> set[str]:
-    """Normalized payload tokens of `text`.
+# Stored record texts are immutable and every guard walks the same history each beat, so
+# a text's tokens are computed once. The frozenset return keeps the cached value safe from
+# callers (they combine it into new sets, never mutate it).
+@lru_cache(maxsize=1 << 15)
+def salient_tokens(text: str) -> frozenset[str]:
+    """Normalized payload tokens of `text` (memoized per text).
 
     Example:
         >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
         ['4471', 'code', 'lamp', 'red', 'vault']
     """
-    return {normalize(m.group()) for m in _WORD.finditer(text) if is_salient(m.group())}
+    return frozenset(normalize(m.group()) for m in _WORD.finditer(text) if is_salient(m.group()))
 
 
 def tokens_of(texts: Iterable[str]) -> set[str]:
@@ -102,4 +108,4 @@ def surviving_tokens(text: str, tokens: Iterable[str]) -> set[str]:
         >>> surviving_tokens("the code is [...]", {"code", "4471"})
         {'code'}
     """
-    return salient_tokens(text) & {normalize(t) for t in tokens}
+    return set(salient_tokens(text) & {normalize(t) for t in tokens})
