@@ -7,6 +7,10 @@ Stable API:
     check_prompt(messages, cast_names=()) -> list[Violation]
     check_text(text, where) -> list[Violation]
     RULES: the registered rules, in order (a mutation test removes one at a time).
+    clear_caches(): empty the per-content caches (results never depend on them).
+
+Speed: patterns run only on texts holding a literal they need (`_prefilter`), and the work
+per message is cached by content, since the system message repeats on every call.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tavern.contract._lexical import LEXICAL_RULES
+from tavern.contract._prefilter import CACHES
 from tavern.contract._structural import STRUCTURAL_RULES
 from tavern.contract._types import Detector, Rule, Violation
 from tavern.records import ChatMessage
@@ -83,4 +88,14 @@ def check_text(
     ]
 
 
-__all__ = ["RULES", "Detector", "Rule", "Violation", "check_prompt", "check_text"]
+def clear_caches() -> None:
+    """Empty the per-content caches (results never depend on them; benchmarks start cold).
+
+    Example:
+        >>> clear_caches()
+    """
+    for cache in CACHES:
+        cache.cache_clear()
+
+
+__all__ = ["RULES", "Detector", "Rule", "Violation", "check_prompt", "check_text", "clear_caches"]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tavern.contract._prefilter import may_match, required_literals
+from tavern.contract._prefilter import CACHES, may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -134,6 +134,8 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
             if may_match(ignorecase, needs, content)
             for m in regex.finditer(content)
         )
+
+    CACHES.append(scan)
 
     def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
         return [

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 # The parser and the engine's case table are private stdlib modules without type stubs;
 # they are the exact source of what the engine treats as a literal and as case-equal.
@@ -31,6 +31,14 @@ _const: Any = importlib.import_module("re._constants")
 _casefix: Any = importlib.import_module("re._casefix")
 
 Requirement = frozenset[str]
+
+
+class _Clearable(Protocol):
+    def cache_clear(self) -> None: ...
+
+
+CACHES: list[_Clearable] = []
+"""Every per-content cache of the contract, so tests and benchmarks can start cold."""
 
 
 def _canon_table() -> dict[str, str]:
@@ -148,3 +156,6 @@ def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bo
         return True
     haystack = fold(text) if ignorecase else text
     return all(any(s in haystack for s in need) for need in needs)
+
+
+CACHES.append(fold)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from tavern.contract._prefilter import CACHES, may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -40,13 +42,30 @@ class _Block:
     fields: frozenset[str]
 
 
-def _headers(content: str, names: Sequence[str]) -> list[_Block]:
+@lru_cache(maxsize=256)
+def _header_regex(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:[^\n:]{{0,30}}?:\s*|\[[^\]\n]{{1,20}}\]\s*)?{re.escape(name)}\b")
+
+
+@lru_cache(maxsize=256)
+def _word_regex(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(name)}\b")
+
+
+def _headers(content: str, names: Sequence[str]) -> tuple[_Block, ...]:
     """Character blocks: a line opening with a cast name, up to the next such line.
 
     Only each name's first block counts (a card, or a first transcript line): later lines
     of a transcript are the same speaker again, not another character to compare with.
     A labelled line naming several characters ("Present: Mara, Rui") is a list, not a block.
     """
+    return _headers_cached(content, tuple(names))
+
+
+@lru_cache(maxsize=64)
+def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
+    # Cached per (content, cast): three rules read the same blocks, and the system message
+    # repeats verbatim on every call of a role.
     lines = content.splitlines(keepends=True)
     offsets, pos = [], 0
     for line in lines:
@@ -55,11 +74,15 @@ def _headers(content: str, names: Sequence[str]) -> list[_Block]:
     heads: list[tuple[int, str, re.Match[str]]] = []
     seen: set[str] = set()
     starts: list[int] = []
+    by_length = [(name, _header_regex(name)) for name in sorted(names, key=len, reverse=True)]
     for i, line in enumerate(lines):
+        # A header match contains its name: lines without any name need no regex at all.
+        present = [(name, m) for name, m in by_length if name in line]
+        if not present:
+            continue
         bullet = _BULLET.match(line)
         rest_at = bullet.end() if bullet else 0
-        for name in sorted(names, key=len, reverse=True):
-            m = re.compile(rf"(?:[^\n:]{{0,30}}?:\s*|\[[^\]\n]{{1,20}}\]\s*)?{re.escape(name)}\b")
+        for name, m in present:
             hit = m.match(line, rest_at)
             labelled = hit is not None and hit.end() - len(name) > rest_at
             others = [n for n in names if n != name and n in line[hit.end() :]] if hit else []
@@ -90,7 +113,7 @@ def _headers(content: str, names: Sequence[str]) -> list[_Block]:
                 fields=frozenset(fields),
             )
         )
-    return blocks
+    return tuple(blocks)
 
 
 def _odd_one(values: Sequence[object]) -> int | None:
@@ -104,8 +127,8 @@ def _odd_one(values: Sequence[object]) -> int | None:
     return None
 
 
-def _per_message(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[list[_Block]]:
-    return [_headers(m.content, names) for m in messages] if names else [[] for _ in messages]
+def _per_message(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[tuple[_Block, ...]]:
+    return [_headers(m.content, names) for m in messages] if names else [() for _ in messages]
 
 
 def _violation(rule: str, content: str, index: int, start: int, end: int) -> Violation:
@@ -162,12 +185,48 @@ def detect_missing_field(messages: Sequence[ChatMessage], names: Sequence[str]) 
     return found
 
 
+_SELF_NEEDS = required_literals(_SELF)
+
+
+@lru_cache(maxsize=64)
+def _self_names_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
+    if not may_match(*_SELF_NEEDS, content):
+        return frozenset()
+    return frozenset(
+        n for m in _SELF.finditer(content) for n in names if content.startswith(n, m.end())
+    )
+
+
 def _self_names(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
-    selves = set()
+    selves: set[str] = set()
     for msg in messages:
-        for m in _SELF.finditer(msg.content):
-            selves |= {n for n in names if msg.content.startswith(n, m.end())}
+        selves |= _self_names_in(msg.content, tuple(names))
     return selves
+
+
+@lru_cache(maxsize=64)
+def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, missing name) of each labelled list line naming all the cast but one.
+
+    Cached per (content, cast). Cheap tests run first; the verdict is the same as testing
+    the list's shape first, since every test is a pure condition of the same conjunction.
+    """
+    out = []
+    pos = 0
+    for line in content.splitlines(keepends=True):
+        label, colon, rest = line.partition(":")
+        listed = [n for n in names if n in rest and _word_regex(n).search(rest)]
+        missing = [n for n in names if n not in listed]
+        if colon and len(label) <= 60 and len(listed) >= 2 and len(missing) == 1:
+            leftover = rest
+            for n in sorted(listed, key=len, reverse=True):
+                leftover = leftover.replace(n, " ")
+            if not _LIST_SEPARATORS.sub("", leftover):
+                start = pos + len(label) + 1 + (len(rest) - len(rest.lstrip()))
+                end = pos + len(label) + 1 + len(rest.rstrip())
+                out.append((start, end, missing[0]))
+        pos += len(line)
+    return tuple(out)
 
 
 def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
@@ -178,52 +237,57 @@ def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> li
     """
     if len(names) < MIN_BLOCKS:
         return []
+    cast = tuple(names)
+    candidates = [(i, c) for i, m in enumerate(messages) for c in _list_lines(m.content, cast)]
+    if not candidates:
+        return []
     everything = "\n".join(m.content for m in messages)
     selves = _self_names(messages, names)
     found = []
-    for i, msg in enumerate(messages):
-        pos = 0
-        for line in msg.content.splitlines(keepends=True):
-            label, colon, rest = line.partition(":")
-            listed = [n for n in names if re.search(rf"\b{re.escape(n)}\b", rest)]
-            leftover = rest
-            for n in sorted(listed, key=len, reverse=True):
-                leftover = leftover.replace(n, " ")
-            pure = colon and len(label) <= 60 and not _LIST_SEPARATORS.sub("", leftover)
-            missing = [n for n in names if n not in listed]
-            if pure and len(listed) >= 2 and len(missing) == 1:
-                gone = missing[0]
-                if gone not in selves and re.search(rf"\b{re.escape(gone)}\b", everything):
-                    start = pos + len(label) + 1 + (len(rest) - len(rest.lstrip()))
-                    end = pos + len(label) + 1 + len(rest.rstrip())
-                    found.append(_violation("structural_excluded", msg.content, i, start, end))
-            pos += len(line)
+    for i, (start, end, gone) in candidates:
+        if gone not in selves and _word_regex(gone).search(everything):
+            found.append(_violation("structural_excluded", messages[i].content, i, start, end))
     return found
 
 
-def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
-    """Slot ids the prompt itself maps to a name (a roster such as "C1 = Mara")."""
+@lru_cache(maxsize=64)
+def _roster_regexes(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     word = "|".join(re.escape(n) for n in names) if names else r"[A-ZÀ-Ý][\w'-]+"
     forward = re.compile(
         rf"\b(C[1-9][0-9]?)\b[\"']?\s*(?:=|:|->|→|—|–|\(|is\b|[eé]\b)\s*[\"']?(?:{word})"
     )
     backward = re.compile(rf"(?:{word})\s*[\(\[]\s*(C[1-9][0-9]?)\s*[\)\]]")
+    return forward, backward
+
+
+@lru_cache(maxsize=64)
+def _mapped_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
+    forward, backward = _roster_regexes(names)
+    return frozenset(forward.findall(content)) | frozenset(backward.findall(content))
+
+
+def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
+    """Slot ids the prompt itself maps to a name (a roster such as "C1 = Mara")."""
     found: set[str] = set()
     for msg in messages:
-        found |= set(forward.findall(msg.content)) | set(backward.findall(msg.content))
+        found |= _mapped_in(msg.content, tuple(names))
     return found
 
 
 def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
     """Internal slot ids (C1..C99) in a prompt that does not map them to names."""
+    ids = [(i, m) for i, msg in enumerate(messages) for m in SLOT_ID.finditer(msg.content)]
+    if not ids:
+        return []  # the roster search is only needed when some id appears
     mapped = _mapped_ids(messages, names)
     return [
-        _violation("structural_raw_id", msg.content, i, m.start(), m.end())
-        for i, msg in enumerate(messages)
-        for m in SLOT_ID.finditer(msg.content)
+        _violation("structural_raw_id", messages[i].content, i, m.start(), m.end())
+        for i, m in ids
         if m.group() not in mapped
     ]
 
+
+CACHES.extend([_headers_cached, _self_names_in, _list_lines, _mapped_in])
 
 STRUCTURAL_RULES = [
     Rule("structural_marker_tag", "structural", detect_marker_tag, "a (you) / [PC] style tag"),
