@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from tavern.physics.perception import perceives
 from tavern.records import Character, HistoryRecord, IdentityEntry, PerspectiveLedger, SpeechRecord
@@ -134,6 +135,48 @@ def render_for_viewer(
         >>> render_for_viewer("C2 waves. Rui grins.", "C1", PerspectiveLedger(owner="C1"), c)
         'The man in the open shirt waves. The man in the open shirt grins.'
     """
+    key = _render_key(viewer, ledger, cast)
+    done = _RENDERED.get((text, key))
+    if done is not None:
+        return done
+    table = _TABLES.get(key)
+    if table is None:
+        table = _bounded_put(_TABLES, key, _table(viewer, ledger, cast), 256)
+    return _bounded_put(_RENDERED, (text, key), _render(text, *table), 1 << 15)
+
+
+# The table and its alternation pattern depend only on who the viewer knows by which name;
+# building them (escape, sort, compile) dominated each call, and every observation renders
+# hundreds of texts with the same ones. The key holds every input `_table` reads.
+_RenderKey = tuple[str, tuple[tuple[str, str | None, str], ...], tuple[tuple[str, str, str], ...]]
+_TABLES: dict[_RenderKey, tuple[dict[str, str], re.Pattern[str]]] = {}
+_RENDERED: dict[tuple[str, _RenderKey], str] = {}
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _bounded_put(cache: dict[_K, _V], key: _K, value: _V, limit: int) -> _V:
+    # Plain dicts rather than lru_cache: the inputs (pydantic models) are not hashable, and
+    # a wholesale clear at the bound is simpler than LRU order and safe across threads.
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _render_key(
+    viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> _RenderKey:
+    return (
+        viewer,
+        tuple((s, e.name, e.description_ref) for s, e in ledger.identities.items()),
+        tuple((s, c.body.display_name, c.body.description_ref) for s, c in cast.items()),
+    )
+
+
+def _table(
+    viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> tuple[dict[str, str], re.Pattern[str]]:
     # Names the viewer learned (false ones included) stay as they are, even when a
     # learned false name happens to be someone else's true name.
     table: dict[str, str] = {e.name: e.name for e in ledger.identities.values() if e.name}
@@ -149,7 +192,10 @@ def render_for_viewer(
         if keys
         else SLOT_ID.pattern
     )
+    return table, pattern
 
+
+def _render(text: str, table: dict[str, str], pattern: re.Pattern[str]) -> str:
     def swap(match: re.Match[str]) -> str:
         ref = table.get(match.group(), UNKNOWN_REF)
         before = text[: match.start()].rstrip(" \"'“(")

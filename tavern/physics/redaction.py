@@ -88,6 +88,26 @@ def tokens_of(texts: Iterable[str]) -> set[str]:
     return found
 
 
+def _words(text: str) -> frozenset[str]:
+    """Every normalized word of `text`, salient or not (what `redact` could match)."""
+    # Record texts repeat across beats and viewers; whole prompts do not, and would only
+    # fill the cache.
+    return _short_words(text) if len(text) <= 2000 else _all_words(text)
+
+
+def _all_words(text: str) -> frozenset[str]:
+    return frozenset(normalize(m.group()) for m in _WORD.finditer(text))
+
+
+_short_words = lru_cache(maxsize=1 << 15)(_all_words)
+
+
+@lru_cache(maxsize=64)
+def _normalized(tokens: frozenset[str]) -> frozenset[str]:
+    # The same hidden set is applied to every line of an observation.
+    return frozenset(normalize(t) for t in tokens)
+
+
 def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
     """Replace every whole-word occurrence of any of `tokens` (case-insensitive) by `mask`.
 
@@ -95,9 +115,9 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
-    hidden = {normalize(t) for t in tokens}
-    if not hidden:
-        return text
+    hidden = _normalized(tokens if isinstance(tokens, frozenset) else frozenset(tokens))
+    if not hidden or hidden.isdisjoint(_words(text)):
+        return text  # nothing to mask: skip the substitution pass
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)
 
 
