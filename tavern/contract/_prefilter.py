@@ -83,9 +83,11 @@ def fold(text: str) -> str:
     return folded
 
 
-def _strength(req: Requirement) -> tuple[int, int]:
-    # Prefer the requirement whose shortest literal is longest (rarest), then the fewest.
-    return (min(len(s) for s in req), -len(req))
+def _strength(req: Requirement) -> tuple[bool, int, int]:
+    # Check first the sets most likely to fail fast: literals of 4+ characters (rare in
+    # prose), then few of them (each is one scan of the text), then the longest.
+    shortest = min(len(s) for s in req)
+    return (shortest >= 4, -len(req), shortest)
 
 
 def _sequence(items: Any, ignorecase: bool) -> Requirement | None:
@@ -150,12 +152,28 @@ def required_literals(pattern: re.Pattern[str]) -> tuple[bool, tuple[Requirement
     return ignorecase, tuple(sorted(set(needs), key=_strength, reverse=True))
 
 
+@lru_cache(maxsize=64)
+def _probe(text: str) -> tuple[str, str, dict[tuple[bool, str], bool]]:
+    # The raw and folded text, and a memo of literal lookups: a literal shared by several
+    # patterns ("player", "jogador") is searched for once per text.
+    return text, fold(text), {}
+
+
 def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bool:
     """False only when `text` cannot contain a match (see `required_literals`)."""
-    if not needs:
-        return True
-    haystack = fold(text) if ignorecase else text
-    return all(any(s in haystack for s in need) for need in needs)
+    raw, folded, memo = _probe(text)
+    haystack = folded if ignorecase else raw
+    for need in needs:
+        for literal in need:
+            key = (ignorecase, literal)
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = literal in haystack
+            if hit:
+                break
+        else:
+            return False
+    return True
 
 
-CACHES.append(fold)
+CACHES.extend([fold, _probe])

@@ -9,6 +9,7 @@ cannot tell "different" from "normal variety"; marker tags fire on their own.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -63,20 +64,43 @@ def _headers(content: str, names: Sequence[str]) -> tuple[_Block, ...]:
 
 
 @lru_cache(maxsize=64)
-def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
-    # Cached per (content, cast): three rules read the same blocks, and the system message
-    # repeats verbatim on every call of a role.
+def _names_regex(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    # Only for names that are one non-empty line each: then every occurrence of a name lies
+    # within one line, so the lines a scan for the alternation touches are exactly the lines
+    # holding some name (an occurrence it steps over overlaps one it found, on that line).
+    if not names or any(n.splitlines() != [n] for n in names):
+        return None
+    return re.compile("|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)))
+
+
+@lru_cache(maxsize=64)
+def _lines(content: str, names: tuple[str, ...]) -> tuple[list[str], list[int], list[int]]:
+    """The lines of `content` (with ends), their offsets, and the indices of those that
+    contain a cast name (every index when that cannot be decided by one scan)."""
     lines = content.splitlines(keepends=True)
     offsets, pos = [], 0
     for line in lines:
         offsets.append(pos)
         pos += len(line)
+    finder = _names_regex(names)
+    if finder is None:
+        return lines, offsets, list(range(len(lines)))
+    named = sorted({bisect_right(offsets, m.start()) - 1 for m in finder.finditer(content)})
+    return lines, offsets, named
+
+
+@lru_cache(maxsize=64)
+def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
+    # Cached per (content, cast): three rules read the same blocks, and the system message
+    # repeats verbatim on every call of a role.
+    lines, offsets, named = _lines(content, names)
     heads: list[tuple[int, str, re.Match[str]]] = []
     seen: set[str] = set()
     starts: list[int] = []
     by_length = [(name, _header_regex(name)) for name in sorted(names, key=len, reverse=True)]
-    for i, line in enumerate(lines):
+    for i in named:
         # A header match contains its name: lines without any name need no regex at all.
+        line = lines[i]
         present = [(name, m) for name, m in by_length if name in line]
         if not present:
             continue
@@ -138,10 +162,15 @@ def _violation(rule: str, content: str, index: int, start: int, end: int) -> Vio
 def detect_marker_tag(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
     """A bracketed marker such as "(you)", "[PC]", "<player>", "(você)" anywhere."""
     return [
-        _violation("structural_marker_tag", msg.content, i, m.start(), m.end())
+        _violation("structural_marker_tag", msg.content, i, start, end)
         for i, msg in enumerate(messages)
-        for m in MARKER_TAG.finditer(msg.content)
+        for start, end in _marker_tags(msg.content)
     ]
+
+
+@lru_cache(maxsize=64)
+def _marker_tags(content: str) -> tuple[tuple[int, int], ...]:
+    return tuple(m.span() for m in MARKER_TAG.finditer(content))
 
 
 def detect_odd_tag(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
@@ -212,8 +241,10 @@ def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, s
     the list's shape first, since every test is a pure condition of the same conjunction.
     """
     out = []
-    pos = 0
-    for line in content.splitlines(keepends=True):
+    lines, offsets, named = _lines(content, names)
+    for i in named:
+        # A list line names at least two of the cast; lines naming none cannot be one.
+        line, pos = lines[i], offsets[i]
         label, colon, rest = line.partition(":")
         listed = [n for n in names if n in rest and _word_regex(n).search(rest)]
         missing = [n for n in names if n not in listed]
@@ -225,7 +256,6 @@ def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, s
                 start = pos + len(label) + 1 + (len(rest) - len(rest.lstrip()))
                 end = pos + len(label) + 1 + len(rest.rstrip())
                 out.append((start, end, missing[0]))
-        pos += len(line)
     return tuple(out)
 
 
@@ -261,9 +291,22 @@ def _roster_regexes(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern
 
 
 @lru_cache(maxsize=64)
+def _slot_ids(content: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple((m.start(), m.end(), m.group()) for m in SLOT_ID.finditer(content))
+
+
+@lru_cache(maxsize=64)
 def _mapped_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     forward, backward = _roster_regexes(names)
-    return frozenset(forward.findall(content)) | frozenset(backward.findall(content))
+    # `forward.findall`, without its slow scan of every position: a forward match opens with
+    # the slot-id pattern itself, so it can only start where `_slot_ids` found one; taking
+    # them left to right and skipping those inside the last match is findall's own walk.
+    found, last_end = set(), 0
+    for start, _end, _id in _slot_ids(content):
+        if start >= last_end and (m := forward.match(content, start)):
+            found.add(m.group(1))
+            last_end = m.end()
+    return frozenset(found) | frozenset(backward.findall(content))
 
 
 def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
@@ -276,18 +319,20 @@ def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[st
 
 def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
     """Internal slot ids (C1..C99) in a prompt that does not map them to names."""
-    ids = [(i, m) for i, msg in enumerate(messages) for m in SLOT_ID.finditer(msg.content)]
+    ids = [(i, slot) for i, msg in enumerate(messages) for slot in _slot_ids(msg.content)]
     if not ids:
         return []  # the roster search is only needed when some id appears
     mapped = _mapped_ids(messages, names)
     return [
-        _violation("structural_raw_id", messages[i].content, i, m.start(), m.end())
-        for i, m in ids
-        if m.group() not in mapped
+        Violation("structural_raw_id", (start, end), slot_id, i)
+        for i, (start, end, slot_id) in ids
+        if slot_id not in mapped
     ]
 
 
-CACHES.extend([_headers_cached, _self_names_in, _list_lines, _mapped_in])
+CACHES.extend(
+    [_marker_tags, _slot_ids, _lines, _headers_cached, _self_names_in, _list_lines, _mapped_in]
+)
 
 STRUCTURAL_RULES = [
     Rule("structural_marker_tag", "structural", detect_marker_tag, "a (you) / [PC] style tag"),
