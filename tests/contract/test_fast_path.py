@@ -7,6 +7,7 @@ These tests are the negative control that the optimization dropped nothing.
 
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from tavern import contract
 from tavern.contract import RULES, check_prompt, check_text
 from tavern.contract import _lexical as lexical
+from tavern.contract._prefilter import fold, required_literals
 from tavern.records import ChatMessage
 
 from .corpus_stats import CORPUS, Case, load
@@ -115,3 +117,37 @@ def test_reference_module_is_a_separate_evaluation() -> None:
     source = (Path(__file__).parent / "reference.py").read_text(encoding="utf-8")
     assert "check_prompt(" not in source.replace("reference_check_prompt(", "")
     assert "may_match" not in source and "lru_cache" not in source
+
+
+def _guarded_patterns() -> list[re.Pattern[str]]:
+    flags = re.IGNORECASE | re.UNICODE
+    patterns = [*lexical.NOUN, *lexical.ROLE, *lexical.NEGATED, *lexical.VERB]
+    return [re.compile(p, re.UNICODE if "N?PC" in p else flags) for p in patterns]
+
+
+def _texts() -> list[str]:
+    return [m.content for c in ALL_CASES for m in c.messages] + FRAGMENTS
+
+
+def test_every_match_holds_a_literal_of_each_required_set() -> None:
+    """The derivation itself: each required set is met inside every match, not just the text."""
+    checked = 0
+    for regex in _guarded_patterns():
+        ignorecase, needs = required_literals(regex)
+        assert needs, regex.pattern  # every lexical pattern is prefiltered
+        for text in _texts():
+            for m in regex.finditer(text):
+                span = fold(m.group()) if ignorecase else m.group()
+                assert all(any(s in span for s in need) for need in needs), (regex, m)
+                checked += 1
+    assert checked >= 150
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="aAáÁeéêEÊiIİıoOsSſuUlLrRgGdDjJyYpPcCnNtT ' -\n", max_size=40))
+def test_fold_treats_case_variants_as_the_engine_does(text: str) -> None:
+    # Whatever the engine matches case-insensitively, fold() makes equal.
+    for literal in ("jogador", "usuario", "player", "digitando", "is", "persona"):
+        regex = re.compile(re.escape(literal), re.IGNORECASE | re.UNICODE)
+        for m in regex.finditer(text):
+            assert fold(m.group()) == fold(literal)
