@@ -46,6 +46,14 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 }
 """JSON Schema of a Character's answer."""
 
+MEMORY_STRIDE_LINES = 64
+"""Granularity of the memory window's first line (an index into the ledger's memory).
+
+The runner evicts the oldest lines in chunks of exactly this many (`runner.memory`), so an
+eviction shifts every index by a whole stride and a window already past the evicted lines
+keeps its first line: the window moves at most once per stride of new lines, never twice
+(once for the eviction, once for the budget)."""
+
 _STAGE_DIRECTION = re.compile(r"\*[^*]+\*|\([^()]+\)|\[[^\[\]]+\]")
 
 
@@ -82,7 +90,7 @@ def build_messages(
         list(range(len(memory))),
         [len(x) + 1 for x in memory],
         memory_budget_tokens * 4,
-        max(16, memory_budget_tokens // 64),  # about half the budget in digest lines
+        MEMORY_STRIDE_LINES,
     )
     remembered = log_lines(
         ([observation.memory_summary] if observation.memory_summary else []) + memory[start:]
@@ -92,8 +100,10 @@ def build_messages(
         PromptBlock("Who you are", identity, Stability.IDENTITY),
         PromptBlock("Where you are", _place(observation), Stability.SLOW),
         PromptBlock("People here", _people(observation), Stability.SLOW),
+        # Facts change only when the Director adds or removes one; the memory log grows
+        # every beat, so it goes last among the slow blocks and only its end changes.
+        PromptBlock("Facts", log_lines(observation.facts) or "(none)", Stability.SLOW),
         PromptBlock("What you remember", remembered, Stability.SLOW),
-        PromptBlock("Facts", log_lines(observation.facts) or "(none)", Stability.VOLATILE),
         PromptBlock("What just happened", log_lines(x.text for x in now), Stability.VOLATILE),
         PromptBlock("Your turn", _turn_line(now), Stability.VOLATILE),
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tavern.agents import character
 from tavern.agents.render import tokens_in
 from tavern.physics.guards import hidden_tokens_for
 from tavern.physics.identity import learn_names, render_for_viewer
@@ -29,8 +30,9 @@ from tavern.records import (
 _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
 MEMORY_CAP = 128
 """Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
-MEMORY_EVICT = 64
-"""Evicting in chunks keeps the memory block's prefix stable between evictions."""
+MEMORY_EVICT = character.MEMORY_STRIDE_LINES
+"""Evicting in chunks keeps the memory block's prefix stable between evictions; the chunk is
+the Character prompt's window stride, so an eviction never moves a window by itself."""
 
 
 def capture_memory(
