@@ -290,23 +290,58 @@ def _roster_regexes(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern
     return forward, backward
 
 
+_SLOT_START = re.compile(r"C[1-9]")
+
+
 @lru_cache(maxsize=64)
 def _slot_ids(content: str) -> tuple[tuple[int, int, str], ...]:
-    return tuple((m.start(), m.end(), m.group()) for m in SLOT_ID.finditer(content))
+    # `SLOT_ID.finditer`, found faster: its leading \b denies the engine its literal-prefix
+    # search, so look for "C<digit>" (a literal prefix) and confirm each with SLOT_ID at that
+    # position. Slot ids cannot overlap, and none can start inside another "C<digit>".
+    found = []
+    for candidate in _SLOT_START.finditer(content):
+        m = SLOT_ID.match(content, candidate.start())
+        if m:
+            found.append((m.start(), m.end(), m.group()))
+    return tuple(found)
+
+
+def _starts(content: str, names: tuple[str, ...]) -> list[int]:
+    """Every position where some name begins (overlapping occurrences included)."""
+    starts: set[int] = set()
+    for name in names:
+        at = content.find(name)
+        while at != -1:
+            starts.add(at)
+            at = content.find(name, at + 1)
+    return sorted(starts)
+
+
+def _findall_from(regex: re.Pattern[str], content: str, starts: list[int]) -> set[str]:
+    """`set(regex.findall(content))` for a one-group regex that can only match at `starts`.
+
+    findall takes the leftmost match, then resumes at its end: walking the only possible
+    starts left to right, skipping those inside the last match, is the same walk.
+    """
+    found, last_end = set(), 0
+    for start in starts:
+        if start >= last_end and (m := regex.match(content, start)):
+            found.add(m.group(1))
+            last_end = m.end()
+    return found
 
 
 @lru_cache(maxsize=64)
 def _mapped_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     forward, backward = _roster_regexes(names)
-    # `forward.findall`, without its slow scan of every position: a forward match opens with
-    # the slot-id pattern itself, so it can only start where `_slot_ids` found one; taking
-    # them left to right and skipping those inside the last match is findall's own walk.
-    found, last_end = set(), 0
-    for start, _end, _id in _slot_ids(content):
-        if start >= last_end and (m := forward.match(content, start)):
-            found.add(m.group(1))
-            last_end = m.end()
-    return frozenset(found) | frozenset(backward.findall(content))
+    # Both findall scans, without trying every position: a forward match opens with the
+    # slot-id pattern itself, a backward one with a cast name (when there is a cast).
+    found = _findall_from(forward, content, [start for start, _, _ in _slot_ids(content)])
+    if names and all(names):
+        found |= _findall_from(backward, content, _starts(content, names))
+    else:
+        found |= set(backward.findall(content))
+    return frozenset(found)
 
 
 def _mapped_ids(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:

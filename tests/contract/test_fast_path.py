@@ -92,6 +92,8 @@ FRAGMENTS = [
     "- Mara ★: x", "Mara (you): y", "Rui — mood: calm", "Tomas: mood: calm", "## Mara",
     "wait for the player", "player's turn", "not a player-character", "ninguém no teclado",
     "a user of magic", "the operator of the ferry", "human", "Human", "pessoa real",
+    "C1 is C2 = Rui", "Mara Mara (C3)", "Rui  [C4]", "C12: Tomas", "XC1", "C1C2", "C3 é Lio",
+    "Lio(C1)", "RuiC2", "(C5)",
 ]  # fmt: skip
 _separators = st.sampled_from([" ", "\n", ", ", ". ", "; ", ": ", "\n- ", " | "])
 _text = st.lists(
