@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHES, may_match, required_literals
+from tavern.contract._prefilter import CACHE_SIZE, CACHES, may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -125,7 +125,7 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
     # are the pattern's own matches, so the prefilter can only save time, never change them.
     guarded = [(regex, *required_literals(regex)) for regex in compiled]
 
-    @lru_cache(maxsize=64)
+    @lru_cache(maxsize=CACHE_SIZE)
     def scan(content: str) -> tuple[Match, ...]:
         # Keyed by content: the system message repeats verbatim on every call of a role.
         return tuple(

@@ -37,6 +37,10 @@ class _Clearable(Protocol):
     def cache_clear(self) -> None: ...
 
 
+CACHE_SIZE = 256
+"""Entries per per-content cache: a session's sheet texts (checked once at start) must not
+evict the system messages, which repeat on every call."""
+
 CACHES: list[_Clearable] = []
 """Every per-content cache of the contract, so tests and benchmarks can start cold."""
 
@@ -67,7 +71,7 @@ def _fold_char(code: int, ignorecase: bool) -> str:
     return _CANON.get(low, low)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def fold(text: str) -> str:
     """The text as case-insensitive patterns see it: one character per character, canonical.
 
@@ -152,7 +156,7 @@ def required_literals(pattern: re.Pattern[str]) -> tuple[bool, tuple[Requirement
     return ignorecase, tuple(sorted(set(needs), key=_strength, reverse=True))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _probe(text: str) -> tuple[str, str, dict[tuple[bool, str], bool]]:
     # The raw and folded text, and a memo of literal lookups: a literal shared by several
     # patterns ("player", "jogador") is searched for once per text.

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHES, may_match, required_literals
+from tavern.contract._prefilter import CACHE_SIZE, CACHES, may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -63,7 +63,7 @@ def _headers(content: str, names: Sequence[str]) -> tuple[_Block, ...]:
     return _headers_cached(content, tuple(names))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _names_regex(names: tuple[str, ...]) -> re.Pattern[str] | None:
     # Only for names that are one non-empty line each: then every occurrence of a name lies
     # within one line, so the lines a scan for the alternation touches are exactly the lines
@@ -73,7 +73,7 @@ def _names_regex(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _lines(content: str, names: tuple[str, ...]) -> tuple[list[str], list[int], list[int]]:
     """The lines of `content` (with ends), their offsets, and the indices of those that
     contain a cast name (every index when that cannot be decided by one scan)."""
@@ -89,7 +89,7 @@ def _lines(content: str, names: tuple[str, ...]) -> tuple[list[str], list[int], 
     return lines, offsets, named
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
     # Cached per (content, cast): three rules read the same blocks, and the system message
     # repeats verbatim on every call of a role.
@@ -168,7 +168,7 @@ def detect_marker_tag(messages: Sequence[ChatMessage], names: Sequence[str]) -> 
     ]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _marker_tags(content: str) -> tuple[tuple[int, int], ...]:
     return tuple(m.span() for m in MARKER_TAG.finditer(content))
 
@@ -217,7 +217,7 @@ def detect_missing_field(messages: Sequence[ChatMessage], names: Sequence[str]) 
 _SELF_NEEDS = required_literals(_SELF)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _self_names_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     if not may_match(*_SELF_NEEDS, content):
         return frozenset()
@@ -233,7 +233,7 @@ def _self_names(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[st
     return selves
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
     """(start, end, missing name) of each labelled list line naming all the cast but one.
 
@@ -280,7 +280,7 @@ def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> li
     return found
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _roster_regexes(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     word = "|".join(re.escape(n) for n in names) if names else r"[A-ZÀ-Ý][\w'-]+"
     forward = re.compile(
@@ -293,7 +293,7 @@ def _roster_regexes(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern
 _SLOT_START = re.compile(r"C[1-9]")
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _slot_ids(content: str) -> tuple[tuple[int, int, str], ...]:
     # `SLOT_ID.finditer`, found faster: its leading \b denies the engine its literal-prefix
     # search, so look for "C<digit>" (a literal prefix) and confirm each with SLOT_ID at that
@@ -331,7 +331,7 @@ def _findall_from(regex: re.Pattern[str], content: str, starts: list[int]) -> se
     return found
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=CACHE_SIZE)
 def _mapped_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     forward, backward = _roster_regexes(names)
     # Both findall scans, without trying every position: a forward match opens with the
