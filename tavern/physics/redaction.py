@@ -88,18 +88,10 @@ def tokens_of(texts: Iterable[str]) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=1 << 15)
 def _words(text: str) -> frozenset[str]:
     """Every normalized word of `text`, salient or not (what `redact` could match)."""
-    # Record texts repeat across beats and viewers; whole prompts do not, and would only
-    # fill the cache.
-    return _short_words(text) if len(text) <= 2000 else _all_words(text)
-
-
-def _all_words(text: str) -> frozenset[str]:
     return frozenset(normalize(m.group()) for m in _WORD.finditer(text))
-
-
-_short_words = lru_cache(maxsize=1 << 15)(_all_words)
 
 
 @lru_cache(maxsize=64)
@@ -116,7 +108,19 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
         '[...] code: [...].'
     """
     hidden = _normalized(tokens if isinstance(tokens, frozenset) else frozenset(tokens))
-    if not hidden or hidden.isdisjoint(_words(text)):
+    if not hidden:
+        return text
+    if "\n" in text:
+        # A word never spans a line break, so a long text (a whole prompt) is redacted line
+        # by line: its lines are stored record texts that recur beat after beat, and each
+        # (line, hidden set) pair is computed once.
+        return "\n".join(_redact_line(line, hidden, mask) for line in text.split("\n"))
+    return _redact_line(text, hidden, mask)
+
+
+@lru_cache(maxsize=1 << 14)
+def _redact_line(text: str, hidden: frozenset[str], mask: str) -> str:
+    if hidden.isdisjoint(_words(text)):
         return text  # nothing to mask: skip the substitution pass
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)
 
