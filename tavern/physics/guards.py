@@ -65,7 +65,33 @@ class _Secrets:
     whispers: list[WhisperPayload]
 
 
+_WALKS: dict[tuple[object, ...], _Secrets] = {}
+
+
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
+    """`_read_secrets`, memoized: a beat's guards and every viewer's projection walk the
+    same history. The key holds every field the walk reads, so a changed record, scene or
+    public text is a different key, never a stale answer."""
+    publics = tuple(public_texts)
+    key = (
+        tuple(scene_texts(scene)),
+        publics,
+        tuple(
+            (type(r), r.seq, r.speaker, r.text, r.audience.origin, tuple(r.audience.perceivers))
+            for r in history
+        ),
+    )
+    found = _WALKS.get(key)
+    if found is None:
+        if len(_WALKS) >= 32:
+            _WALKS.clear()
+        found = _WALKS[key] = _read_secrets(history, scene, publics)
+    return found
+
+
+def _read_secrets(
+    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]
+) -> _Secrets:
     """Read history in order, telling secrets from words that came out in the open.
 
     A word becomes public when a character says it aloud or acts it out, or when the stage
@@ -114,7 +140,7 @@ def thought_only_tokens(
         >>> sorted(thought_only_tokens([t], Scene(location="inn")))
         ['4471', 'code', 'hides', 'ledger']
     """
-    return _walk(history, scene, public_texts).thought_owners
+    return dict(_walk(history, scene, public_texts).thought_owners)
 
 
 def whisper_payloads(
@@ -130,7 +156,7 @@ def whisper_payloads(
         >>> [(p.seq, sorted(p.tokens)) for p in whisper_payloads([w], Scene(location="the inn"))]
         [(4, ['trap'])]
     """
-    return _walk(history, scene, public_texts).whispers
+    return list(_walk(history, scene, public_texts).whispers)
 
 
 def hidden_tokens_for(
