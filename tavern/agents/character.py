@@ -92,10 +92,15 @@ def build_messages(
         memory_budget_tokens * 4,
         MEMORY_STRIDE_LINES,
     )
-    remembered = log_lines(
-        ([observation.memory_summary] if observation.memory_summary else []) + memory[start:]
-    )
     now = [line for line in observation.lines if line.turn_number == turn_number]
+    # This beat's lines continue the memory log instead of opening a block of their own:
+    # they become the next memory lines in the same order and form (`digest_line`
+    # capitalizes), so the character's next prompt shares them as a prefix too.
+    remembered = log_lines(
+        ([observation.memory_summary] if observation.memory_summary else [])
+        + memory[start:]
+        + [x.text[:1].upper() + x.text[1:] for x in now]
+    )
     blocks = [
         PromptBlock("Who you are", identity, Stability.IDENTITY),
         PromptBlock("Where you are", _place(observation), Stability.SLOW),
@@ -104,7 +109,7 @@ def build_messages(
         # every beat, so it goes last among the slow blocks and only its end changes.
         PromptBlock("Facts", log_lines(observation.facts) or "(none)", Stability.SLOW),
         PromptBlock("What you remember", remembered, Stability.SLOW),
-        PromptBlock("What just happened", log_lines(x.text for x in now), Stability.VOLATILE),
+        PromptBlock("What just happened", _just_now(len(now)), Stability.VOLATILE),
         PromptBlock("Your turn", _turn_line(now), Stability.VOLATILE),
     ]
     return assemble(blocks)
@@ -127,6 +132,14 @@ def _people(observation: Observation) -> str:
         looks = person.appearance or "(heard, not seen)"
         out.append(f"- {person.ref}. Where: {where}. Looks: {looks}")
     return "\n".join(out)
+
+
+def _just_now(count: int) -> str:
+    if count == 0:
+        return "Nothing new since the last line you remember."
+    if count == 1:
+        return "The last line of what you remember happened just now."
+    return f"The last {count} lines of what you remember happened just now."
 
 
 def _turn_line(now: list[ObservedLine]) -> str:
