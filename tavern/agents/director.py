@@ -217,8 +217,9 @@ def build_messages(
 
 def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
     """Render the history tail that fits the token budget, start snapped to a seq stride."""
-    lines = [line for r in history if (line := render_record(state, r))]
-    keys = [r.seq for r in history if render_record(state, r)]
+    rendered = [(r.seq, line) for r in history if (line := render_record(state, r))]
+    keys = [seq for seq, _ in rendered]
+    lines = [line for _, line in rendered]
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.
     truncated = bool(history) and history[0].seq > 0
     start = snapped_start(
