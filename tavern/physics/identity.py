@@ -9,7 +9,7 @@ character by its description. Internal slot ids never survive rendering.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from tavern.physics.perception import perceives
@@ -135,14 +135,30 @@ def render_for_viewer(
         >>> render_for_viewer("C2 waves. Rui grins.", "C1", PerspectiveLedger(owner="C1"), c)
         'The man in the open shirt waves. The man in the open shirt grins.'
     """
+    return renderer(viewer, ledger, cast)(text)
+
+
+def renderer(
+    viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> Callable[[str], str]:
+    """`render_for_viewer` bound to one viewer and ledger, for rendering many texts.
+
+    Example:
+        >>> renderer("C1", PerspectiveLedger(owner="C1"), {})("C4 nods.")
+        'Someone nods.'
+    """
     key = _render_key(viewer, ledger, cast)
-    done = _RENDERED.get((text, key))
-    if done is not None:
-        return done
-    table = _TABLES.get(key)
-    if table is None:
-        table = _bounded_put(_TABLES, key, _table(viewer, ledger, cast), 256)
-    return _bounded_put(_RENDERED, (text, key), _render(text, *table), 1 << 15)
+
+    def render(text: str) -> str:
+        done = _RENDERED.get((text, key))
+        if done is not None:
+            return done
+        table = _TABLES.get(key)
+        if table is None:
+            table = _bounded_put(_TABLES, key, _table(viewer, ledger, cast), 256)
+        return _bounded_put(_RENDERED, (text, key), _render(text, *table), 1 << 15)
+
+    return render
 
 
 # The table and its alternation pattern depend only on who the viewer knows by which name;

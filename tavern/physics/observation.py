@@ -8,12 +8,12 @@ never enter it. Records carry no author here: the internal human marker stays in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
-from tavern.physics.identity import initial_identities, learn_names, ref_for, render_for_viewer
+from tavern.physics.identity import initial_identities, learn_names, ref_for, renderer
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import redact
 from tavern.physics.zones import can_hear, can_see, zone_of
@@ -108,21 +108,23 @@ def _project_line(
     ledger: PerspectiveLedger,
     cast: Mapping[str, Character],
     hidden: frozenset[str],
+    render: Callable[[str], str] | None = None,
 ) -> tuple[LineMode, str] | None:
     mode = perceives(record, viewer)
     if mode == "none":
         return None
+    render = render or renderer(viewer, ledger, cast)
 
     def who(slot: str) -> str:
         return "you" if slot == viewer else ref_for(slot, viewer, ledger, cast)
 
     def show(text: str) -> str:
-        return redact(render_for_viewer(text, viewer, ledger, cast), hidden)
+        return redact(render(text), hidden)
 
     actor = "You" if record.speaker == viewer else who(record.speaker)
     actor = actor[:1].upper() + actor[1:]
     if isinstance(record, ThoughtRecord):
-        return "own_thought", f"You think: {render_for_viewer(record.text, viewer, ledger, cast)}"
+        return "own_thought", f"You think: {render(record.text)}"
     if isinstance(record, SpeechRecord):
         if record.audience.origin != "whisper":
             return mode, f'{actor} said: "{show(record.text)}"'
@@ -218,15 +220,16 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         ledger = learn_names(ledger, record, cast, viewer)
     scene = state.scene
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
+    render = renderer(viewer, ledger, cast)
     lines = []
     for record in history:
-        projected = _project_line(record, viewer, ledger, cast, hidden)
+        projected = _project_line(record, viewer, ledger, cast, hidden, render)
         if projected is not None:
             mode, text = projected
             lines.append(ObservedLine(record.seq, record.turn_number, record.kind, mode, text))
 
     def public(text: str) -> str:
-        return redact(render_for_viewer(text, viewer, ledger, cast), hidden)
+        return redact(render(text), hidden)
 
     own_zone = zone_of(scene, viewer)
     labels = {z.id: z.label for z in scene.zones}
@@ -239,6 +242,6 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         facts=tuple(public(f) for f in scene.facts),
         roster=tuple(_roster(state, viewer, ledger)),
         lines=tuple(lines),
-        memory_summary=render_for_viewer(ledger.memory_summary, viewer, ledger, cast),
-        memory=tuple(render_for_viewer(m, viewer, ledger, cast) for m in ledger.memory),
+        memory_summary=render(ledger.memory_summary),
+        memory=tuple(render(m) for m in ledger.memory),
     )
