@@ -1,0 +1,81 @@
+"""The physics memo caches never answer for inputs they were not computed from.
+
+Each test first warms a cache, then changes exactly one input the cached function reads and
+shows the answer changing with it (the negative control: a cache keyed on too little would
+return the stale, warmed answer and fail here).
+"""
+
+from __future__ import annotations
+
+from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
+from tavern.physics.identity import initial_identities, learn_names, render_for_viewer
+from tavern.physics.redaction import redact, salient_tokens
+from tavern.records import Audience, Body, Character, Mind, Scene, SpeechRecord, ThoughtRecord
+
+SCENE = Scene(location="the inn")
+
+
+def _thought(text: str) -> ThoughtRecord:
+    return ThoughtRecord(
+        seq=1, turn_number=1, speaker="C1", author="character", text=text,
+        audience=Audience(origin="private", perceivers=["C1"]),
+    )  # fmt: skip
+
+
+def _whisper(text: str, perceivers: list[str]) -> SpeechRecord:
+    return SpeechRecord(
+        seq=2, turn_number=1, speaker="C1", author="character", text=text,
+        audience=Audience(origin="whisper", perceivers=perceivers),
+    )  # fmt: skip
+
+
+def test_secrets_walk_follows_a_changed_record_text() -> None:
+    assert "ledger" in thought_only_tokens([_thought("the ledger is forged")], SCENE)
+    changed = thought_only_tokens([_thought("the dagger is hidden")], SCENE)
+    assert "ledger" not in changed and "dagger" in changed
+
+
+def test_secrets_walk_follows_a_changed_audience_and_scene() -> None:
+    history = [_whisper("meet at the mill", ["C1", "C2"])]
+    assert "mill" in hidden_tokens_for(history, SCENE, "C3")
+    widened = [_whisper("meet at the mill", ["C1", "C2", "C3"])]
+    assert "mill" not in hidden_tokens_for(widened, SCENE, "C3")
+    # The stage naming the mill makes the word public: no longer a payload.
+    assert whisper_payloads(history, Scene(location="the mill"))[0].tokens == frozenset({"meet"})
+
+
+def test_secrets_walk_follows_public_texts() -> None:
+    history = [_thought("the ledger is forged")]
+    assert "ledger" in thought_only_tokens(history, SCENE)
+    assert "ledger" not in thought_only_tokens(history, SCENE, ["a ledger on the desk"])
+
+
+def test_thought_owner_map_is_a_copy_callers_may_change() -> None:
+    history = [_thought("the ledger is forged")]
+    first = thought_only_tokens(history, SCENE)
+    first.clear()
+    assert "ledger" in thought_only_tokens(history, SCENE)
+
+
+def test_redaction_cache_follows_the_hidden_set() -> None:
+    text = "The vault code is 4471.\nThe lamp is red."
+    assert redact(text, frozenset({"4471"})) == "The vault code is [...].\nThe lamp is red."
+    assert redact(text, frozenset({"lamp"})) == "The vault code is 4471.\nThe [...] is red."
+    assert redact(text, frozenset()) == text
+    assert salient_tokens("Vault 4471") == frozenset({"vault", "4471"})
+
+
+def test_render_cache_follows_a_learned_name() -> None:
+    cast = {
+        s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n, description_ref=d))
+        for s, n, d in [("C1", "Ana", "the tall woman"), ("C2", "Rui", "the man in grey")]
+    }
+    ledger = initial_identities(cast)["C1"]
+    assert render_for_viewer("Rui waves.", "C1", ledger, cast) == "The man in grey waves."
+    heard = SpeechRecord(
+        seq=3, turn_number=1, speaker="C2", author="character", text="Call me Rui.",
+        audience=Audience(origin="public", perceivers=["C1", "C2"]),
+    )  # fmt: skip
+    learned = learn_names(ledger, heard, cast, "C1")
+    assert render_for_viewer("Rui waves.", "C1", learned, cast) == "Rui waves."
+    assert render_for_viewer("Rui waves.", "C1", ledger, cast) == "The man in grey waves."
