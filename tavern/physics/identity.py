@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 from tavern.physics.perception import perceives
@@ -62,6 +63,12 @@ def _name_forms(character: Character) -> list[str]:
     return [full] + ([first] if first != full and len(first) >= 3 else [])
 
 
+@lru_cache(maxsize=1024)
+def _whole_word(form: str) -> re.Pattern[str]:
+    # Every viewer's fold over the history searches every record for the same few names.
+    return re.compile(rf"\b{re.escape(form)}\b")
+
+
 def _teach(ledger: PerspectiveLedger, slot: str, name: str, seq: int) -> PerspectiveLedger:
     entry = ledger.identities.get(slot)
     if entry is None or SLOT_ID.fullmatch(name) or entry.name == name:
@@ -95,7 +102,7 @@ def learn_names(
         if slot == viewer or slot not in hearers:
             continue
         for form in _name_forms(character):
-            if re.search(rf"\b{re.escape(form)}\b", record.text):
+            if _whole_word(form).search(record.text):
                 ledger = _teach(ledger, slot, form, record.seq)
                 break
     return ledger
