@@ -241,7 +241,8 @@ def main() -> None:
     sessions = {n: build_session(builder, builder.store, n) for n in (args.short, args.long)}
     print(f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider")
     print(
-        "  cpu = process CPU time: journal fsync and other I/O waits are not in it; wall includes them"
+        "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
+        " wall includes them"
     )
     for label, durable, gate in CONFIGS:
         runner, provider = _runner(data_dir, durable, gate)
