@@ -145,24 +145,14 @@ async def _loop(runner: OwnedRunner, args: argparse.Namespace, read: Callable[[s
 
 
 def _play(args: argparse.Namespace) -> int:
-    from tavern.app.config_store import ConfigError, load_config
-    from tavern.llm.registry import provider_names
+    from tavern.cli._config import resolve_config
     from tavern.runner import build_runner
     from tavern.settings import get_settings
     from tavern.store import Library, SessionStore
 
     settings = get_settings()
-    try:
-        config = load_config(settings.data_dir, default_provider=settings.provider)
-    except ConfigError as exc:
-        print(f"tavern play: {exc}")
-        return 2
-    if args.provider:
-        config = config.model_copy(update={"active_provider": args.provider})
-    if config.active_provider not in provider_names():
-        print(
-            f"tavern play: unknown provider {config.active_provider!r}; known: {provider_names()}"
-        )
+    config = resolve_config("play", settings, args.provider)
+    if config is None:
         return 2
     if args.mode:
         settings_for = config.settings_for(config.active_provider)

@@ -72,24 +72,13 @@ def build_server(config: AppConfig, port: int) -> uvicorn.Server:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from tavern.app.config_store import ConfigError, load_config
+    from tavern.cli._config import resolve_config
     from tavern.settings import get_settings
 
     settings = get_settings()
     port = args.port or settings.port
-    try:
-        config = load_config(settings.data_dir, default_provider=settings.provider)
-    except ConfigError as exc:
-        print(f"tavern serve: {exc}")
-        return 2
-    if args.provider:
-        config = config.model_copy(update={"active_provider": args.provider})
-    from tavern.llm.registry import provider_names
-
-    if config.active_provider not in provider_names():
-        print(
-            f"tavern serve: unknown provider {config.active_provider!r}; known: {provider_names()}"
-        )
+    config = resolve_config("serve", settings, args.provider)
+    if config is None:
         return 2
     stop_local: Callable[[], None] | None = None
     if config.active_provider == "local":
