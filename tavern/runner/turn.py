@@ -189,6 +189,7 @@ class TurnTransaction:
             max_skip_ticks=self._skip_bound(invited),
             unresolved_action=pending,
             public_texts=public,
+            cast=state.cast,
         )
         decision, changes = clamp_decision(proposal, ctx)
         decision, guarded = speech_guard(decision, state, ctx.history)
