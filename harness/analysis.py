@@ -145,7 +145,11 @@ def turns_df(paths: JournalPaths) -> pd.DataFrame:
 
 
 def leaks_df(paths: JournalPaths, cast_names: Sequence[str] = ()) -> pd.DataFrame:
-    """Sweep every journaled prompt with the prompt contract: one row per violation."""
+    """Sweep every journaled prompt with the prompt contract: one row per violation.
+
+    Without `cast_names` only the lexical rules and the raw-id rule can fire; the structural
+    rules that compare one character's block with the others' need the display names.
+    """
     rows = []
     for line in read_lines(paths):
         if not isinstance(line, LlmCallLine):
@@ -166,17 +170,18 @@ def leaks_df(paths: JournalPaths, cast_names: Sequence[str] = ()) -> pd.DataFram
     return pd.DataFrame(rows, columns=[*columns, "message_index", "excerpt"])
 
 
-def connect(paths: JournalPaths) -> duckdb.DuckDBPyConnection:
+def connect(paths: JournalPaths, cast_names: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with typed views over the journals.
 
     Views: `calls` (every attempt), `turns` (commits), `usage` (tokens per session and role),
     `cache` (hit ratio per session and role), `leaks` (contract violations), `cost`
-    (estimated prompt and completion tokens per session).
+    (estimated prompt and completion tokens per session). Pass the session's `cast_names`:
+    the contract's structural rules compare character blocks and need them.
     """
     con = duckdb.connect()
     con.register("calls_frame", llm_calls_df(paths))
     con.register("turns_frame", turns_df(paths))
-    con.register("leaks_frame", leaks_df(paths))
+    con.register("leaks_frame", leaks_df(paths, cast_names))
     con.execute("CREATE VIEW calls AS SELECT * FROM calls_frame")
     con.execute("CREATE VIEW turns AS SELECT * FROM turns_frame")
     con.execute("CREATE VIEW leaks AS SELECT * FROM leaks_frame")

@@ -109,3 +109,20 @@ def test_leak_sweep_catches_planted_leak(tavern_data_dir: Path) -> None:
 def test_column_paths_are_checked_against_the_schema() -> None:
     with pytest.raises(ValueError, match="not in LlmCallLine"):
         _check_paths([Column("oops", "prompt_cache.hit_tokenz")], LlmCallLine)
+
+
+def test_structural_leaks_need_the_cast_names(tavern_data_dir: Path) -> None:
+    # One character block lacks a field the others have: invisible to a word search.
+    prompt = (
+        "Mara\nAppearance: tall, red apron\nMood: calm\nSecrets: owes the guild money\n\n"
+        "Rui\nAppearance: broad, burnt hands\nMood: tense\nSecrets: a deserter\n\n"
+        "Tomas\nAppearance: thin, patched coat\nMood: wary\n"
+    )
+    writer = JournalWriter(tavern_data_dir, durable=False)
+    writer.append("sess-d", _call("sess-d", 1, "director", prompt, None))
+    path = journal_path(tavern_data_dir, "sess-d")
+    assert leaks_df(path).empty
+    leaks = leaks_df(path, ["Mara", "Rui", "Tomas"])
+    assert set(leaks["rule"]) == {"structural_missing_field"}
+    con = connect(path, ["Mara", "Rui", "Tomas"])
+    assert con.execute("SELECT count(*) FROM leaks").fetchone() == (len(leaks),)
