@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from tavern.runner.gate import PromptContractError
 from tavern.runner.interface import RunnerError
 from tavern.store import (
     InvalidIdError,
@@ -50,10 +49,6 @@ def validation_message(errors: Sequence[Any]) -> str:
 
 def describe_exception(exc: BaseException) -> tuple[int, str]:
     """Map an exception to `(status, client-safe message)`; unknown ones are logged as 500."""
-    if isinstance(exc, PromptContractError):
-        # The runner calls this a 500, but a client causes it by authoring a scenario or a
-        # turn whose text would reveal the human; the input is what must change.
-        return 422, str(exc)
     if isinstance(exc, RunnerError):
         return exc.status, str(exc) or type(exc).__name__
     if isinstance(exc, HTTPException):

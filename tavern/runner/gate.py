@@ -30,9 +30,13 @@ log = logging.getLogger(__name__)
 
 
 class PromptContractError(RunnerError):
-    """A prompt the runner built would reveal the human; it was not sent."""
+    """A prompt the runner built would reveal the human; it was not sent.
 
-    status = 500
+    A 422: what a client authored (a scenario, a sheet, a turn) is what put the revealing text
+    into the prompt, so the input is what must change; nothing of the turn is written.
+    """
+
+    status = 422
 
 
 def sheet_texts(state: SessionState) -> list[tuple[str, str]]:
