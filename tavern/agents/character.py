@@ -17,10 +17,11 @@ from tavern.agents.render import log_lines
 from tavern.physics.observation import Observation, ObservedLine
 from tavern.records import Character, CharacterReply, ChatMessage
 
-MEMORY_BUDGET_TOKENS = 3200
-"""Token budget of the memory lines shown. The runner caps a ledger's memory (evicting in
-chunks) so that it usually fits whole: the block then only changes at its end, except at
-an eviction, and consecutive prompts share it as a prefix."""
+MEMORY_BUDGET_TOKENS = 8000
+"""Token budget of the memory lines shown (large-context models; the runner sizes it down
+for small contexts). The runner evicts a ledger's memory to a low-water mark when it
+outgrows this budget (`runner.memory.evict`), so the memory fits whole: the block then only
+changes at its end, except at an eviction, and consecutive prompts share it as a prefix."""
 
 INSTRUCTIONS = """You are {name}, a person inside a story. Stay in character and speak for
 yourself only.
@@ -47,12 +48,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of a Character's answer."""
 
 MEMORY_STRIDE_LINES = 64
-"""Granularity of the memory window's first line (an index into the ledger's memory).
-
-The runner evicts the oldest lines in chunks of exactly this many (`runner.memory`), so an
-eviction shifts every index by a whole stride and a window already past the evicted lines
-keeps its first line: the window moves at most once per stride of new lines, never twice
-(once for the eviction, once for the budget)."""
+"""Granularity of the memory window's first line (an index into the ledger's memory) when a
+ledger holds more than the budget, e.g. a session written under a larger budget: the
+window then jumps by whole strides instead of sliding every beat, until the next capture
+evicts the ledger down to the budget."""
 
 _STAGE_DIRECTION = re.compile(r"\*[^*]+\*|\([^()]+\)|\[[^\[\]]+\]")
 

@@ -28,11 +28,14 @@ from tavern.records import (
 )
 
 _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
-MEMORY_CAP = 128
-"""Most digest lines a ledger keeps; beyond it the oldest `MEMORY_EVICT` go at once."""
-MEMORY_EVICT = character.MEMORY_STRIDE_LINES
-"""Evicting in chunks keeps the memory block's prefix stable between evictions; the chunk is
-the Character prompt's window stride, so an eviction never moves a window by itself."""
+MEMORY_LOW_WATER = 0.3
+"""Share of the memory budget a ledger keeps after an eviction.
+
+A ledger whose lines outgrow the budget forgets its oldest lines at once, down to this
+share, rather than one line per beat: between evictions the memory block only grows at its
+end, so consecutive Character prompts share it as a cached prefix, and an eviction (the one
+beat that re-reads the whole block) comes rarely and re-reads a short block. Measured by
+`benchmarks.kernel` (cacheable share per role)."""
 
 
 def capture_memory(
@@ -41,6 +44,7 @@ def capture_memory(
     beat: Sequence[HistoryRecord],
     context: Sequence[HistoryRecord],
     scene: Scene,
+    budget_chars: int = character.MEMORY_BUDGET_TOKENS * 4,
 ) -> dict[str, PerspectiveLedger]:
     """Every ledger after the beat: names learned and one digest line per perceived record.
 
@@ -50,6 +54,7 @@ def capture_memory(
         beat: This beat's records, in order.
         context: Recent history including the beat (for the secret-token guards).
         scene: The stage after the beat.
+        budget_chars: Memory budget of a Character prompt, in characters (`evict`).
 
     Returns:
         New ledgers (unchanged ones are the same objects).
@@ -73,11 +78,29 @@ def capture_memory(
                 line = "You thought: " + render_for_viewer(record.text, viewer, ledger, cast)
             if line:
                 lines.append(line)
-        memory = [*ledger.memory, *lines]
-        if len(memory) > MEMORY_CAP:
-            memory = memory[MEMORY_EVICT:]
+        memory = evict([*ledger.memory, *lines], budget_chars)
         out[viewer] = ledger.model_copy(update={"memory": memory})
     return out
+
+
+def evict(memory: list[str], budget_chars: int) -> list[str]:
+    """`memory` unchanged while it fits `budget_chars`; else its newest lines that fit
+    `MEMORY_LOW_WATER` of it (a line counts its length plus a newline).
+
+    >>> evict(["a" * 9] * 4, 40)
+    ['aaaaaaaaa', 'aaaaaaaaa', 'aaaaaaaaa', 'aaaaaaaaa']
+    >>> evict(["a" * 9] * 5, 40)
+    ['aaaaaaaaa']
+    """
+    sizes = [len(line) + 1 for line in memory]
+    total = sum(sizes)
+    if total <= budget_chars:
+        return memory
+    target, start = budget_chars * MEMORY_LOW_WATER, 0
+    while start < len(memory) and total > target:
+        total -= sizes[start]
+        start += 1
+    return memory[start:]
 
 
 def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:

@@ -155,7 +155,12 @@ class TurnTransaction:
             self.log.add_system("time_skip", "Time passes.")
         await self._report("memory", 0.9)
         ledgers = capture_memory(
-            state.ledgers, state.cast, self.log.records, self._context(), scene
+            state.ledgers,
+            state.cast,
+            self.log.records,
+            self._context(),
+            scene,
+            budget_chars=self.limits.character_memory_tokens * 4,
         )
         new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
         return TurnOutcome(new_state, self.log.records, returned, next_speaker, changes)
