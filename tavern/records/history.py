@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Discriminator, Field, TypeAdapter
+from pydantic import ConfigDict, Discriminator, Field, TypeAdapter
 
 from tavern.records._base import Record
 
@@ -23,6 +23,8 @@ WORLD = "World"
 class Audience(Record):
     """Who perceives a record's content, and how the audience was decided."""
 
+    model_config = ConfigDict(frozen=True)
+
     origin: AudienceOrigin
     """`public`: everyone in perception range; `zone`: bounded by the zone graph;
     `whisper`: exactly the named audience; `private`: the owner only (thoughts)."""
@@ -33,6 +35,9 @@ class Audience(Record):
 
 
 class _RecordBase(Record):
+    # Frozen: the store shares one parsed record between every reader of a window.
+    model_config = ConfigDict(frozen=True)
+
     seq: int = Field(ge=0)
     """Position in the session's history, unique and increasing."""
     turn_number: int = Field(ge=0)

@@ -26,8 +26,9 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
-from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
+from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
+from tavern.store._history import ParsedRecords, tail_bodies
 from tavern.store._sqlite import (
     DB_NAME,
     check_seqs,
@@ -61,8 +62,6 @@ class SessionSummary(BaseModel):
 
 
 _SYNCHRONOUS = {"OFF", "NORMAL", "FULL", "EXTRA"}
-_NO_TURN = 2**62
-"""Above any turn number: the upper bound of the first step down the turn index."""
 
 
 class SessionStore:
@@ -94,6 +93,7 @@ class SessionStore:
         self._synchronous = synchronous
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._records = ParsedRecords()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -217,7 +217,7 @@ class SessionStore:
                     -1 if limit is None else limit,
                 ),
             ).fetchall()
-        return [HISTORY_RECORD_ADAPTER.validate_json(r[0]) for r in rows]
+            return self._records.parse((r[0] for r in rows), remember=False)
 
     def history_tail(self, session_id: str, turns: int) -> builtins.list[HistoryRecord]:
         """Every record of the last `turns` turn numbers present in the history, in seq order."""
@@ -226,25 +226,8 @@ class SessionStore:
             return []
         with self._transaction("DEFERRED") as db:
             session_row(db, session_id)
-            # Walk the turn index down `turns` distinct turn numbers: O(turns * log n), where
-            # a DISTINCT subquery would scan the whole session.
-            cutoff: int | None = None
-            for _ in range(turns):
-                row = db.execute(
-                    "SELECT max(turn_number) FROM history WHERE session_id = ? AND turn_number < ?",
-                    (session_id, _NO_TURN if cutoff is None else cutoff),
-                ).fetchone()
-                if row[0] is None:
-                    break
-                cutoff = int(row[0])
-            if cutoff is None:
-                return []
-            rows = db.execute(
-                "SELECT body FROM history INDEXED BY history_by_turn"
-                " WHERE session_id = ? AND turn_number >= ? ORDER BY seq",
-                (session_id, cutoff),
-            ).fetchall()
-        return [HISTORY_RECORD_ADAPTER.validate_json(r[0]) for r in rows]
+            # Parsed under the store's lock: the memo is shared by every caller's thread.
+            return self._records.parse(tail_bodies(db, session_id, turns))
 
     def next_seq(self, session_id: str) -> int:
         """The seq the next appended record must use (or exceed)."""

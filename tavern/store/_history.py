@@ -1,0 +1,81 @@
+"""Reading history rows: the tail query and a bounded memo of parsed record bodies.
+
+Every turn reads the same recent records again (the Director's window, the perception
+window), and parsing and validating each record's JSON was the largest single cost of a
+turn. A stored body never changes, so a body text is a complete key for its parsed record:
+an undone turn's rows simply stop being asked for, and a re-played turn with a reused seq
+has a different body, hence a different key. Parsed records are frozen models, so sharing
+one between callers cannot leak a change from one to another.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
+
+MEMO_RECORDS = 8192
+"""Parsed records kept: several long windows of several sessions."""
+
+
+class ParsedRecords:
+    """Least-recently-used memo from a stored body to its parsed record.
+
+    >>> memo = ParsedRecords(capacity=2)
+    >>> body = '{"kind": "system", "seq": 1, "turn_number": 1, "speaker": "World",'
+    >>> body += ' "author": "kernel", "audience": {"origin": "public"}, "marker": "x",'
+    >>> body += ' "text": "Dawn."}'
+    >>> first, again = memo.parse([body, body])
+    >>> first is again, first.text, memo.misses
+    (True, 'Dawn.', 1)
+    """
+
+    def __init__(self, capacity: int = MEMO_RECORDS) -> None:
+        self.capacity = capacity
+        self.misses = 0
+        self._memo: OrderedDict[str, HistoryRecord] = OrderedDict()
+
+    def parse(self, bodies: Iterable[str], *, remember: bool = True) -> list[HistoryRecord]:
+        """The records of `bodies`, in order, each parsed at most once while remembered.
+
+        `remember=False` (a whole-session read) uses the memo without filling it, so one
+        export does not evict the windows that every turn reads again.
+        """
+        memo, out = self._memo, []
+        for body in bodies:
+            record = memo.get(body)
+            if record is None:
+                self.misses += 1
+                record = HISTORY_RECORD_ADAPTER.validate_json(body)
+                if remember:
+                    memo[body] = record
+                    if len(memo) > self.capacity:
+                        memo.popitem(last=False)
+            else:
+                memo.move_to_end(body)
+            out.append(record)
+        return out
+
+
+def tail_bodies(db: sqlite3.Connection, session_id: str, turns: int) -> list[str]:
+    """Bodies of every record of the last `turns` turn numbers present, in seq order.
+
+    Two index searches: the lowest of the last `turns` distinct turn numbers (a reverse scan
+    of the turn index that stops after them), then the records from it on. The cost follows
+    the window, never the session's length.
+    """
+    row = db.execute(
+        "SELECT min(t) FROM (SELECT DISTINCT turn_number AS t FROM history"
+        " WHERE session_id = ? ORDER BY t DESC LIMIT ?)",
+        (session_id, turns),
+    ).fetchone()
+    if row[0] is None:
+        return []
+    rows = db.execute(
+        "SELECT body FROM history INDEXED BY history_by_turn"
+        " WHERE session_id = ? AND turn_number >= ? ORDER BY seq",
+        (session_id, int(row[0])),
+    ).fetchall()
+    return [r[0] for r in rows]
