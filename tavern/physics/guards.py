@@ -7,7 +7,7 @@ again so that a record persisted with the truth still reaches each viewer redact
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import salient_tokens, tokens_of
@@ -59,39 +59,42 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Secrets:
     thought_owners: dict[str, frozenset[str]]
     whispers: list[WhisperPayload]
+    history: tuple[HistoryRecord, ...]
+    """The records walked, kept alive with the entry (see `_walk`)."""
+    hidden: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Viewer -> `hidden_tokens_for` result over the same walk."""
 
 
 _WALKS: dict[tuple[object, ...], _Secrets] = {}
+_WALKS_KEPT = 32
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
     """`_read_secrets`, memoized: a beat's guards and every viewer's projection walk the
-    same history. The key holds every field the walk reads, so a changed record, scene or
-    public text is a different key, never a stale answer."""
-    publics = tuple(public_texts)
-    key = (
-        tuple(scene_texts(scene)),
-        publics,
-        tuple(
-            (type(r), r.seq, r.speaker, r.text, r.audience.origin, tuple(r.audience.perceivers))
-            for r in history
-        ),
-    )
+    same history.
+
+    History records are frozen, so a record object stands for its content, and the key
+    holds record identities: an entry keeps its records alive, so no identity in a live key
+    can be reused by another object. A changed record is a new object, hence a new key.
+    """
+    records = tuple(history)
+    key = (tuple(scene_texts(scene)), tuple(public_texts), tuple(map(id, records)))
     found = _WALKS.get(key)
     if found is None:
-        if len(_WALKS) >= 32:
+        if len(_WALKS) >= _WALKS_KEPT:
             _WALKS.clear()
-        found = _WALKS[key] = _read_secrets(history, scene, publics)
+        owners, whispers = _read_secrets(records, scene, key[1])
+        found = _WALKS[key] = _Secrets(owners, whispers, records)
     return found
 
 
 def _read_secrets(
     history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]
-) -> _Secrets:
+) -> tuple[dict[str, frozenset[str]], list[WhisperPayload]]:
     """Read history in order, telling secrets from words that came out in the open.
 
     A word becomes public when a character says it aloud or acts it out, or when the stage
@@ -119,11 +122,14 @@ def _read_secrets(
             for _seq, _who, payload in whispers:
                 payload -= said
         elif isinstance(record, EventRecord | SystemRecord):
-            secret = set(owners).union(*(p for _s, _w, p in whispers))
-            public |= salient_tokens(record.text) - secret
-    return _Secrets(
-        thought_owners={t: frozenset(o) for t, o in owners.items()},
-        whispers=[WhisperPayload(s, w, frozenset(p)) for s, w, p in whispers if p],
+            public.update(
+                token
+                for token in salient_tokens(record.text)
+                if token not in owners and not any(token in p for _s, _w, p in whispers)
+            )
+    return (
+        {t: frozenset(o) for t, o in owners.items()},
+        [WhisperPayload(s, w, frozenset(p)) for s, w, p in whispers if p],
     )
 
 
@@ -181,13 +187,16 @@ def hidden_tokens_for(
         []
     """
     secrets = _walk(history, scene, public_texts)
-    hidden = {t for t, owners in secrets.thought_owners.items() if viewer not in owners}
-    for payload in secrets.whispers:
-        if viewer not in payload.perceivers:
-            hidden |= payload.tokens
-    legit = tokens_of(
-        r.text
-        for r in history
-        if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
-    )
-    return frozenset(hidden - legit)
+    found = secrets.hidden.get(viewer)
+    if found is None:
+        hidden = {t for t, owners in secrets.thought_owners.items() if viewer not in owners}
+        for payload in secrets.whispers:
+            if viewer not in payload.perceivers:
+                hidden |= payload.tokens
+        legit = tokens_of(
+            r.text
+            for r in secrets.history
+            if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
+        )
+        found = secrets.hidden[viewer] = frozenset(hidden - legit)
+    return found

@@ -79,3 +79,41 @@ def test_render_cache_follows_a_learned_name() -> None:
     learned = learn_names(ledger, heard, cast, "C1")
     assert render_for_viewer("Rui waves.", "C1", learned, cast) == "Rui waves."
     assert render_for_viewer("Rui waves.", "C1", ledger, cast) == "The man in grey waves."
+
+
+def _fresh_thought_walks(walk: object) -> list[bool]:
+    """Walk 200 one-record histories made and dropped in turn, alternating two texts.
+
+    Each answer must follow its own record: a freed record's memory (and so its id) is
+    reused by the next one at once, so an identity key that did not keep its records
+    alive would answer for the previous text.
+    """
+    results = []
+    for i in range(200):
+        word = "ledger" if i % 2 else "dagger"
+        owners = walk([_thought(f"the {word} is forged")])  # type: ignore[operator]
+        results.append(word in owners)
+    return results
+
+
+def test_secrets_walk_identity_key_keeps_its_records_alive() -> None:
+    assert all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
+
+
+def test_negative_control_an_identity_key_without_keep_alive_goes_stale() -> None:
+    memo: dict[tuple[int, ...], dict[str, frozenset[str]]] = {}
+
+    def leaky(history: list[ThoughtRecord]) -> dict[str, frozenset[str]]:
+        key = tuple(map(id, history))
+        if key not in memo:
+            memo[key] = thought_only_tokens(history, SCENE)
+        return memo[key]
+
+    assert not all(_fresh_thought_walks(leaky))
+
+
+def test_hidden_tokens_are_cached_per_viewer() -> None:
+    history = [_whisper("meet at the mill", ["C1", "C2"])]
+    assert "mill" in hidden_tokens_for(history, SCENE, "C3")
+    assert hidden_tokens_for(history, SCENE, "C2") == frozenset()
+    assert "mill" in hidden_tokens_for(history, SCENE, "C3")
