@@ -44,7 +44,7 @@ from tavern.records import (
     SpeechRecord,
     TurnInput,
 )
-from tavern.runner import Runner
+from tavern.runner import KernelLimits, Runner
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
 
@@ -151,7 +151,8 @@ def build_session(runner: Runner, store: SessionStore, turns: int) -> str:
     rng = random.Random(turns)
     for turn in range(1, turns + 1):
         records = _synthetic_turn(state, store.next_seq(state.id), turn, rng)
-        ledgers = capture_memory(state.ledgers, state.cast, records, records, state.scene)
+        budget = runner.limits.character_memory_tokens * 4
+        ledgers = capture_memory(state.ledgers, state.cast, records, records, state.scene, budget)
         clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
         new = state.model_copy(update={"ledgers": ledgers, "clock": clock})
         state = store.commit_turn(state.id, turn, records, new, state.revision)
@@ -207,6 +208,15 @@ CONFIGS = [
 ]
 
 
+LIMITS = {
+    "large": KernelLimits(),
+    "local": KernelLimits.for_context(4096),
+}
+"""Prompt budgets: `large` is the default for large-context providers (deepseek); `local`
+is what the runner uses for the embedded local model's 4,096-token slots."""
+LIMIT = "large"
+
+
 def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedProvider]:
     store = SessionStore(data_dir, synchronous="FULL" if durable else "OFF")
     journal = JournalWriter(data_dir, durable=durable)
@@ -216,7 +226,9 @@ def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedPro
         journal.append(line.session_id, line)
 
     client = LlmClient(provider, sink=sink, retry=RetryPolicy(max_attempts=1))
-    runner = Runner(store, Library(data_dir), journal, client, check_contract=gate)
+    runner = Runner(
+        store, Library(data_dir), journal, client, check_contract=gate, limits=LIMITS[LIMIT]
+    )
     return runner, provider
 
 
@@ -228,18 +240,24 @@ def _p10(values: list[float]) -> float:
 
 def main() -> None:
     """Run the benchmark and print the figures."""
-    global SCENARIO, HALL
+    global SCENARIO, HALL, LIMIT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=30, help="played turns per measurement")
     parser.add_argument("--short", type=int, default=20, help="history turns, short session")
     parser.add_argument("--long", type=int, default=2000, help="history turns, long session")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="the-vintners-wake")
+    parser.add_argument(
+        "--limits", choices=sorted(LIMITS), default="large", help="prompt budgets (see LIMITS)"
+    )
     args = parser.parse_args()
-    SCENARIO, HALL = args.scenario, SCENARIOS[args.scenario]
+    SCENARIO, HALL, LIMIT = args.scenario, SCENARIOS[args.scenario], args.limits
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
     builder, _ = _runner(data_dir, durable=False, gate=True)
     sessions = {n: build_session(builder, builder.store, n) for n in (args.short, args.long)}
-    print(f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider")
+    print(
+        f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider,"
+        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}"
+    )
     print(
         "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
         " wall includes them"

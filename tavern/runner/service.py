@@ -46,6 +46,7 @@ from tavern.store import (
     SessionLocks,
     SessionNotFound,
     SessionStore,
+    Snapshot,
     StoreError,
     materialize_session,
     new_session_id,
@@ -89,8 +90,11 @@ class Runner:
     # -- sessions ---------------------------------------------------------------------------
 
     def _load(self, session_id: str) -> SessionState:
+        return self._snapshot(session_id, 0).state
+
+    def _snapshot(self, session_id: str, turns: int) -> Snapshot:
         try:
-            return self.store.load(session_id)
+            return self.store.snapshot(session_id, turns)
         except SessionNotFound as exc:
             raise SessionNotFoundError(str(exc)) from exc
         except SchemaVersionMismatch as exc:
@@ -175,7 +179,7 @@ class Runner:
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically."""
         async with self.locks.get(session_id):
-            state = self._load(session_id)
+            state, history, first_seq = self._snapshot(session_id, self.limits.director_turns)
             number = state.turn_number + 1
             self.journal.append(
                 session_id,
@@ -195,13 +199,12 @@ class Runner:
             )
             if progress is not None:
                 await progress("director", None)
-            history = self.store.history_tail(session_id, self.limits.director_turns)
             caller = AgentCaller(self.client, session_id, self._gate(state))
             outcome = await TurnTransaction(
                 state,
                 history,
                 effective,
-                self.store.next_seq(session_id),
+                first_seq,
                 caller,
                 self.limits,
                 progress,

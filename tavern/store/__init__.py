@@ -4,6 +4,7 @@ Imports only `tavern.records` (see DESIGN.md layering). Errors are store-local
 (`tavern.store.errors`); the runner maps them to its own error types.
 """
 
+from tavern.store._history import Snapshot
 from tavern.store.atomic import write_atomic
 from tavern.store.errors import (
     BuiltinReadOnly,
@@ -46,6 +47,7 @@ __all__ = [
     "SessionNotFound",
     "SessionStore",
     "SessionSummary",
+    "Snapshot",
     "StoreError",
     "check_character_id",
     "check_scenario_id",

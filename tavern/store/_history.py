@@ -13,8 +13,10 @@ from __future__ import annotations
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
+from tavern.records.session import SessionState
 
 MEMO_RECORDS = 8192
 """Parsed records kept: several long windows of several sessions."""
@@ -79,3 +81,14 @@ def tail_bodies(db: sqlite3.Connection, session_id: str, turns: int) -> list[str
         (session_id, int(row[0])),
     ).fetchall()
     return [r[0] for r in rows]
+
+
+class Snapshot(NamedTuple):
+    """What a turn starts from, read in one transaction (`SessionStore.snapshot`)."""
+
+    state: SessionState
+    """The session's current state."""
+    tail: list[HistoryRecord]
+    """Every record of the last requested turns, in seq order."""
+    next_seq: int
+    """The seq the turn's first record must use (or exceed)."""

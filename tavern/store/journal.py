@@ -65,6 +65,9 @@ def _drop_torn_tail(fd: int) -> None:
     os.ftruncate(fd, 0)
 
 
+_APPEND_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND
+
+
 class JournalWriter:
     """Appends journal lines, one writer lock per session.
 
@@ -106,8 +109,11 @@ class JournalWriter:
         path = journal_path(self.data_dir, session_id)
         holder = self._lock_for(session_id)
         with holder.lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                fd = os.open(path, _APPEND_FLAGS, 0o644)
+            except FileNotFoundError:  # the session's first line: make its directory
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, _APPEND_FLAGS, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 _drop_torn_tail(fd)

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
-from tavern.store._history import ParsedRecords, tail_bodies
+from tavern.store._history import ParsedRecords, Snapshot, tail_bodies
 from tavern.store._sqlite import (
     DB_NAME,
     check_seqs,
@@ -228,6 +228,19 @@ class SessionStore:
             session_row(db, session_id)
             # Parsed under the store's lock: the memo is shared by every caller's thread.
             return self._records.parse(tail_bodies(db, session_id, turns))
+
+    def snapshot(self, session_id: str, turns: int) -> Snapshot:
+        """The state, `history_tail(turns)` and `next_seq` of one consistent read.
+
+        Raises:
+            SessionNotFound, SchemaVersionMismatch: as for `load`.
+        """
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            row = session_row(db, session_id)
+            tail = self._records.parse(tail_bodies(db, session_id, turns)) if turns > 0 else []
+            first_free = next_seq_in(db, session_id)
+        return Snapshot(parse_state(row[3], f"session {session_id!r}"), tail, first_free)
 
     def next_seq(self, session_id: str) -> int:
         """The seq the next appended record must use (or exceed)."""

@@ -384,3 +384,14 @@ def test_public_names_are_exported() -> None:
         if not name.startswith("_") and not inspect.ismodule(value)
     }
     assert public == set(tavern.store.__all__)
+
+
+def test_snapshot_is_load_tail_and_next_seq_in_one_read(store: SessionStore) -> None:
+    state = _play(store, store.create(plain_state(), [speech(0, 0)]), 4)
+    snap = store.snapshot(state.id, 2)
+    assert snap.state == store.load(state.id)
+    assert snap.tail == store.history_tail(state.id, 2)
+    assert snap.next_seq == store.next_seq(state.id) == 9
+    assert store.snapshot(state.id, 0).tail == []
+    with pytest.raises(SessionNotFound):
+        store.snapshot("no-such-one", 1)
