@@ -89,39 +89,48 @@ def _lines(content: str, names: tuple[str, ...]) -> tuple[list[str], list[int], 
     return lines, offsets, named
 
 
+@lru_cache(maxsize=CACHE_SIZE * 64)
+def _line_header(line: str, names: tuple[str, ...]) -> tuple[str, tuple[int, int]] | None:
+    """The name a line opens a character block with, and that header's span in the line.
+
+    Cached per line: a transcript repeats most of its lines from one prompt to the next.
+    """
+    present = [(n, _header_regex(n)) for n in sorted(names, key=len, reverse=True) if n in line]
+    if not present:
+        return None  # a header match contains its name: lines without any need no regex
+    bullet = _BULLET.match(line)
+    rest_at = bullet.end() if bullet else 0
+    for name, regex in present:
+        hit = regex.match(line, rest_at)
+        labelled = hit is not None and hit.end() - len(name) > rest_at
+        others = [n for n in names if n != name and n in line[hit.end() :]] if hit else []
+        if hit and not (labelled and others):
+            return name, hit.span()
+    return None
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
     # Cached per (content, cast): three rules read the same blocks, and the system message
     # repeats verbatim on every call of a role.
     lines, offsets, named = _lines(content, names)
-    heads: list[tuple[int, str, re.Match[str]]] = []
+    heads: list[tuple[int, str, tuple[int, int]]] = []
     seen: set[str] = set()
     starts: list[int] = []
-    by_length = [(name, _header_regex(name)) for name in sorted(names, key=len, reverse=True)]
     for i in named:
-        # A header match contains its name: lines without any name need no regex at all.
-        line = lines[i]
-        present = [(name, m) for name, m in by_length if name in line]
-        if not present:
-            continue
-        bullet = _BULLET.match(line)
-        rest_at = bullet.end() if bullet else 0
-        for name, m in present:
-            hit = m.match(line, rest_at)
-            labelled = hit is not None and hit.end() - len(name) > rest_at
-            others = [n for n in names if n != name and n in line[hit.end() :]] if hit else []
-            if hit and not (labelled and others):
-                starts.append(i)
-                if name not in seen:
-                    heads.append((i, name, hit))
-                seen.add(name)
-                break
+        found = _line_header(lines[i], names)
+        if found is not None:
+            starts.append(i)
+            name, hit = found
+            if name not in seen:
+                heads.append((i, name, hit))
+            seen.add(name)
     blocks = []
-    for i, name, hit in heads:
+    for i, name, (hit_start, hit_end) in heads:
         stop = min([j for j in starts if j > i], default=len(lines))
         line = lines[i]
-        tag = _TAG.match(line, hit.end())
-        after = tag.end() if tag else hit.end()
+        tag = _TAG.match(line, hit_end)
+        after = tag.end() if tag else hit_end
         tail = line[after:].lstrip(" \t")
         body = "".join(lines[i:stop])
         fields = {f.strip().casefold() for f in _FIELD.findall(body[after:])}
@@ -129,9 +138,9 @@ def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
         blocks.append(
             _Block(
                 name=name,
-                start=offsets[i] + hit.start(),
-                end=offsets[i] + (tag.end() if tag else hit.end()),
-                prefix=re.sub(r"\d+", "#", " ".join(line[: hit.end() - len(name)].split())),
+                start=offsets[i] + hit_start,
+                end=offsets[i] + (tag.end() if tag else hit_end),
+                prefix=re.sub(r"\d+", "#", " ".join(line[: hit_end - len(name)].split())),
                 tag=tag.group().strip() if tag else "",
                 separator=tail[:1] if tail[:1] in ":—–-,|(" else "",
                 fields=frozenset(fields),
@@ -366,7 +375,16 @@ def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list
 
 
 CACHES.extend(
-    [_marker_tags, _slot_ids, _lines, _headers_cached, _self_names_in, _list_lines, _mapped_in]
+    [
+        _marker_tags,
+        _slot_ids,
+        _lines,
+        _line_header,
+        _headers_cached,
+        _self_names_in,
+        _list_lines,
+        _mapped_in,
+    ]
 )
 
 STRUCTURAL_RULES = [
