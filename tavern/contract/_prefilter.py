@@ -156,28 +156,90 @@ def required_literals(pattern: re.Pattern[str]) -> tuple[bool, tuple[Requirement
     return ignorecase, tuple(sorted(set(needs), key=_strength, reverse=True))
 
 
+class _Probe:
+    """Where each literal first occurs in one text (raw and folded), found lazily.
+
+    Consecutive prompts of a role share most of their text as a prefix. When a recent text
+    shares the first `k` characters, a literal's first occurrence there, if it ends within
+    `k`, is also its first occurrence here; otherwise this text has none before position
+    `k - len(literal) + 1`, so only the new tail is searched. Exact either way.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.raw, self.folded = text, fold(text)
+        self.found: dict[tuple[bool, str], int] = {}
+        self.base: dict[tuple[bool, str], int] = {}
+        self.shared = {False: 0, True: 0}
+        best = max(_RECENT, key=lambda p: _common_prefix(p.raw, text), default=None)
+        if best is not None and _common_prefix(best.raw, text) >= _MIN_SHARED:
+            self.base = best.found  # the dict only: probes never chain to older probes
+            self.shared = {
+                False: _common_prefix(best.raw, text),
+                True: _common_prefix(best.folded, self.folded),
+            }
+
+    def first(self, ignorecase: bool, literal: str) -> int:
+        """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
+        key = (ignorecase, literal)
+        at = self.found.get(key)
+        if at is None:
+            haystack = self.folded if ignorecase else self.raw
+            shared = self.shared[ignorecase]
+            before = self.base.get(key) if shared else None
+            if before is None:
+                at = haystack.find(literal)
+            elif before != -1 and before + len(literal) <= shared:
+                at = before
+            else:
+                at = haystack.find(literal, max(0, shared - len(literal) + 1))
+            self.found[key] = at
+        return at
+
+
+_MIN_SHARED = 1024
+"""Shorter shared prefixes are not worth reusing (a different role's prompt)."""
+_RECENT: list[_Probe] = []
+_RECENT_KEPT = 8
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix (binary search over C-level slice compares)."""
+    if a[:_MIN_SHARED] != b[:_MIN_SHARED]:
+        return 0
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
 @lru_cache(maxsize=CACHE_SIZE)
-def _probe(text: str) -> tuple[str, str, dict[tuple[bool, str], bool]]:
-    # The raw and folded text, and a memo of literal lookups: a literal shared by several
-    # patterns ("player", "jogador") is searched for once per text.
-    return text, fold(text), {}
+def _probe(text: str) -> _Probe:
+    probe = _Probe(text)
+    _RECENT.append(probe)
+    del _RECENT[:-_RECENT_KEPT]
+    return probe
 
 
 def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bool:
     """False only when `text` cannot contain a match (see `required_literals`)."""
-    raw, folded, memo = _probe(text)
-    haystack = folded if ignorecase else raw
+    probe = _probe(text)
     for need in needs:
         for literal in need:
-            key = (ignorecase, literal)
-            hit = memo.get(key)
-            if hit is None:
-                hit = memo[key] = literal in haystack
-            if hit:
+            if probe.first(ignorecase, literal) != -1:
                 break
         else:
             return False
     return True
 
 
-CACHES.extend([fold, _probe])
+class _RecentProbes:
+    @staticmethod
+    def cache_clear() -> None:
+        _RECENT.clear()
+
+
+CACHES.extend([fold, _probe, _RecentProbes()])
