@@ -170,13 +170,14 @@ class _Probe:
         self.found: dict[tuple[bool, str], int] = {}
         self.base: dict[tuple[bool, str], int] = {}
         self.shared = {False: 0, True: 0}
-        best = max(_RECENT, key=lambda p: _common_prefix(p.raw, text), default=None)
-        if best is not None and _common_prefix(best.raw, text) >= _MIN_SHARED:
+        shared, best = max(
+            ((_common_prefix(p.raw, text), p) for p in reversed(_RECENT)),
+            key=lambda pair: pair[0],
+            default=(0, None),
+        )
+        if best is not None and shared >= _MIN_SHARED:
             self.base = best.found  # the dict only: probes never chain to older probes
-            self.shared = {
-                False: _common_prefix(best.raw, text),
-                True: _common_prefix(best.folded, self.folded),
-            }
+            self.shared = {False: shared, True: _common_prefix(best.folded, self.folded)}
 
     def first(self, ignorecase: bool, literal: str) -> int:
         """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
