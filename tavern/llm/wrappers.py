@@ -154,6 +154,8 @@ class RecordingProvider:
         self._sink(self._scrub(line))
 
     def _scrub(self, line: LlmCallLine) -> LlmCallLine:
+        if not self._secrets:
+            return line  # nothing to scrub: skip serializing a whole prompt twice
         text = line.model_dump_json()
         if not any(secret in text for secret in self._secrets):
             return line

@@ -59,12 +59,63 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
+class _Fold:
+    """The running state of the secrets walk: it can be copied and fed more records."""
+
+    def __init__(self, public: set[str]) -> None:
+        self.public = public
+        self.owners: dict[str, set[str]] = {}
+        self.whispers: list[tuple[int, frozenset[str], set[str]]] = []
+
+    def copy(self) -> _Fold:
+        twin = _Fold(set(self.public))
+        twin.owners = {t: set(o) for t, o in self.owners.items()}
+        twin.whispers = [(s, w, set(p)) for s, w, p in self.whispers]
+        return twin
+
+    def feed(self, history: Iterable[HistoryRecord]) -> None:
+        """Read records in order, telling secrets from words that came out in the open.
+
+        A word becomes public when a character says it aloud or acts it out, or when the
+        stage or an event states it first. An event (Director output) cannot launder a word
+        that was already secret: the Director reads every thought, so its prose proves
+        nothing. Narration is ignored for the same reason.
+        """
+        public, owners, whispers = self.public, self.owners, self.whispers
+        for record in history:
+            if isinstance(record, ThoughtRecord):
+                for token in salient_tokens(record.text) - public:
+                    owners.setdefault(token, set()).add(record.speaker)
+            elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
+                payload = set(salient_tokens(record.text) - public)
+                for token in payload:
+                    owners.pop(token, None)
+                whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
+            elif isinstance(record, SpeechRecord | ActionRecord):
+                said = salient_tokens(record.text)
+                public |= said
+                for token in said:
+                    owners.pop(token, None)
+                for _seq, _who, payload in whispers:
+                    payload -= said
+            elif isinstance(record, EventRecord | SystemRecord):
+                public.update(
+                    token
+                    for token in salient_tokens(record.text)
+                    if token not in owners and not any(token in p for _s, _w, p in whispers)
+                )
+
+
 @dataclass
 class _Secrets:
-    thought_owners: dict[str, frozenset[str]]
-    whispers: list[WhisperPayload]
+    context: tuple[object, ...]
+    """Scene and public texts the walk started from."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
+    ids: tuple[int, ...]
+    fold: _Fold
+    thought_owners: dict[str, frozenset[str]]
+    whispers: list[WhisperPayload]
     hidden: dict[str, frozenset[str]] = field(default_factory=dict)
     """Viewer -> `hidden_tokens_for` result over the same walk."""
 
@@ -74,63 +125,47 @@ _WALKS_KEPT = 32
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
-    """`_read_secrets`, memoized: a beat's guards and every viewer's projection walk the
-    same history.
+    """The secrets of `history`, memoized: a beat's guards and every viewer's projection
+    walk the same history, and within a beat the history only grows at its end.
 
     History records are frozen, so a record object stands for its content, and the key
     holds record identities: an entry keeps its records alive, so no identity in a live key
-    can be reused by another object. A changed record is a new object, hence a new key.
+    can be reused by another object. A changed record is a new object, hence a new key. A
+    history that extends a remembered one (same start, same context) continues that walk
+    from where it stopped instead of starting over.
     """
     records = tuple(history)
-    key = (tuple(scene_texts(scene)), tuple(public_texts), tuple(map(id, records)))
+    ids = tuple(map(id, records))
+    context = (tuple(scene_texts(scene)), tuple(public_texts))
+    key = (*context, ids)
     found = _WALKS.get(key)
     if found is None:
+        base = max(
+            (
+                s
+                for s in _WALKS.values()
+                if s.context == context and len(s.ids) < len(ids) and ids[: len(s.ids)] == s.ids
+            ),
+            key=lambda s: len(s.ids),
+            default=None,
+        )
+        if base is None:
+            fold = _Fold(tokens_of([*context[0], *context[1]]))
+            fold.feed(records)
+        else:
+            fold = base.fold.copy()
+            fold.feed(records[len(base.ids) :])
         if len(_WALKS) >= _WALKS_KEPT:
             _WALKS.clear()
-        owners, whispers = _read_secrets(records, scene, key[1])
-        found = _WALKS[key] = _Secrets(owners, whispers, records)
+        found = _WALKS[key] = _Secrets(
+            context,
+            records,
+            ids,
+            fold,
+            {t: frozenset(o) for t, o in fold.owners.items()},
+            [WhisperPayload(s, w, frozenset(p)) for s, w, p in fold.whispers if p],
+        )
     return found
-
-
-def _read_secrets(
-    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]
-) -> tuple[dict[str, frozenset[str]], list[WhisperPayload]]:
-    """Read history in order, telling secrets from words that came out in the open.
-
-    A word becomes public when a character says it aloud or acts it out, or when the stage
-    or an event states it first. An event (Director output) cannot launder a word that was
-    already secret: the Director reads every thought, so its prose proves nothing.
-    Narration is ignored for the same reason.
-    """
-    public = tokens_of([*scene_texts(scene), *public_texts])
-    owners: dict[str, set[str]] = {}
-    whispers: list[tuple[int, frozenset[str], set[str]]] = []
-    for record in history:
-        if isinstance(record, ThoughtRecord):
-            for token in salient_tokens(record.text) - public:
-                owners.setdefault(token, set()).add(record.speaker)
-        elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-            payload = set(salient_tokens(record.text) - public)
-            for token in payload:
-                owners.pop(token, None)
-            whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
-        elif isinstance(record, SpeechRecord | ActionRecord):
-            said = salient_tokens(record.text)
-            public |= said
-            for token in said:
-                owners.pop(token, None)
-            for _seq, _who, payload in whispers:
-                payload -= said
-        elif isinstance(record, EventRecord | SystemRecord):
-            public.update(
-                token
-                for token in salient_tokens(record.text)
-                if token not in owners and not any(token in p for _s, _w, p in whispers)
-            )
-    return (
-        {t: frozenset(o) for t, o in owners.items()},
-        [WhisperPayload(s, w, frozenset(p)) for s, w, p in whispers if p],
-    )
 
 
 def thought_only_tokens(

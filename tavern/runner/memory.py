@@ -92,13 +92,12 @@ def evict(memory: list[str], budget_chars: int) -> list[str]:
     >>> evict(["a" * 9] * 5, 40)
     ['aaaaaaaaa']
     """
-    sizes = [len(line) + 1 for line in memory]
-    total = sum(sizes)
+    total = sum(map(len, memory)) + len(memory)
     if total <= budget_chars:
         return memory
     target, start = budget_chars * MEMORY_LOW_WATER, 0
     while start < len(memory) and total > target:
-        total -= sizes[start]
+        total -= len(memory[start]) + 1
         start += 1
     return memory[start:]
 

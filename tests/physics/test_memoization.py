@@ -7,6 +7,11 @@ return the stale, warmed answer and fail here).
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tavern.physics import guards
 from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
 from tavern.physics.identity import initial_identities, learn_names, render_for_viewer
 from tavern.physics.redaction import redact, salient_tokens
@@ -117,3 +122,59 @@ def test_hidden_tokens_are_cached_per_viewer() -> None:
     assert "mill" in hidden_tokens_for(history, SCENE, "C3")
     assert hidden_tokens_for(history, SCENE, "C2") == frozenset()
     assert "mill" in hidden_tokens_for(history, SCENE, "C3")
+
+
+_WORDS = ["ledger", "mill", "dagger", "seal", "ring"]
+
+
+def _record(kind: str, seq: int, word: str, speaker: str) -> SpeechRecord | ThoughtRecord:
+    if kind == "thought":
+        return ThoughtRecord(
+            seq=seq, turn_number=1, speaker=speaker, author="character", text=f"the {word}",
+            audience=Audience(origin="private", perceivers=[speaker]),
+        )  # fmt: skip
+    origin = "whisper" if kind == "whisper" else "public"
+    return SpeechRecord(
+        seq=seq, turn_number=1, speaker=speaker, author="character", text=f"the {word}",
+        audience=Audience(origin=origin, perceivers=[speaker, "C2"]),
+    )  # fmt: skip
+
+
+_records = st.lists(
+    st.tuples(
+        st.sampled_from(["thought", "whisper", "speech"]),
+        st.sampled_from(_WORDS),
+        st.sampled_from(["C1", "C3"]),
+    ),
+    min_size=2,
+    max_size=12,
+)
+
+
+def _branching_walks(spec: list[tuple[str, str, str]], cut: int) -> tuple[object, object]:
+    """Walk a prefix, one extension of it, then another: the second extension's answer
+    (continued from the prefix's walk) and a fresh walk's answer of the same history."""
+    records = [_record(k, i, w, s) for i, (k, w, s) in enumerate(spec)]
+    prefix, other = records[:cut], _record("speech", 99, "ledger", "C2")
+    thought_only_tokens(prefix, SCENE)
+    thought_only_tokens([*prefix, other], SCENE)
+    history = records
+    continued = (thought_only_tokens(history, SCENE), whisper_payloads(history, SCENE))
+    guards._WALKS.clear()
+    fresh = (thought_only_tokens(history, SCENE), whisper_payloads(history, SCENE))
+    return continued, fresh
+
+
+@given(_records, st.integers(min_value=1, max_value=11))
+def test_a_continued_walk_equals_a_fresh_one(spec: list[tuple[str, str, str]], cut: int) -> None:
+    guards._WALKS.clear()
+    continued, fresh = _branching_walks(spec, min(cut, len(spec) - 1))
+    assert continued == fresh
+
+
+def test_negative_control_a_shared_walk_state_goes_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(guards._Fold, "copy", lambda self: self)  # planted: no copy
+    guards._WALKS.clear()
+    spec = [("thought", "ledger", "C1"), ("thought", "mill", "C1")]
+    continued, fresh = _branching_walks(spec, 1)
+    assert continued != fresh  # the branch that said "ledger" aloud leaked into this one
