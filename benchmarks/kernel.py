@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import random
 import statistics
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -159,28 +161,51 @@ def build_session(runner: Runner, store: SessionStore, turns: int) -> str:
     return state.id
 
 
-def kernel_times(
-    runner: Runner, provider: TimedProvider, sid: str, turns: int
-) -> tuple[list[float], list[float]]:
-    """Kernel milliseconds of each of `turns` played turns: (wall, process CPU).
+INPUTS = [
+    TurnInput(speech="Who keeps the cellar key tonight?"),
+    TurnInput(action="sets the candle on the coffin's edge"),
+    TurnInput(thought="The notary is lying."),
+    TurnInput(speech="Not here.", whisper_to=["C2"]),
+]
 
-    The CPU figure is what the kernel itself computes; on a shared, loaded machine it is
-    the one to read, since wall time then also counts waiting for a core.
+
+async def kernel_times(
+    runner: Runner, provider: TimedProvider, sessions: dict[int, str], turns: int
+) -> dict[int, tuple[list[float], list[float]]]:
+    """Kernel milliseconds of `turns` played turns per session: (wall, process CPU) lists.
+
+    One event loop, as in the server. The sessions take turns (one turn each, in rotation),
+    so a change in the machine's speed during the run reaches every session alike and the
+    ratio between them stays fair. The CPU figure is what the kernel itself computes; on a
+    shared machine it is the one to read, since wall time also counts waiting for a core.
     """
-    inputs = [
-        TurnInput(speech="Who keeps the cellar key tonight?"),
-        TurnInput(action="sets the candle on the coffin's edge"),
-        TurnInput(thought="The notary is lying."),
-        TurnInput(speech="Not here.", whisper_to=["C2"]),
-    ]
-    wall, cpu = [], []
+    times: dict[int, tuple[list[float], list[float]]] = {h: ([], []) for h in sessions}
     for i in range(turns):
-        provider.waited = provider.waited_cpu = 0.0
-        start, start_cpu = time.perf_counter(), time.process_time()
-        asyncio.run(runner.play_turn(sid, inputs[i % len(inputs)]))
-        wall.append((time.perf_counter() - start - provider.waited) * 1000)
-        cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
-    return wall, cpu
+        for history, sid in sessions.items():
+            provider.waited = provider.waited_cpu = 0.0
+            start, start_cpu = time.perf_counter(), time.process_time()
+            await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
+            wall, cpu = times[history]
+            wall.append((time.perf_counter() - start - provider.waited) * 1000)
+            cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
+    return times
+
+
+def build_sessions(data_dir: Path, sizes: list[int], scenario: str, limit: str) -> dict[int, str]:
+    """Build the sessions (run in a child process, so the measuring process starts the way
+    a server does on an existing data dir: with no cache warmed by writing the history)."""
+    global SCENARIO, HALL, LIMIT
+    SCENARIO, HALL, LIMIT = scenario, SCENARIOS[scenario], limit
+    builder, _ = _runner(data_dir, durable=False, gate=True)
+    return {n: build_session(builder, builder.store, n) for n in sizes}
+
+
+def calibration_ms() -> float:
+    """CPU time of a fixed pure-Python loop: how fast this machine is right now."""
+    start = time.process_time()
+    for _ in range(20):
+        sum(i * i for i in range(20_000))
+    return (time.process_time() - start) * 1000
 
 
 def prefix_shares(calls: list[LlmCallLine]) -> dict[str, list[float]]:
@@ -252,8 +277,9 @@ def main() -> None:
     args = parser.parse_args()
     SCENARIO, HALL, LIMIT = args.scenario, SCENARIOS[args.scenario], args.limits
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
-    builder, _ = _runner(data_dir, durable=False, gate=True)
-    sessions = {n: build_session(builder, builder.store, n) for n in (args.short, args.long)}
+    sizes = [args.short, args.long]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        sessions = pool.submit(build_sessions, data_dir, sizes, SCENARIO, LIMIT).result()
     print(
         f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider,"
         f" {LIMIT} prompt budgets {LIMITS[LIMIT]}"
@@ -262,22 +288,24 @@ def main() -> None:
         "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
         " wall includes them"
     )
+    print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
     for label, durable, gate in CONFIGS:
         runner, provider = _runner(data_dir, durable, gate)
-        wall_m, cpu_m = {}, {}
-        for history, sid in sessions.items():
-            kernel_times(runner, provider, sid, 2)  # warm-up
-            wall, cpu = kernel_times(runner, provider, sid, args.turns)
-            wall_m[history], cpu_m[history] = statistics.median(wall), statistics.median(cpu)
+        asyncio.run(kernel_times(runner, provider, sessions, 2))  # warm-up
+        times = asyncio.run(kernel_times(runner, provider, sessions, args.turns))
+        wall_m = {h: statistics.median(w) for h, (w, _) in times.items()}
+        cpu_m = {h: statistics.median(c) for h, (_, c) in times.items()}
+        for history in sizes:
             print(
                 f"  [{label}] {history:>5} turns: median wall {wall_m[history]:8.2f}"
-                f"  median cpu {cpu_m[history]:8.2f}  (cpu p10 {_p10(cpu):6.2f})"
+                f"  median cpu {cpu_m[history]:8.2f}  (cpu p10 {_p10(times[history][1]):6.2f})"
             )
         print(
             f"  [{label}] ratio {args.long}/{args.short}: wall "
             f"{wall_m[args.long] / wall_m[args.short]:.2f}, cpu "
             f"{cpu_m[args.long] / cpu_m[args.short]:.2f}  (goals: median < 10 ms, ratio <= 1.5)"
         )
+    print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
     print("cacheable prefix share per role (mean over prompts; goal >= 0.9 director/character)")
     for history, sid in sessions.items():
         calls = [c for c in read_journal(journal_path(data_dir, sid))
