@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHE_SIZE, CACHES, may_match, required_literals
+from tavern.contract._prefilter import CACHE_SIZE, CACHES, fold, may_match, required_literals
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -226,13 +226,25 @@ def detect_missing_field(messages: Sequence[ChatMessage], names: Sequence[str]) 
 _SELF_NEEDS = required_literals(_SELF)
 
 
+_SELF_OPENINGS = ("you are", "you're", "voc", "tu")
+"""Every `_SELF` match opens with one of these (case-folded): its matches can only start
+where one occurs (a test holds the pattern to it)."""
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def _self_names_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     if not may_match(*_SELF_NEEDS, content):
         return frozenset()
-    return frozenset(
-        n for m in _SELF.finditer(content) for n in names if content.startswith(n, m.end())
-    )
+    # `_SELF.finditer`, without trying every position (IGNORECASE denies the engine its
+    # literal search): matches cannot overlap, so trying the possible starts in order and
+    # skipping those inside the last match is the same walk.
+    found: list[str] = []
+    last_end = 0
+    for start in _starts(fold(content), _SELF_OPENINGS):
+        if start >= last_end and (m := _SELF.match(content, start)):
+            found.extend(n for n in names if content.startswith(n, m.end()))
+            last_end = m.end()
+    return frozenset(found)
 
 
 def _self_names(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[str]:
