@@ -15,7 +15,14 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHE_SIZE, CACHES, may_match, required_literals
+from tavern.contract._prefilter import (
+    CACHE_SIZE,
+    CACHES,
+    may_match,
+    required_literals,
+    shared_base,
+)
+from tavern.contract._reuse import ReusingScanner
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -123,19 +130,23 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
     ]
     # Each pattern runs only on texts holding a literal it needs (see _prefilter); results
     # are the pattern's own matches, so the prefilter can only save time, never change them.
-    guarded = [(regex, *required_literals(regex)) for regex in compiled]
+    # A pattern that runs scans a prompt extending a recent one from where they differ.
+    guarded = [
+        (ReusingScanner(regex, base_of=shared_base), *required_literals(regex))
+        for regex in compiled
+    ]
 
     @lru_cache(maxsize=CACHE_SIZE)
     def scan(content: str) -> tuple[Match, ...]:
         # Keyed by content: the system message repeats verbatim on every call of a role.
         return tuple(
-            (m.start(), m.end(), m.group())
-            for regex, ignorecase, needs in guarded
+            (start, end, groups[0])
+            for scanner, ignorecase, needs in guarded
             if may_match(ignorecase, needs, content)
-            for m in regex.finditer(content)
+            for start, end, groups in scanner.scan(content)
         )
 
-    CACHES.append(scan)
+    CACHES.extend([scan, *(scanner for scanner, _, _ in guarded)])
 
     def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
         return [

@@ -170,13 +170,16 @@ class _Probe:
         self.found: dict[tuple[bool, str], int] = {}
         self.base: dict[tuple[bool, str], int] = {}
         self.shared = {False: 0, True: 0}
+        self.base_text: str | None = None
+        """The recent text sharing the longest prefix (other scans reuse its results)."""
         shared, best = max(
-            ((_common_prefix(p.raw, text), p) for p in reversed(_RECENT)),
+            ((common_prefix(p.raw, text), p) for p in reversed(_RECENT)),
             key=lambda pair: pair[0],
             default=(0, None),
         )
-        if best is not None and shared >= _MIN_SHARED:
+        if best is not None and shared >= MIN_SHARED:
             self.base = best.found  # the dict only: probes never chain to older probes
+            self.base_text = best.raw
             # `fold` maps each character alone, so the folded texts share at least as much;
             # any shorter shared length keeps the reuse exact.
             self.shared = {False: shared, True: shared}
@@ -199,20 +202,22 @@ class _Probe:
         return at
 
 
-_MIN_SHARED = 1024
+MIN_SHARED = 1024
 """Shorter shared prefixes are not worth reusing (a different role's prompt)."""
 _RECENT: list[_Probe] = []
-_RECENT_KEPT = 8
+_RECENT_KEPT = 32
+"""Texts remembered as bases: enough to hold each role's previous prompt (a character
+speaks every few beats, with other prompts in between)."""
 
 
-def _common_prefix(a: str, b: str) -> int:
+def common_prefix(a: str, b: str) -> int:
     """Length of the longest common prefix: chunk compares, then a binary search in the
     first differing chunk (C-level slice compares throughout).
 
-    >>> _common_prefix("x" * 5000 + "abc", "x" * 5000 + "abd")
+    >>> common_prefix("x" * 5000 + "abc", "x" * 5000 + "abd")
     5002
     """
-    if a[:_MIN_SHARED] != b[:_MIN_SHARED]:
+    if a[:MIN_SHARED] != b[:MIN_SHARED]:
         return 0
     n, step, at = min(len(a), len(b)), 4096, 0
     while at < n and a[at : at + step] == b[at : at + step]:
@@ -227,6 +232,13 @@ def _common_prefix(a: str, b: str) -> int:
         else:
             high = mid - 1
     return low
+
+
+def shared_base(text: str) -> tuple[str | None, int]:
+    """The recent text sharing the longest prefix with `text` (if long enough), and that
+    length: what a scan of `text` may reuse."""
+    probe = _probe(text)
+    return probe.base_text, probe.shared[False]
 
 
 @lru_cache(maxsize=CACHE_SIZE)

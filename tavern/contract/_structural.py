@@ -14,7 +14,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHE_SIZE, CACHES, fold, may_match, required_literals
+from tavern.contract._prefilter import (
+    CACHE_SIZE,
+    CACHES,
+    fold,
+    may_match,
+    required_literals,
+    shared_base,
+)
+from tavern.contract._reuse import ReusingScanner
 from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
@@ -30,6 +38,9 @@ _BULLET = re.compile(r"^\s*(?:[-*•>#]+|\d+[.)])?\s*")
 _FIELD = re.compile(r"(?:^|[;|,(:]|\n)\s*[-*•]?\s*([A-Za-zÀ-ÿ][A-Za-zÀ-ÿ _]{0,29}?)\s*:", re.M)
 _SELF = re.compile(r"\b(?:you are|you're|voc[eê] [eé]|tu [eé]s)\s+", re.IGNORECASE)
 _LIST_SEPARATORS = re.compile(r"(?:[,;|/&.]|\band\b|\be\b|\bor\b|\bou\b|\s)+", re.IGNORECASE)
+# A card's body and a prompt extend the previous prompt's: these scans reuse its matches.
+_FIELDS = ReusingScanner(_FIELD)
+_MARKERS = ReusingScanner(MARKER_TAG, base_of=shared_base)
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,7 @@ def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
         after = tag.end() if tag else hit_end
         tail = line[after:].lstrip(" \t")
         body = "".join(lines[i:stop])
-        fields = {f.strip().casefold() for f in _FIELD.findall(body[after:])}
+        fields = {g[1].strip().casefold() for _, _, g in _FIELDS.scan(body[after:])}
         fields = {f for f in fields if f and f != name.casefold()}
         blocks.append(
             _Block(
@@ -179,7 +190,7 @@ def detect_marker_tag(messages: Sequence[ChatMessage], names: Sequence[str]) -> 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _marker_tags(content: str) -> tuple[tuple[int, int], ...]:
-    return tuple(m.span() for m in MARKER_TAG.finditer(content))
+    return tuple((start, end) for start, end, _ in _MARKERS.scan(content))
 
 
 def detect_odd_tag(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
@@ -429,6 +440,8 @@ CACHES.extend(
         _list_lines,
         _mapped_in,
         _id_texts,
+        _FIELDS,
+        _MARKERS,
     ]
 )
 

@@ -19,7 +19,7 @@ LITERALS = ["ab", "ba", "a b", "cc", "ss", "aaa", "b\na", "abcab"]
 
 
 def _texts(prefix: str, tails: list[str]) -> list[str]:
-    padded = prefix * (1 + _prefilter._MIN_SHARED // max(1, len(prefix)))
+    padded = prefix * (1 + _prefilter.MIN_SHARED // max(1, len(prefix)))
     return [padded + tail for tail in tails]
 
 
@@ -41,7 +41,7 @@ def test_reuse_happens_for_a_shared_prefix() -> None:
     clear_caches()
     first, second = _texts("the cellar ", ["ab tail", "new tail ab"])
     _prefilter._probe(first).first(False, "ab")
-    assert _prefilter._probe(second).shared[False] >= _prefilter._MIN_SHARED
+    assert _prefilter._probe(second).shared[False] >= _prefilter.MIN_SHARED
 
 
 def test_negative_control_trusting_the_old_answer_is_caught() -> None:
