@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from tavern.agents import character
 from tavern.agents.render import tokens_in
-from tavern.physics.guards import hidden_tokens_for
+from tavern.physics.guards import cast_public_texts, hidden_tokens_for
 from tavern.physics.identity import learn_names, render_for_viewer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
@@ -68,7 +68,9 @@ def capture_memory(
             continue
         hidden: frozenset[str] = frozenset()
         if secret and secret & _shown_tokens(cast, perceived):
-            hidden = hidden_tokens_for(context, scene, viewer)
+            # The same public words as the viewer's observation (`physics.observe`): its
+            # memory line of a record then masks exactly what its view of it masked.
+            hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
         lines = []
         for record in perceived:
             ledger = learn_names(ledger, record, cast, viewer)

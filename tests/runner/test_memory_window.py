@@ -20,11 +20,19 @@ from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import LlmCallLine, TurnInput
+from tavern.physics.observation import observe
+from tavern.records import (
+    Audience,
+    EventRecord,
+    HistoryRecord,
+    LlmCallLine,
+    ThoughtRecord,
+    TurnInput,
+)
 from tavern.runner import KernelLimits, Runner
 from tavern.runner import memory as memory_module
-from tavern.runner.memory import evict
-from tavern.store import JournalWriter, Library, SessionStore
+from tavern.runner.memory import capture_memory, evict
+from tavern.store import JournalWriter, Library, SessionStore, materialize_session
 
 from .kit import no_sleep, run
 
@@ -117,3 +125,24 @@ def test_negative_control_a_sliding_window_breaks_the_prefix_every_beat(
     monkeypatch.setattr(memory_module, "MEMORY_LOW_WATER", 1.0)
     blocks = _memory_blocks(tmp_path, 40)
     assert _breaks(blocks) > 20
+
+
+def test_a_memory_line_masks_exactly_what_the_observation_masked(tmp_path: Path) -> None:
+    """A thought naming a description word ("veil") must not turn that word into a secret
+    in memory while the viewer's own observation of the same record shows it."""
+    library = Library(tmp_path)
+    state = materialize_session(library.get_scenario("the-vintners-wake"), library, "s-mem")
+    hall = Audience(origin="zone", perceivers=["C1", "C2", "C4", "C5"])
+    context: list[HistoryRecord] = [
+        ThoughtRecord(seq=1, turn_number=1, speaker="C2", author="character",
+                      text="That veil hides a forged ledger.",
+                      audience=Audience(origin="private", perceivers=["C2"])),
+        EventRecord(seq=2, turn_number=1, speaker="C1", author="director", audience=hall,
+                    event_kind="action_outcome", actor_id="C1",
+                    text="C1 lifts her veil and the ledger falls."),
+    ]  # fmt: skip
+    ledgers = capture_memory(state.ledgers, state.cast, context, context, state.scene)
+    seen = observe(state, context, "C4").lines[-1].text
+    assert ledgers["C4"].memory[-1] == seen[:1].upper() + seen[1:]
+    assert "veil" in ledgers["C4"].memory[-1]  # a description word stays public
+    assert "ledger" not in ledgers["C4"].memory[-1]  # the thought-only word stays hidden
