@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import roster_line, scene_block, zone_graph_block
+from tavern.agents.render import RecordLines, roster_line, scene_block, zone_graph_block
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -215,9 +215,18 @@ def build_messages(
     return assemble(blocks)
 
 
+_LINES = RecordLines()
+"""Rendered window lines: a record stays in the window for many turns."""
+
+
 def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
     """Render the history tail that fits the token budget, start snapped to a seq stride."""
-    rendered = [(r.seq, line) for r in history if (line := render_record(state, r))]
+    names = tuple((slot, c.body.display_name) for slot, c in state.cast.items())
+
+    def render(record: HistoryRecord) -> str:
+        return render_record(state, record)
+
+    rendered = [(r.seq, line) for r in history if (line := _LINES.get(r, names, render))]
     keys = [seq for seq, _ in rendered]
     lines = [line for _, line in rendered]
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.

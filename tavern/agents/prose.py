@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import log_lines, scene_block, tokens_in, zone_graph_block
+from tavern.agents.render import RecordLines, log_lines, scene_block, tokens_in, zone_graph_block
 from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
 from tavern.physics.redaction import redact
 from tavern.records import (
@@ -54,6 +54,10 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of the renderer's answer."""
 
 
+_LINES = RecordLines()
+"""Rendered transcript lines: a record stays in the transcript for many turns."""
+
+
 def build_messages(
     state: SessionState,
     earlier: list[HistoryRecord],
@@ -81,7 +85,12 @@ def build_messages(
         f"- {c.body.display_name}: {c.body.appearance or '(plain)'}" for c in state.cast.values()
     )
     tone = "\n".join(f"- {d}" for d in state.tone_directives)
-    lines = [(r.seq, text) for r in earlier if (text := reader_line(r, namer))]
+    key = tuple(names.items())
+    lines = [
+        (r.seq, text)
+        for r in earlier
+        if (text := _LINES.get(r, key, lambda record: reader_line(record, namer)))
+    ]
     start = snapped_start(
         [k for k, _ in lines],
         [len(t) + 1 for _, t in lines],

@@ -7,11 +7,11 @@ ledger taught it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
 
 from tavern.physics.redaction import salient_tokens
-from tavern.records import Scene, SessionState
+from tavern.records import HistoryRecord, Scene, SessionState
 
 Namer = Callable[[str], str]
 
@@ -29,6 +29,42 @@ def cached_tokens(text: str) -> frozenset[str]:
     """`physics.redaction.salient_tokens`, memoized: the same record texts are tokenized
     again every turn while they stay in the window, and tokenizing dominates guard cost."""
     return frozenset(salient_tokens(text))
+
+
+class RecordLines:
+    """How one role renders each history record, memoized per record.
+
+    History records are frozen, and the store hands out the same object for a record on
+    every turn it stays in a window, so a record's identity stands for its content. Each
+    entry keeps its record alive, so no live key's identity can be reused by another object.
+    `key` carries whatever else the rendering reads (the cast's names).
+
+    >>> from tavern.records import Audience, SystemRecord
+    >>> r = SystemRecord(seq=1, turn_number=1, speaker="World", author="kernel",
+    ...                  audience=Audience(origin="public"), marker="dawn", text="Dawn.")
+    >>> lines = RecordLines(limit=4)
+    >>> calls = []
+    >>> [lines.get(r, "k", lambda x: calls.append(x) or x.text) for _ in range(3)], len(calls)
+    (['Dawn.', 'Dawn.', 'Dawn.'], 1)
+    """
+
+    def __init__(self, limit: int = 1 << 14) -> None:
+        self.limit = limit
+        self._lines: dict[tuple[int, Hashable], tuple[HistoryRecord, str]] = {}
+
+    def get(
+        self, record: HistoryRecord, key: Hashable, render: Callable[[HistoryRecord], str]
+    ) -> str:
+        """`render(record)`, computed once per record and key while remembered."""
+        slot = (id(record), key)
+        hit = self._lines.get(slot)
+        if hit is not None and hit[0] is record:
+            return hit[1]
+        line = render(record)
+        if len(self._lines) >= self.limit:
+            self._lines.clear()
+        self._lines[slot] = (record, line)
+        return line
 
 
 def tokens_in(texts: Iterable[str]) -> set[str]:

@@ -149,10 +149,10 @@ class ReusingScanner:
         found = self.recent.get(text)
         if found is not None:
             return found
-        if self.reach is not None and self.recent and not maybe_long_run(text):
+        if self.reach is not None and self.recent:
             base, shared = self.base_of(text)
             old = self.recent.get(base) if base is not None else None
-            if old is not None and shared >= MIN_SHARED:
+            if old is not None and shared >= MIN_SHARED and not maybe_long_run(text):
                 cut = shared - self.reach
                 kept = tuple(s for s in old if s[0] <= cut)
                 resume = max(cut + 1, kept[-1][1] if kept else 0)
