@@ -46,3 +46,18 @@ def test_appending_never_moves_the_start_back(
     grown = sizes + extra
     after = snapped_start(list(range(len(grown))), grown, budget, stride)
     assert after >= before or before == len(sizes)
+
+
+def test_record_lines_never_serve_a_line_for_another_record() -> None:
+    """Records made and dropped in turn reuse freed identities at once; the memo keeps its
+    records alive, so every answer follows its own record's text."""
+    from tavern.agents.render import RecordLines
+    from tavern.records import Audience, SystemRecord
+
+    lines = RecordLines(limit=16)
+    for i in range(200):
+        record = SystemRecord(
+            seq=i, turn_number=1, speaker="World", author="kernel",
+            audience=Audience(origin="public"), marker="m", text=f"line {i}",
+        )  # fmt: skip
+        assert lines.get(record, "k", lambda r: r.text) == f"line {i}"
