@@ -8,6 +8,7 @@ character by its description. Internal slot ids never survive rendering.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -155,15 +156,23 @@ def renderer(
         'Someone nods.'
     """
     key = _render_key(viewer, ledger, cast)
+    # Texts are remembered under a small number standing for the key: hashing the whole key
+    # (every identity and cast entry) on each of hundreds of lookups cost more than the rest.
+    number = _KEY_NUMBERS.get(key)
+    if number is None:
+        if len(_KEY_NUMBERS) >= 256:
+            _KEY_NUMBERS.clear()
+            _RENDERED.clear()
+        number = _KEY_NUMBERS[key] = next(_NUMBERS)
 
     def render(text: str) -> str:
-        done = _RENDERED.get((text, key))
+        done = _RENDERED.get((text, number))
         if done is not None:
             return done
         table = _TABLES.get(key)
         if table is None:
             table = _bounded_put(_TABLES, key, _table(viewer, ledger, cast), 256)
-        return _bounded_put(_RENDERED, (text, key), _render(text, *table), 1 << 15)
+        return _bounded_put(_RENDERED, (text, number), _render(text, *table), 1 << 15)
 
     return render
 
@@ -173,7 +182,10 @@ def renderer(
 # hundreds of texts with the same ones. The key holds every input `_table` reads.
 _RenderKey = tuple[str, tuple[tuple[str, str | None, str], ...], tuple[tuple[str, str, str], ...]]
 _TABLES: dict[_RenderKey, tuple[dict[str, str], re.Pattern[str]]] = {}
-_RENDERED: dict[tuple[str, _RenderKey], str] = {}
+_RENDERED: dict[tuple[str, int], str] = {}
+_KEY_NUMBERS: dict[_RenderKey, int] = {}
+_NUMBERS = itertools.count()
+"""Never reused, so a text rendered under a forgotten key can never answer for a new one."""
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 
