@@ -59,3 +59,18 @@ class Kit:
 
 
 KitFactory = Callable[..., Kit]
+
+
+def director_answer(speakers: list[str], **extra: Any) -> dict[str, Any]:
+    """A schema-valid Director answer routing `speakers`, nothing else happening."""
+    return {
+        "blocking": "",
+        "events": [],
+        "next_speakers": speakers,
+        "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
+        "mood_updates": {},
+        "zone_moves": [],
+        "link_updates": [],
+        "time_skip_ticks": 0,
+        "nothing_happens": False,
+    } | extra

@@ -34,7 +34,7 @@ from tavern.runner import memory as memory_module
 from tavern.runner.memory import capture_memory, evict
 from tavern.store import JournalWriter, Library, SessionStore, materialize_session
 
-from .kit import no_sleep, run
+from .kit import director_answer, no_sleep, run
 
 BUDGET_TOKENS = 400
 WORDS = "candle cellar ledger notary coffin balcony lantern satchel bell stair".split()
@@ -60,17 +60,7 @@ def _answer(request: ProviderRequest) -> dict[str, Any]:
     rng = random.Random(len(request.messages[-1].content))
     words = " ".join(rng.choice(WORDS) for _ in range(12))
     if request.agent == "director":
-        return {
-            "blocking": "They wait.",
-            "events": [],
-            "next_speakers": ["C2"],
-            "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
-            "mood_updates": {},
-            "zone_moves": [],
-            "link_updates": [],
-            "time_skip_ticks": 0,
-            "nothing_happens": False,
-        }
+        return director_answer(["C2"])
     if request.agent == "prose":
         return {"narration": "Candles gutter."}
     return {"speech": words.capitalize() + ".", "thought": None, "action_intent": None}

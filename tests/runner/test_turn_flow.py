@@ -23,22 +23,8 @@ from tavern.runner import InvalidTurnError, ModelFailureError
 from tavern.runner.turn import perceived_by
 from tavern.store import journal_path, read_journal
 
-from .kit import KitFactory, run
+from .kit import KitFactory, director_answer, run
 from .sweeps import prompt_of
-
-
-def director_answer(speakers: list[str], **extra: Any) -> dict[str, Any]:
-    return {
-        "blocking": "",
-        "events": [],
-        "next_speakers": speakers,
-        "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
-        "mood_updates": {},
-        "zone_moves": [],
-        "link_updates": [],
-        "time_skip_ticks": 0,
-        "nothing_happens": False,
-    } | extra
 
 
 def scripted(
