@@ -85,17 +85,18 @@ def build_messages(
         f"- {c.body.display_name}: {c.body.appearance or '(plain)'}" for c in state.cast.values()
     )
     tone = "\n".join(f"- {d}" for d in state.tone_directives)
+    # Spoken words, whispers and thoughts of the window, minus what the stage and the cast's
+    # bodies show anyway. This is a superset of `physics.guards.hidden_tokens_for` for a
+    # reader who perceives nothing (thought-only tokens and whisper payloads), because the
+    # public corpus subtracted here is smaller than the guards' one.
+    hidden = frozenset(spoken_only_tokens(state, [*earlier, *beat]))
     key = tuple(names.items())
-    lines = [
-        (r.seq, text)
-        for r in earlier
-        if (text := _LINES.get(r, key, lambda record: reader_line(record, namer)))
-    ]
+    lines = [(r.seq, text) for r in earlier if (text := _transcript_line(r, key, namer, hidden))]
     start = snapped_start(
         [k for k, _ in lines],
         [len(t) + 1 for _, t in lines],
         budget_tokens * 4,
-        max(4, budget_tokens // 250),  # about half a window of narration-sized lines
+        max(4, budget_tokens // 75),  # about half a window, in seqs (~6 records a beat)
         truncated=bool(earlier) and earlier[0].seq > 0,
     )
     transcript = log_lines(t for _, t in lines[start:])
@@ -104,25 +105,40 @@ def build_messages(
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
         PromptBlock("Tone", tone, Stability.IDENTITY),
         PromptBlock("Cast (appearance)", cast, Stability.IDENTITY),
-        PromptBlock("Stage", zone_graph_block(state.scene), Stability.SLOW),
-        PromptBlock("Story so far", state.story_summary, Stability.SLOW),
+        PromptBlock("Stage", redact(zone_graph_block(state.scene), hidden), Stability.SLOW),
+        PromptBlock("Story so far", redact(state.story_summary, hidden), Stability.SLOW),
+        # Already masked line by line: a past line never changes, so it stays cacheable.
         PromptBlock("Transcript", transcript, Stability.SLOW),
         PromptBlock(
-            "Scene now", scene_block(state.scene, namer, with_zone_ids=False), Stability.VOLATILE
+            "Scene now",
+            redact(scene_block(state.scene, namer, with_zone_ids=False), hidden),
+            Stability.VOLATILE,
         ),
-        PromptBlock("This beat", this_beat or "Nothing material happens.", Stability.VOLATILE),
+        PromptBlock(
+            "This beat",
+            redact(this_beat, hidden) or "Nothing material happens.",
+            Stability.VOLATILE,
+        ),
     ]
     messages = assemble(blocks)
-    # Spoken words, whispers and thoughts of the window, minus what the stage and the cast's
-    # bodies show anyway. This is a superset of `physics.guards.hidden_tokens_for` for a
-    # reader who perceives nothing (thought-only tokens and whisper payloads), because the
-    # public corpus subtracted here is smaller than the guards' one.
-    hidden = spoken_only_tokens(state, [*earlier, *beat])
     # Stored texts may carry raw slot ids (a Director may write "C2 stumbles"); the reader
-    # knows people by name, so ids become names before anything else.
+    # knows people by name, so ids become names.
     content = SLOT_ID.sub(lambda m: names.get(m.group(), UNKNOWN_REF), messages[1].content)
-    user = messages[1].model_copy(update={"content": redact(content, hidden)})
-    return [messages[0], user]
+    return [messages[0], messages[1].model_copy(update={"content": content})]
+
+
+def _transcript_line(
+    record: HistoryRecord, key: tuple[tuple[str, str], ...], namer: Any, hidden: frozenset[str]
+) -> str:
+    """A past record's transcript line. An event's masked reader text was fixed when it was
+    recorded; the reader's own narration holds no spoken word it could have read; other
+    lines (events recorded before reader texts existed) are masked with today's words."""
+    line = _LINES.get(record, key, lambda r: reader_line(r, namer))
+    if isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord):
+        return line  # narration is the reader's own; the rest are content-free markers
+    if isinstance(record, EventRecord) and record.reader_text is not None:
+        return line
+    return redact(line, hidden)
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:
@@ -144,7 +160,7 @@ def reader_line(record: HistoryRecord, namer: Any) -> str:
         if record.event_kind == "utterance":
             actor = namer(record.actor_id) if record.actor_id else "someone"
             return f"({actor} speaks.)"
-        return f"(event) {record.text}"
+        return f"(event) {record.text if record.reader_text is None else record.reader_text}"
     if isinstance(record, NarrationRecord):
         return record.text
     assert isinstance(record, SystemRecord)

@@ -105,6 +105,10 @@ class EventRecord(_RecordBase):
     """Slot id of the character the event is about, if any."""
     utterance_ref: int | None = None
     """Seq of a speech record the event refers to (the Director never writes dialogue)."""
+    reader_text: str | None = None
+    """The text as the blind prose renderer reads it: every word that was so far only ever
+    spoken masked, fixed when the event was recorded (so the reader's transcript of past
+    events never changes). None on records written before it existed."""
 
 
 class SystemRecord(_RecordBase):

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tavern.physics.perception import audience_for, event_audience
+from tavern.physics.redaction import redact
 from tavern.records import (
     WORLD,
     ActionRecord,
@@ -114,7 +115,9 @@ class BeatLog:
         self.records.append(record)
         return record
 
-    def add_world_event(self, scene: Scene, text: str) -> EventRecord:
+    def add_world_event(
+        self, scene: Scene, text: str, reader_mask: frozenset[str] = frozenset()
+    ) -> EventRecord:
         """Append a code-staged world event (an act deadline) that everyone present perceives."""
         record = EventRecord(
             seq=self._seq(),
@@ -125,12 +128,19 @@ class BeatLog:
             tick=self.tick,
             event_kind="world_event",
             text=text,
+            reader_text=redact(text, reader_mask),
         )
         self.records.append(record)
         return record
 
-    def add_events(self, decision: DirectorDecision) -> list[EventRecord]:
-        """Append the clamped decision's events, each heard by exactly its witnesses."""
+    def add_events(
+        self, decision: DirectorDecision, reader_mask: frozenset[str] = frozenset()
+    ) -> list[EventRecord]:
+        """Append the clamped decision's events, each heard by exactly its witnesses.
+
+        `reader_mask`: the words the prose renderer must not read (spoken-only words so far);
+        each event keeps its text masked with them as its `reader_text`.
+        """
         out = []
         for ev in decision.events:
             record = EventRecord(
@@ -144,6 +154,7 @@ class BeatLog:
                 text=ev.text,
                 actor_id=ev.actor_id,
                 utterance_ref=ev.utterance_ref,
+                reader_text=redact(ev.text, reader_mask),
             )
             self.records.append(record)
             out.append(record)

@@ -126,7 +126,7 @@ class TurnTransaction:
         clock = state.clock
         due = story_clock.due_deadlines(clock)
         for deadline in due:
-            self.log.add_world_event(state.scene, deadline.event)
+            self.log.add_world_event(state.scene, deadline.event, self._reader_mask(state))
         clock = story_clock.fire(clock, [d.id for d in due])
         invited = turn.skip and not turn.hint
         decision, changes = await self._direct(
@@ -141,8 +141,8 @@ class TurnTransaction:
         await self._report("prose", 0.4)
         self.log.mark_actions_resolved()
         scene = apply_canon(state.scene, decision)
-        self.log.add_events(decision)
         staged = state.model_copy(update={"scene": scene})
+        self.log.add_events(decision, self._reader_mask(staged))
         narration, _ = await asyncio.gather(
             self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
         )
@@ -164,6 +164,10 @@ class TurnTransaction:
         )
         new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
         return TurnOutcome(new_state, self.log.records, returned, next_speaker, changes)
+
+    def _reader_mask(self, state: SessionState) -> frozenset[str]:
+        """Words the prose renderer must not read: so far only ever spoken (or thought)."""
+        return frozenset(prose.spoken_only_tokens(state, [*self.history, *self.log.records]))
 
     def _skip_bound(self, invited: bool) -> int:
         return self.limits.skip_invite_ticks if invited else self.limits.max_skip_ticks

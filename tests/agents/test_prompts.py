@@ -124,3 +124,24 @@ def test_openings_use_the_public_scenario_only(state: SessionState) -> None:
     text = _text(openings.build_messages(state))
     assert state.scene.location in text
     assert all(s not in text for c in state.cast.values() for s in c.mind.secrets)
+
+
+def test_prose_transcript_lines_never_change_after_they_were_recorded(
+    state: SessionState,
+) -> None:
+    """An event keeps the reader text masked when it was recorded; a word spoken later does
+    not reach back into it (the transcript stays a cacheable prefix). A record from before
+    reader texts existed is masked with today's spoken words instead."""
+    said_later = SpeechRecord(seq=3, turn_number=2, speaker="C2", author="character",
+                              audience=HALL, text="The Quillbrook seal!")  # fmt: skip
+
+    def event(seq: int, reader_text: str | None) -> EventRecord:
+        return EventRecord(seq=seq, turn_number=1, speaker="C1", author="director",
+                           audience=HALL, event_kind="action_outcome", actor_id="C1",
+                           text="The Quillbrook seal falls.", reader_text=reader_text)  # fmt: skip
+
+    kept = event(1, "The Quillbrook seal falls.")
+    recorded = _text(prose.build_messages(state, [kept, said_later], []))
+    assert "(event) The Quillbrook seal falls." in recorded
+    legacy = _text(prose.build_messages(state, [event(1, None), said_later], []))
+    assert "(event) The [...] [...] falls." in legacy  # masked with the words spoken since

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tavern.agents import prose
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
@@ -23,8 +24,8 @@ from tavern.runner import InvalidTurnError, ModelFailureError
 from tavern.runner.turn import perceived_by
 from tavern.store import journal_path, read_journal
 
-from .kit import KitFactory, director_answer, run
-from .sweeps import prompt_of
+from .kit import Kit, KitFactory, director_answer, run
+from .sweeps import leaks, prompt_of
 
 
 def scripted(
@@ -227,3 +228,52 @@ def test_suggestions_and_openings_persist_nothing(make_kit: KitFactory) -> None:
     assert len(suggestions) == 3 and len(sparks) == 3
     assert kit.state(sid) == before and kit.history(sid) == history
     assert [c.agent for c in kit.calls(sid)] == ["suggest", "openings"]
+
+
+def test_an_event_copying_spoken_words_keeps_them_from_the_reader(make_kit: KitFactory) -> None:
+    """The Director copies a spoken canary into an event: the record keeps the truth, its
+    reader text (fixed at recording) masks it, and no later prose prompt holds it."""
+    canary = "Saltmarrow5521"
+    event = {
+        "kind": "action_outcome",
+        "text": f"Everyone hears {canary} repeated.",
+        "actor_id": "C1",
+        "witness_ids": ["C1", "C2", "C4", "C5"],
+        "utterance_ref": None,
+    }
+    kit = _play_canary_events(make_kit, canary, event)
+    events = [r for r in kit.history(sid_of(kit)) if isinstance(r, EventRecord)]
+    assert events and all(canary in r.text for r in events)  # positive control
+    assert all(r.reader_text == "Everyone hears [...] repeated." for r in events)
+    assert not leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
+
+
+def test_negative_control_a_transcript_of_stored_truth_leaks(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    canary = "Saltmarrow5521"
+    event = {
+        "kind": "action_outcome", "text": f"Everyone hears {canary} repeated.",
+        "actor_id": "C1", "witness_ids": ["C1", "C2"], "utterance_ref": None,
+    }  # fmt: skip
+    monkeypatch.setattr(
+        prose, "_transcript_line", lambda record, key, namer, hidden: prose.reader_line(
+            record.model_copy(update={"reader_text": None}) if isinstance(record, EventRecord)
+            else record, namer,
+        ),
+    )  # fmt: skip
+    kit = _play_canary_events(make_kit, canary, event)
+    assert leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
+
+
+def _play_canary_events(make_kit: KitFactory, canary: str, event: dict[str, Any]) -> Kit:
+    kit = make_kit(fn=scripted(["C2"], events=[event]))
+    sid = kit.create(controlled="C1")
+    kit.play(sid, speech=f"Remember the word {canary}.")
+    kit.play(sid, skip=True)
+    kit.play(sid, skip=True)
+    return kit
+
+
+def sid_of(kit: Kit) -> str:
+    return kit.store.list()[0].id
