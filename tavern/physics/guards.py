@@ -6,6 +6,7 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -118,10 +119,17 @@ class _Secrets:
     whispers: list[WhisperPayload]
     hidden: dict[str, frozenset[str]] = field(default_factory=dict)
     """Viewer -> `hidden_tokens_for` result over the same walk."""
+    legit: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Viewer -> tokens of the speech and thoughts it perceived in `history`."""
+    base_legit: dict[str, frozenset[str]] = field(default_factory=dict)
+    """The `legit` of the walk this one continued (over its first `base_length` records)."""
+    base_length: int = 0
 
 
-_WALKS: dict[tuple[object, ...], _Secrets] = {}
-_WALKS_KEPT = 32
+_WALKS: OrderedDict[tuple[object, ...], _Secrets] = OrderedDict()
+_WALKS_KEPT = 64
+"""Walks remembered, least recently used first out: a beat makes several (guards, each
+speaker's observation, memory), and the next beat continues its boundary walk."""
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
@@ -139,7 +147,9 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     context = (tuple(scene_texts(scene)), tuple(public_texts))
     key = (*context, ids)
     found = _WALKS.get(key)
-    if found is None:
+    if found is not None:
+        _WALKS.move_to_end(key)
+    else:
         base = max(
             (
                 s
@@ -155,8 +165,9 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         else:
             fold = base.fold.copy()
             fold.feed(records[len(base.ids) :])
-        if len(_WALKS) >= _WALKS_KEPT:
-            _WALKS.clear()
+            _WALKS.move_to_end((*base.context, base.ids))
+        while len(_WALKS) >= _WALKS_KEPT:
+            _WALKS.popitem(last=False)
         found = _WALKS[key] = _Secrets(
             context,
             records,
@@ -164,6 +175,8 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             fold,
             {t: frozenset(o) for t, o in fold.owners.items()},
             [WhisperPayload(s, w, frozenset(p)) for s, w, p in fold.whispers if p],
+            base_legit=base.legit if base is not None else {},
+            base_length=len(base.ids) if base is not None else 0,
         )
     return found
 
@@ -228,10 +241,24 @@ def hidden_tokens_for(
         for payload in secrets.whispers:
             if viewer not in payload.perceivers:
                 hidden |= payload.tokens
-        legit = tokens_of(
-            r.text
-            for r in secrets.history
-            if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
+        found = secrets.hidden[viewer] = frozenset(hidden - _legit(secrets, viewer))
+    return found
+
+
+def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
+    """Tokens of the speech and thoughts `viewer` perceived in the walked history; a walk
+    that continued another adds only its new records to that walk's answer."""
+    found = secrets.legit.get(viewer)
+    if found is None:
+        known = secrets.base_legit.get(viewer)
+        start = secrets.base_length if known is not None else 0
+        found = frozenset(
+            (known or frozenset())
+            | tokens_of(
+                r.text
+                for r in secrets.history[start:]
+                if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
+            )
         )
-        found = secrets.hidden[viewer] = frozenset(hidden - legit)
+        secrets.legit[viewer] = found
     return found

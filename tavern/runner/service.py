@@ -92,9 +92,9 @@ class Runner:
     def _load(self, session_id: str) -> SessionState:
         return self._snapshot(session_id, 0).state
 
-    def _snapshot(self, session_id: str, turns: int) -> Snapshot:
+    def _snapshot(self, session_id: str, turns: int, step: int = 1) -> Snapshot:
         try:
-            return self.store.snapshot(session_id, turns)
+            return self.store.snapshot(session_id, turns, step)
         except SessionNotFound as exc:
             raise SessionNotFoundError(str(exc)) from exc
         except SchemaVersionMismatch as exc:
@@ -179,7 +179,9 @@ class Runner:
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically."""
         async with self.locks.get(session_id):
-            state, history, first_seq = self._snapshot(session_id, self.limits.director_turns)
+            state, history, first_seq = self._snapshot(
+                session_id, self.limits.director_turns, self.limits.window_step
+            )
             number = state.turn_number + 1
             self.journal.append(
                 session_id,

@@ -17,6 +17,7 @@ from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
+from tavern.physics.guards import cast_public_texts, thought_only_tokens
 from tavern.physics.observation import Observation, observe
 from tavern.physics.perception import perceives
 from tavern.records import (
@@ -51,7 +52,12 @@ class KernelLimits:
     """Turns of history loaded for the Director's window (then trimmed by token budget). It
     must hold well over one window stride of records, or the window slides every turn."""
     perception_turns: int = 8
-    """Turns of history the observation and the secret guards look back over."""
+    """Turns of history the observation and the secret guards look back over (at least;
+    the window's start moves in steps of `window_step` turns)."""
+    window_step: int = 8
+    """The loaded history and the perception window start on a multiple of this many
+    turns, so from one beat to the next they only grow at their end (up to this many extra
+    turns): the secrets walk then continues the previous beat's instead of starting over."""
     director_history_tokens: int = director.HISTORY_BUDGET_TOKENS
     """Token budget of the Director's history window (raise it for large-context models)."""
     prose_transcript_tokens: int = prose.TRANSCRIPT_BUDGET_TOKENS
@@ -112,8 +118,20 @@ class TurnTransaction:
 
     def _context(self) -> list[HistoryRecord]:
         """Recent history plus this beat so far (what observations and guards look at)."""
-        floor = self.turn_number - self.limits.perception_turns
-        return [r for r in self.history if r.turn_number > floor] + self.log.records
+        return self._perceived_history() + self.log.records
+
+    def _perceived_history(self) -> list[HistoryRecord]:
+        step = self.limits.window_step
+        floor = (self.turn_number - self.limits.perception_turns) // step * step
+        return [r for r in self.history if r.turn_number > floor]
+
+    def _checkpoint_guards(self, state: SessionState) -> None:
+        """Walk the loaded history alone, before this beat adds to it, with the clamps' and
+        the observations' public words. The next beat's history extends it, so that beat's
+        walks continue from here (`physics.guards`) instead of starting over."""
+        cast_words = cast_public_texts(state.cast)
+        thought_only_tokens(self.history, state.scene, [*_clamp_public(state), *cast_words])
+        thought_only_tokens(self._perceived_history(), state.scene, cast_words)
 
     async def _report(self, stage: str, fraction: float | None) -> None:
         if self.progress is not None:
@@ -122,6 +140,7 @@ class TurnTransaction:
     async def run(self) -> TurnOutcome:
         """Play the beat and return the new state and records (not yet committed)."""
         state, turn = self.state, self.effective.turn
+        self._checkpoint_guards(state)
         self.log.add_human(state.scene, state.controlled_id, turn)
         clock = state.clock
         due = story_clock.due_deadlines(clock)
@@ -184,9 +203,7 @@ class TurnTransaction:
         )
         raw = await self.caller.call("director", messages, director.OUTPUT_SCHEMA, self.turn_number)
         proposal = director.parse(raw)
-        public = [c.body.appearance for c in state.cast.values()] + [
-            c.body.display_name for c in state.cast.values()
-        ]
+        public = _clamp_public(state)
         # Mid-action: an attempt of this beat, or one a Character stated after the last
         # Director call, still awaits adjudication; time must not jump over it.
         pending = has_unresolved_action(self.history) or any(
@@ -308,3 +325,10 @@ def perceived_by(records: Sequence[HistoryRecord], viewer: str) -> list[HistoryR
         elif seen == "aware":
             out.append(r.model_copy(update={"text": WHISPER_MARKER}))
     return out
+
+
+def _clamp_public(state: SessionState) -> list[str]:
+    """Public words the clamps add to the cast's: appearances and names."""
+    return [c.body.appearance for c in state.cast.values()] + [
+        c.body.display_name for c in state.cast.values()
+    ]

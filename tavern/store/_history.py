@@ -39,6 +39,13 @@ class ParsedRecords:
         self.misses = 0
         self._memo: OrderedDict[str, HistoryRecord] = OrderedDict()
 
+    def put(self, body: str, record: HistoryRecord) -> None:
+        """Remember `record` as the parse of `body` (the record it was serialized from)."""
+        self._memo[body] = record
+        self._memo.move_to_end(body)
+        if len(self._memo) > self.capacity:
+            self._memo.popitem(last=False)
+
     def parse(self, bodies: Iterable[str], *, remember: bool = True) -> list[HistoryRecord]:
         """The records of `bodies`, in order, each parsed at most once while remembered.
 
@@ -59,6 +66,13 @@ class ParsedRecords:
                 memo.move_to_end(body)
             out.append(record)
         return out
+
+
+def remember(memo: ParsedRecords, bodies: Iterable[str], records: Iterable[HistoryRecord]) -> None:
+    """Enter committed records under their stored bodies: the next read of the window hands
+    out the very objects the writer holds, so identity-keyed caches carry over the commit."""
+    for body, record in zip(bodies, records, strict=True):
+        memo.put(body, record)
 
 
 def tail_bodies(db: sqlite3.Connection, session_id: str, turns: int) -> list[str]:

@@ -144,11 +144,14 @@ def write_state(db: sqlite3.Connection, state: SessionState, *, insert: bool) ->
 
 def insert_records(
     db: sqlite3.Connection, session_id: str, records: Sequence[HistoryRecord]
-) -> None:
+) -> list[str]:
+    """Insert the records; returns their stored bodies, in order."""
+    bodies = [r.model_dump_json() for r in records]
     db.executemany(
         "INSERT INTO history (session_id, seq, turn_number, body) VALUES (?, ?, ?, ?)",
-        [(session_id, r.seq, r.turn_number, r.model_dump_json()) for r in records],
+        [(session_id, r.seq, r.turn_number, b) for r, b in zip(records, bodies, strict=True)],
     )
+    return bodies
 
 
 def next_seq_in(db: sqlite3.Connection, session_id: str) -> int:

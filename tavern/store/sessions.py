@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
-from tavern.store._history import ParsedRecords, Snapshot, tail_bodies
+from tavern.store._history import ParsedRecords, Snapshot, remember, tail_bodies
 from tavern.store._sqlite import (
     DB_NAME,
     check_seqs,
@@ -229,8 +229,11 @@ class SessionStore:
             # Parsed under the store's lock: the memo is shared by every caller's thread.
             return self._records.parse(tail_bodies(db, session_id, turns))
 
-    def snapshot(self, session_id: str, turns: int) -> Snapshot:
+    def snapshot(self, session_id: str, turns: int, step: int = 1) -> Snapshot:
         """The state, `history_tail(turns)` and `next_seq` of one consistent read.
+
+        With `step`, the tail also holds `turn_number % step` more turns, so its first turn
+        only moves every `step` turns (between them, the tail only grows at its end).
 
         Raises:
             SessionNotFound, SchemaVersionMismatch: as for `load`.
@@ -238,6 +241,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
             row = session_row(db, session_id)
+            turns += row[2] % max(1, step)
             tail = self._records.parse(tail_bodies(db, session_id, turns)) if turns > 0 else []
             first_free = next_seq_in(db, session_id)
         return Snapshot(parse_state(row[3], f"session {session_id!r}"), tail, first_free)
@@ -294,8 +298,9 @@ class SessionStore:
                 " VALUES (?, ?, ?)",
                 (session_id, turn_number, pre_state),
             )
-            insert_records(db, session_id, records)
+            bodies = insert_records(db, session_id, records)
             write_state(db, stored, insert=False)
+            remember(self._records, bodies, records)
         return stored
 
     def replace_state(

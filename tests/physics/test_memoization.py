@@ -156,13 +156,21 @@ def _branching_walks(spec: list[tuple[str, str, str]], cut: int) -> tuple[object
     (continued from the prefix's walk) and a fresh walk's answer of the same history."""
     records = [_record(k, i, w, s) for i, (k, w, s) in enumerate(spec)]
     prefix, other = records[:cut], _record("speech", 99, "ledger", "C2")
-    thought_only_tokens(prefix, SCENE)
-    thought_only_tokens([*prefix, other], SCENE)
+    hidden_tokens_for(prefix, SCENE, "C2")
+    hidden_tokens_for([*prefix, other], SCENE, "C2")
     history = records
-    continued = (thought_only_tokens(history, SCENE), whisper_payloads(history, SCENE))
+
+    def answers() -> tuple[object, ...]:
+        return (
+            thought_only_tokens(history, SCENE),
+            whisper_payloads(history, SCENE),
+            hidden_tokens_for(history, SCENE, "C2"),
+            hidden_tokens_for(history, SCENE, "C3"),
+        )
+
+    continued = answers()
     guards._WALKS.clear()
-    fresh = (thought_only_tokens(history, SCENE), whisper_payloads(history, SCENE))
-    return continued, fresh
+    return continued, answers()
 
 
 @given(_records, st.integers(min_value=1, max_value=11))

@@ -395,3 +395,14 @@ def test_snapshot_is_load_tail_and_next_seq_in_one_read(store: SessionStore) -> 
     assert store.snapshot(state.id, 0).tail == []
     with pytest.raises(SessionNotFound):
         store.snapshot("no-such-one", 1)
+
+
+def test_snapshot_with_a_step_moves_its_first_turn_only_every_step(store: SessionStore) -> None:
+    state = store.create(plain_state(), [speech(0, 0)])
+    firsts = []
+    for turn in range(1, 13):
+        state = store.commit_turn(state.id, turn, [speech(turn, turn)], state, state.revision)
+        tail = store.snapshot(state.id, 2, step=4).tail
+        firsts.append(tail[0].turn_number)
+        assert len({r.turn_number for r in tail}) >= 2  # never less than asked
+    assert firsts == [0, 0, 0, 3, 3, 3, 3, 7, 7, 7, 7, 11]
