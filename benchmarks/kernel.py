@@ -169,25 +169,32 @@ INPUTS = [
 ]
 
 
-async def kernel_times(
-    runner: Runner, provider: TimedProvider, sessions: dict[int, str], turns: int
-) -> dict[int, tuple[list[float], list[float]]]:
-    """Kernel milliseconds of `turns` played turns per session: (wall, process CPU) lists.
+Cell = tuple[str, int]
+"""(configuration label, turns of history)."""
 
-    One event loop, as in the server. The sessions take turns (one turn each, in rotation),
-    so a change in the machine's speed during the run reaches every session alike and the
-    ratio between them stays fair. The CPU figure is what the kernel itself computes; on a
+
+async def kernel_times(
+    runners: dict[str, tuple[Runner, TimedProvider]], sessions: dict[int, str], turns: int
+) -> dict[Cell, tuple[list[float], list[float]]]:
+    """Kernel milliseconds of `turns` played turns per cell: (wall, process CPU) lists.
+
+    One event loop, as in the server. Every (configuration, session) cell plays one turn in
+    rotation, so a change in the machine's speed during the run reaches every cell alike:
+    ratios between cells stay fair. The CPU figure is what the kernel itself computes; on a
     shared machine it is the one to read, since wall time also counts waiting for a core.
     """
-    times: dict[int, tuple[list[float], list[float]]] = {h: ([], []) for h in sessions}
+    times: dict[Cell, tuple[list[float], list[float]]] = {
+        (label, h): ([], []) for label in runners for h in sessions
+    }
     for i in range(turns):
-        for history, sid in sessions.items():
-            provider.waited = provider.waited_cpu = 0.0
-            start, start_cpu = time.perf_counter(), time.process_time()
-            await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
-            wall, cpu = times[history]
-            wall.append((time.perf_counter() - start - provider.waited) * 1000)
-            cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
+        for label, (runner, provider) in runners.items():
+            for history, sid in sessions.items():
+                provider.waited = provider.waited_cpu = 0.0
+                start, start_cpu = time.perf_counter(), time.process_time()
+                await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
+                wall, cpu = times[(label, history)]
+                wall.append((time.perf_counter() - start - provider.waited) * 1000)
+                cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
     return times
 
 
@@ -281,7 +288,8 @@ def main() -> None:
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         sessions = pool.submit(build_sessions, data_dir, sizes, SCENARIO, LIMIT).result()
     print(
-        f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, fake provider,"
+        f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, cells in rotation,"
+        " fake provider,"
         f" {LIMIT} prompt budgets {LIMITS[LIMIT]}"
     )
     print(
@@ -289,16 +297,17 @@ def main() -> None:
         " wall includes them"
     )
     print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
-    for label, durable, gate in CONFIGS:
-        runner, provider = _runner(data_dir, durable, gate)
-        asyncio.run(kernel_times(runner, provider, sessions, 2))  # warm-up
-        times = asyncio.run(kernel_times(runner, provider, sessions, args.turns))
-        wall_m = {h: statistics.median(w) for h, (w, _) in times.items()}
-        cpu_m = {h: statistics.median(c) for h, (_, c) in times.items()}
+    runners = {label: _runner(data_dir, durable, gate) for label, durable, gate in CONFIGS}
+    asyncio.run(kernel_times(runners, sessions, 2))  # warm-up
+    times = asyncio.run(kernel_times(runners, sessions, args.turns))
+    for label in runners:
+        wall_m = {h: statistics.median(times[(label, h)][0]) for h in sizes}
+        cpu_m = {h: statistics.median(times[(label, h)][1]) for h in sizes}
         for history in sizes:
             print(
                 f"  [{label}] {history:>5} turns: median wall {wall_m[history]:8.2f}"
-                f"  median cpu {cpu_m[history]:8.2f}  (cpu p10 {_p10(times[history][1]):6.2f})"
+                f"  median cpu {cpu_m[history]:8.2f}"
+                f"  (cpu p10 {_p10(times[(label, history)][1]):6.2f})"
             )
         print(
             f"  [{label}] ratio {args.long}/{args.short}: wall "
