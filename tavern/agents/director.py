@@ -221,7 +221,7 @@ _LINES = RecordLines()
 
 def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
     """Render the history tail that fits the token budget, start snapped to a seq stride."""
-    names = tuple((slot, c.body.display_name) for slot, c in state.cast.items())
+    names = _LINES.number(tuple((slot, c.body.display_name) for slot, c in state.cast.items()))
 
     def render(record: HistoryRecord) -> str:
         return render_record(state, record)

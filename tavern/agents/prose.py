@@ -90,7 +90,7 @@ def build_messages(
     # reader who perceives nothing (thought-only tokens and whisper payloads), because the
     # public corpus subtracted here is smaller than the guards' one.
     hidden = frozenset(spoken_only_tokens(state, [*earlier, *beat]))
-    key = tuple(names.items())
+    key = _LINES.number(tuple(names.items()))
     lines = [(r.seq, text) for r in earlier if (text := _transcript_line(r, key, namer, hidden))]
     start = snapped_start(
         [k for k, _ in lines],
@@ -127,9 +127,7 @@ def build_messages(
     return [messages[0], messages[1].model_copy(update={"content": content})]
 
 
-def _transcript_line(
-    record: HistoryRecord, key: tuple[tuple[str, str], ...], namer: Any, hidden: frozenset[str]
-) -> str:
+def _transcript_line(record: HistoryRecord, key: int, namer: Any, hidden: frozenset[str]) -> str:
     """A past record's transcript line. An event's masked reader text was fixed when it was
     recorded; the reader's own narration holds no spoken word it could have read; other
     lines (events recorded before reader texts existed) are masked with today's words."""

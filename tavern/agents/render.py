@@ -37,25 +37,33 @@ class RecordLines:
     History records are frozen, and the store hands out the same object for a record on
     every turn it stays in a window, so a record's identity stands for its content. Each
     entry keeps its record alive, so no live key's identity can be reused by another object.
-    `key` carries whatever else the rendering reads (the cast's names).
+    The key (`number(key)`) carries whatever else the rendering reads (the cast's names).
 
     >>> from tavern.records import Audience, SystemRecord
     >>> r = SystemRecord(seq=1, turn_number=1, speaker="World", author="kernel",
     ...                  audience=Audience(origin="public"), marker="dawn", text="Dawn.")
     >>> lines = RecordLines(limit=4)
     >>> calls = []
-    >>> [lines.get(r, "k", lambda x: calls.append(x) or x.text) for _ in range(3)], len(calls)
+    >>> key = lines.number(("names",))
+    >>> [lines.get(r, key, lambda x: calls.append(x) or x.text) for _ in range(3)], len(calls)
     (['Dawn.', 'Dawn.', 'Dawn.'], 1)
     """
 
     def __init__(self, limit: int = 1 << 14) -> None:
         self.limit = limit
-        self._lines: dict[tuple[int, Hashable], tuple[HistoryRecord, str]] = {}
+        self._lines: dict[tuple[int, int], tuple[HistoryRecord, str]] = {}
+        self._numbers: dict[Hashable, int] = {}
 
-    def get(
-        self, record: HistoryRecord, key: Hashable, render: Callable[[HistoryRecord], str]
-    ) -> str:
-        """`render(record)`, computed once per record and key while remembered."""
+    def number(self, key: Hashable) -> int:
+        """A number standing for `key` in `get` (hashing the key itself on every line of a
+        window cost more than the lookup saved). Numbers are never reused."""
+        found = self._numbers.get(key)
+        if found is None:
+            found = self._numbers[key] = len(self._numbers)
+        return found
+
+    def get(self, record: HistoryRecord, key: int, render: Callable[[HistoryRecord], str]) -> str:
+        """`render(record)`, computed once per record and key number while remembered."""
         slot = (id(record), key)
         hit = self._lines.get(slot)
         if hit is not None and hit[0] is record:

@@ -150,15 +150,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     if found is not None:
         _WALKS.move_to_end(key)
     else:
-        base = max(
-            (
-                s
-                for s in _WALKS.values()
-                if s.context == context and len(s.ids) < len(ids) and ids[: len(s.ids)] == s.ids
-            ),
-            key=lambda s: len(s.ids),
-            default=None,
-        )
+        base = _longest_prefix_walk(context, ids)
         if base is None:
             fold = _Fold(tokens_of([*context[0], *context[1]]))
             fold.feed(records)
@@ -179,6 +171,27 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             base_length=len(base.ids) if base is not None else 0,
         )
     return found
+
+
+def _longest_prefix_walk(context: tuple[object, ...], ids: tuple[int, ...]) -> _Secrets | None:
+    """The remembered walk of the same context whose records begin `ids`, longest first.
+
+    Cheap tests first (length, last and first record), so a miss costs no tuple slicing.
+    """
+    best: _Secrets | None = None
+    for s in _WALKS.values():
+        n = len(s.ids)
+        if (
+            n < len(ids)
+            and (best is None or n > len(best.ids))
+            and n
+            and s.ids[-1] == ids[n - 1]
+            and s.ids[0] == ids[0]
+            and s.context == context
+            and ids[:n] == s.ids
+        ):
+            best = s
+    return best
 
 
 def thought_only_tokens(

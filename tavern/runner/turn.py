@@ -114,6 +114,7 @@ class TurnTransaction:
         self.limits = limits
         self.turn_number = state.turn_number + 1
         self.log = BeatLog(self.turn_number, next_seq, state.clock.tick)
+        self._perceived: list[HistoryRecord] | None = None
         self._observations: dict[str, Observation] = {}
 
     def _context(self) -> list[HistoryRecord]:
@@ -121,9 +122,11 @@ class TurnTransaction:
         return self._perceived_history() + self.log.records
 
     def _perceived_history(self) -> list[HistoryRecord]:
-        step = self.limits.window_step
-        floor = (self.turn_number - self.limits.perception_turns) // step * step
-        return [r for r in self.history if r.turn_number > floor]
+        if self._perceived is None:
+            step = self.limits.window_step
+            floor = (self.turn_number - self.limits.perception_turns) // step * step
+            self._perceived = [r for r in self.history if r.turn_number > floor]
+        return self._perceived
 
     def _checkpoint_guards(self, state: SessionState) -> None:
         """Walk the loaded history alone, before this beat adds to it, with the clamps' and

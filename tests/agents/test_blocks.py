@@ -60,4 +60,4 @@ def test_record_lines_never_serve_a_line_for_another_record() -> None:
             seq=i, turn_number=1, speaker="World", author="kernel",
             audience=Audience(origin="public"), marker="m", text=f"line {i}",
         )  # fmt: skip
-        assert lines.get(record, "k", lambda r: r.text) == f"line {i}"
+        assert lines.get(record, lines.number("k"), lambda r: r.text) == f"line {i}"
