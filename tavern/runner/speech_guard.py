@@ -39,13 +39,36 @@ def _payloads(
             *(c.body.description_ref for c in state.cast.values()),
         ]
     )
+    frozen = frozenset(public)
+    number = _PUBLIC_NUMBERS.get(frozen)
+    if number is None:
+        if len(_PUBLIC_NUMBERS) >= 256:
+            _PUBLIC_NUMBERS.clear()
+            _PAYLOADS.clear()  # numbers restart: no old entry may answer for a new one
+        number = _PUBLIC_NUMBERS[frozen] = len(_PUBLIC_NUMBERS)
     out = []
     for record in context:
         if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
-            tokens = frozenset(cached_tokens(record.text) - public)
-            if tokens:
-                out.append((frozenset(record.audience.perceivers), tokens))
+            slot = (id(record), number)
+            hit = _PAYLOADS.get(slot)
+            if hit is None or hit[0] is not record:
+                if len(_PAYLOADS) >= 1 << 14:
+                    _PAYLOADS.clear()
+                payload = (
+                    frozenset(record.audience.perceivers),
+                    cached_tokens(record.text) - frozen,
+                )
+                hit = _PAYLOADS[slot] = (record, payload)
+            if hit[1][1]:
+                out.append(hit[1])
     return out
+
+
+# Per (record, public words): a spoken line's payload is the same on every beat it stays in
+# the context. Records are frozen and each entry keeps its record alive, so an identity in a
+# live key always means the same record.
+_PAYLOADS: dict[tuple[int, int], tuple[SpeechRecord, tuple[frozenset[str], frozenset[str]]]] = {}
+_PUBLIC_NUMBERS: dict[frozenset[str], int] = {}
 
 
 def speech_guard(
