@@ -105,6 +105,30 @@ def parse_state(text: str, what: str) -> SessionState:
     return SessionState.model_validate(raw)
 
 
+STATE_HEAD = 64
+"""Characters of a state's JSON that a read compares before reusing a parsed state: they
+hold its `schema_version`, so even an edit that left revision and time alone is seen."""
+
+
+def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tuple[int, str, str]]:
+    """(revision, turn_number, stamp) without the state's text; the stamp (revision, write
+    time, first characters of the state) changes with every write.
+
+    Raises:
+        SessionNotFound, SchemaVersionMismatch: as `session_row`.
+    """
+    row = db.execute(
+        f"SELECT schema_version, revision, turn_number, updated_at, substr(state, 1, {STATE_HEAD})"
+        " FROM sessions WHERE id = ?",
+        (session_id,),
+    ).fetchone()
+    if row is None:
+        raise SessionNotFound(f"no session {session_id!r}")
+    if row[0] != SESSION_SCHEMA_VERSION:
+        raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
+    return row[1], row[2], (row[1], row[3], row[4])
+
+
 def session_row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int, str]:
     row = db.execute(
         "SELECT schema_version, revision, turn_number, state FROM sessions WHERE id = ?",
@@ -117,7 +141,10 @@ def session_row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int,
     return row[0], row[1], row[2], row[3]
 
 
-def write_state(db: sqlite3.Connection, state: SessionState, *, insert: bool) -> None:
+def write_state(
+    db: sqlite3.Connection, state: SessionState, *, insert: bool
+) -> tuple[int, str, str]:
+    """Write the session row; returns its stamp (see `session_head`)."""
     values = (
         state.schema_version,
         state.revision,
@@ -140,6 +167,7 @@ def write_state(db: sqlite3.Connection, state: SessionState, *, insert: bool) ->
             " scenario_id = ?, updated_at = ?, state = ? WHERE id = ?",
             values,
         )
+    return state.revision, str(values[5]), str(values[6])[:STATE_HEAD]
 
 
 def insert_records(

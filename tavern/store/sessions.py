@@ -36,9 +36,11 @@ from tavern.store._sqlite import (
     next_seq_in,
     open_db,
     parse_state,
+    session_head,
     session_row,
     write_state,
 )
+from tavern.store._states import StateCache
 from tavern.store.errors import (
     InvalidTurn,
     NothingToUndo,
@@ -94,6 +96,7 @@ class SessionStore:
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._records = ParsedRecords()
+        self._states = StateCache()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -162,8 +165,9 @@ class SessionStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
                 raise SessionExists(f"session {state.id!r} already exists")
-            write_state(db, state, insert=True)
+            stamped = write_state(db, state, insert=True)
             insert_records(db, state.id, records)
+        self._states.put(state.id, stamped, state)
         return state
 
     def load(self, session_id: str) -> SessionState:
@@ -175,9 +179,9 @@ class SessionStore:
                 message names both versions and nothing is changed.
         """
         check_session_id(session_id)
-        with self._lock:
-            row = session_row(self._conn(), session_id)
-        return parse_state(row[3], f"session {session_id!r}")
+        with self._transaction("DEFERRED") as db:
+            _, _, stamp = session_head(db, session_id)
+            return self._states.get(db, session_id, stamp)
 
     def exists(self, session_id: str) -> bool:
         """Whether a session with this id is stored (whatever its version)."""
@@ -208,7 +212,7 @@ class SessionStore:
         """Records in seq order, optionally only those after `after_seq`, at most `limit`."""
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            session_row(db, session_id)
+            session_head(db, session_id)
             rows = db.execute(
                 "SELECT body FROM history WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 (
@@ -225,7 +229,7 @@ class SessionStore:
         if turns <= 0:
             return []
         with self._transaction("DEFERRED") as db:
-            session_row(db, session_id)
+            session_head(db, session_id)
             # Parsed under the store's lock: the memo is shared by every caller's thread.
             return self._records.parse(tail_bodies(db, session_id, turns))
 
@@ -240,17 +244,18 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            row = session_row(db, session_id)
-            turns += row[2] % max(1, step)
+            _, turn_number, stamp = session_head(db, session_id)
+            state = self._states.get(db, session_id, stamp)
+            turns += turn_number % max(1, step)
             tail = self._records.parse(tail_bodies(db, session_id, turns)) if turns > 0 else []
             first_free = next_seq_in(db, session_id)
-        return Snapshot(parse_state(row[3], f"session {session_id!r}"), tail, first_free)
+        return Snapshot(state, tail, first_free)
 
     def next_seq(self, session_id: str) -> int:
         """The seq the next appended record must use (or exceed)."""
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            session_row(db, session_id)
+            session_head(db, session_id)
             return next_seq_in(db, session_id)
 
     def commit_turn(
@@ -285,7 +290,7 @@ class SessionStore:
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            _, revision, current_turn, pre_state = session_row(db, session_id)
+            revision, current_turn, _ = session_head(db, session_id)
             if revision != expected_revision:
                 raise RevisionConflict(
                     f"session {session_id!r} is at revision {revision}, not {expected_revision}"
@@ -293,14 +298,16 @@ class SessionStore:
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
             check_seqs(records, next_seq_in(db, session_id))
+            # Copied inside SQLite: the pre-turn state never travels through Python.
             db.execute(
                 "INSERT OR REPLACE INTO checkpoints (session_id, turn_number, pre_state)"
-                " VALUES (?, ?, ?)",
-                (session_id, turn_number, pre_state),
+                " SELECT id, ?, state FROM sessions WHERE id = ?",
+                (turn_number, session_id),
             )
             bodies = insert_records(db, session_id, records)
-            write_state(db, stored, insert=False)
+            stamped = write_state(db, stored, insert=False)
             remember(self._records, bodies, records)
+        self._states.put(session_id, stamped, stored)
         return stored
 
     def replace_state(
@@ -316,7 +323,7 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            _, revision, current_turn, _ = session_row(db, session_id)
+            revision, current_turn, _ = session_head(db, session_id)
             if revision != expected_revision:
                 raise RevisionConflict(
                     f"session {session_id!r} is at revision {revision}, not {expected_revision}"
@@ -337,7 +344,7 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction() as db:
-            _, revision, current_turn, _ = session_row(db, session_id)
+            revision, current_turn, _ = session_head(db, session_id)
             if current_turn == 0:
                 raise NothingToUndo(f"session {session_id!r} is at turn 0")
             row = db.execute(
@@ -416,6 +423,7 @@ class SessionStore:
             gone = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
             db.execute("DELETE FROM history WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM checkpoints WHERE session_id = ?", (session_id,))
+        self._states.drop(session_id)
         directory = session_dir(self.data_dir, session_id)
         had_dir = directory.exists()
         shutil.rmtree(directory, ignore_errors=True)

@@ -87,15 +87,15 @@ def test_render_cache_follows_a_learned_name() -> None:
 
 
 def _fresh_thought_walks(walk: object) -> list[bool]:
-    """Walk 200 one-record histories made and dropped in turn, alternating two texts.
+    """Walk 200 one-record histories made and dropped in turn, cycling three texts.
 
     Each answer must follow its own record: a freed record's memory (and so its id) is
-    reused by the next one at once, so an identity key that did not keep its records
-    alive would answer for the previous text.
+    reused at once (the allocator cycles through one or two addresses), so an identity key
+    that did not keep its records alive would answer for an earlier, different text.
     """
     results = []
     for i in range(200):
-        word = "ledger" if i % 2 else "dagger"
+        word = ("ledger", "dagger", "mill")[i % 3]
         owners = walk([_thought(f"the {word} is forged")])  # type: ignore[operator]
         results.append(word in owners)
     return results
@@ -105,16 +105,16 @@ def test_secrets_walk_identity_key_keeps_its_records_alive() -> None:
     assert all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
 
 
-def test_negative_control_an_identity_key_without_keep_alive_goes_stale() -> None:
-    memo: dict[tuple[int, ...], dict[str, frozenset[str]]] = {}
-
-    def leaky(history: list[ThoughtRecord]) -> dict[str, frozenset[str]]:
-        key = tuple(map(id, history))
-        if key not in memo:
-            memo[key] = thought_only_tokens(history, SCENE)
-        return memo[key]
-
-    assert not all(_fresh_thought_walks(leaky))
+def test_negative_control_colliding_identities_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The keep-alive guarantees that no two live keys share an identity. Planted fault: all
+    records share one identity (what a dead record's reused address would look like to a
+    memo that did not keep it alive); the check above then sees stale answers."""
+    monkeypatch.setattr(guards, "id", lambda _record: 1, raising=False)
+    guards._WALKS.clear()
+    assert not all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
+    guards._WALKS.clear()
 
 
 def test_hidden_tokens_are_cached_per_viewer() -> None:

@@ -66,3 +66,57 @@ def test_negative_control_a_seq_keyed_memo_serves_the_undone_text(
     store = SessionStore(tmp_path, synchronous="OFF")
     assert _replayed_tail(store) == ["first take"]
     store.close()
+
+
+def test_state_reads_reuse_the_parsed_state_until_the_row_changes(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path, synchronous="OFF")
+    state = store.create(plain_state(), [speech(0, 0)])
+    first = store.load(state.id)
+    misses = store._states.misses
+    assert store.snapshot(state.id, 1).state is first and store._states.misses == misses
+    # Another writer (another process, or another store on the same file) commits a turn.
+    other = SessionStore(tmp_path, synchronous="OFF")
+    other.commit_turn(state.id, 1, [speech(1, 1)], first, first.revision)
+    assert store.load(state.id).turn_number == 1
+    other.close()
+    store.close()
+
+
+def _recreated_title(store: SessionStore, other: SessionStore) -> str:
+    """Read a session, let another store delete and recreate it (same id and revision,
+    another title), then read it again."""
+    state = store.create(plain_state(), [speech(0, 0)])
+    store.load(state.id)
+    other.delete(state.id)
+    other.create(state.model_copy(update={"title": "Recreated"}), [speech(0, 0)])
+    return store.load(state.id).title
+
+
+def test_a_recreated_session_is_read_fresh(tmp_path: Path) -> None:
+    store, other = SessionStore(tmp_path), SessionStore(tmp_path)
+    assert _recreated_title(store, other) == "Recreated"
+    store.close()
+    other.close()
+
+
+def test_negative_control_a_revision_only_stamp_serves_the_deleted_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tavern.store import _states
+
+    real_get = _states.StateCache.get
+
+    def revision_only(self: _states.StateCache, db: object, sid: str, stamp: tuple[int, str]):  # type: ignore[no-untyped-def]
+        return real_get(self, db, sid, (stamp[0], ""))  # planted: ignores the write time
+
+    real_put = _states.StateCache.put
+    monkeypatch.setattr(_states.StateCache, "get", revision_only)
+    monkeypatch.setattr(
+        _states.StateCache,
+        "put",
+        lambda self, sid, stamp, st: real_put(self, sid, (stamp[0], ""), st),
+    )
+    store, other = SessionStore(tmp_path), SessionStore(tmp_path)
+    assert _recreated_title(store, other) != "Recreated"
+    store.close()
+    other.close()
