@@ -28,7 +28,7 @@ from tavern.records import (
 )
 
 _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
-MEMORY_LOW_WATER = 0.3
+MEMORY_LOW_WATER = 0.2
 """Share of the memory budget a ledger keeps after an eviction.
 
 A ledger whose lines outgrow the budget forgets its oldest lines at once, down to this

@@ -106,7 +106,7 @@ def test_memory_block_only_grows_at_its_end_between_rare_evictions(tmp_path: Pat
     blocks = _memory_blocks(tmp_path, 40)
     assert len(blocks) == 40
     assert max(len(b) for b in blocks) > BUDGET_TOKENS * 4 * 0.8  # the budget was reached
-    assert 1 <= _breaks(blocks) <= 8  # 6 measured: one per ~6 beats at this budget
+    assert 1 <= _breaks(blocks) <= 8  # 5 measured: one per ~7 beats at this budget
 
 
 def test_negative_control_a_sliding_window_breaks_the_prefix_every_beat(
