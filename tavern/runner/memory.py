@@ -91,7 +91,7 @@ def evict(memory: list[str], budget_chars: int) -> list[str]:
 
     >>> evict(["a" * 9] * 4, 40)
     ['aaaaaaaaa', 'aaaaaaaaa', 'aaaaaaaaa', 'aaaaaaaaa']
-    >>> evict(["a" * 9] * 5, 40)
+    >>> evict(["a" * 9] * 6, 50)
     ['aaaaaaaaa']
     """
     total = sum(map(len, memory)) + len(memory)
