@@ -9,6 +9,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -110,6 +111,18 @@ STATE_HEAD = 64
 hold its `schema_version`, so even an edit that left revision and time alone is seen."""
 
 
+def _checked_row(db: sqlite3.Connection, session_id: str, columns: str) -> tuple[Any, ...]:
+    """`schema_version` then `columns` of a session's row, refusing a missing or foreign one."""
+    row = db.execute(
+        f"SELECT schema_version, {columns} FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    if row is None:
+        raise SessionNotFound(f"no session {session_id!r}")
+    if row[0] != SESSION_SCHEMA_VERSION:
+        raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
+    return tuple(row)
+
+
 def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tuple[int, str, str]]:
     """(revision, turn_number, stamp) without the state's text; the stamp (revision, write
     time, first characters of the state) changes with every write.
@@ -117,28 +130,15 @@ def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tup
     Raises:
         SessionNotFound, SchemaVersionMismatch: as `session_row`.
     """
-    row = db.execute(
-        f"SELECT schema_version, revision, turn_number, updated_at, substr(state, 1, {STATE_HEAD})"
-        " FROM sessions WHERE id = ?",
-        (session_id,),
-    ).fetchone()
-    if row is None:
-        raise SessionNotFound(f"no session {session_id!r}")
-    if row[0] != SESSION_SCHEMA_VERSION:
-        raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
-    return row[1], row[2], (row[1], row[3], row[4])
+    _, revision, turn, updated, head = _checked_row(
+        db, session_id, f"revision, turn_number, updated_at, substr(state, 1, {STATE_HEAD})"
+    )
+    return revision, turn, (revision, updated, head)
 
 
 def session_row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int, str]:
-    row = db.execute(
-        "SELECT schema_version, revision, turn_number, state FROM sessions WHERE id = ?",
-        (session_id,),
-    ).fetchone()
-    if row is None:
-        raise SessionNotFound(f"no session {session_id!r}")
-    if row[0] != SESSION_SCHEMA_VERSION:
-        raise SchemaVersionMismatch(f"session {session_id!r}", row[0], SESSION_SCHEMA_VERSION)
-    return row[0], row[1], row[2], row[3]
+    version, revision, turn, state = _checked_row(db, session_id, "revision, turn_number, state")
+    return version, revision, turn, state
 
 
 def write_state(
