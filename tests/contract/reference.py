@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from tavern.contract import TEXT_RULES, Violation
 from tavern.contract._lexical import _F, NEGATED, NOUN, ROLE, VERB
+from tavern.contract._raw_ids import SLOT_ID
 from tavern.contract._structural import (
     _BULLET,
     _FIELD,
@@ -22,7 +23,6 @@ from tavern.contract._structural import (
     _TAG,
     MARKER_TAG,
     MIN_BLOCKS,
-    SLOT_ID,
 )
 from tavern.records import ChatMessage
 

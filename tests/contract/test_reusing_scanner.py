@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from tavern.contract import _prefilter, clear_caches
 from tavern.contract._lexical import NOUN, ROLE
 from tavern.contract._prefilter import shared_base
+from tavern.contract._raw_ids import SLOT_ID
 from tavern.contract._reuse import ReusingScanner, forward_reach
-from tavern.contract._structural import _FIELD, MARKER_TAG, SLOT_ID
+from tavern.contract._structural import _FIELD, MARKER_TAG
 
 PATTERNS = [
     MARKER_TAG,
