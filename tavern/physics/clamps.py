@@ -250,10 +250,21 @@ def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
     return d.model_copy(update={"time_skip_ticks": ticks}), [change]
 
 
-def _redact_visible(
+def redact_visible(
     d: DirectorDecision, rule: str, hide_in_event: Callable[[int], set[str]], everywhere: set[str]
 ) -> tuple[DirectorDecision, Changes]:
-    """Redact event texts (per event) and stage texts visible to everyone."""
+    """Redact event texts (per event) and the texts everyone present sees (facts, a new
+    location, new zone labels, moods); one change per redacted text, under `rule`.
+
+    The one place that knows which fields of a decision are shown to whom: every guard
+    (thoughts, whispers, the runner's speech guard) redacts through it.
+
+    Example:
+        >>> d = DirectorDecision(mood_updates={"C1": "hums the 4471 tune"})
+        >>> out, changes = redact_visible(d, "demo", lambda _i: set(), {"4471"})
+        >>> out.mood_updates, [c.path for c in changes]
+        ({'C1': 'hums the [...] tune'}, ['mood_updates.C1'])
+    """
     changes: Changes = []
 
     def scrub(path: str, text: str, tokens: set[str]) -> str:
@@ -291,7 +302,7 @@ def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     which must never receive a thought's content.
     """
     secret = set(thought_only_tokens(ctx.history, ctx.scene, ctx.all_public_texts))
-    return _redact_visible(d, "thought_guard", lambda _i: secret, secret)
+    return redact_visible(d, "thought_guard", lambda _i: secret, secret)
 
 
 def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
@@ -315,7 +326,7 @@ def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     for p in payloads:
         if not set(ctx.present) <= p.perceivers:
             everywhere |= p.tokens
-    return _redact_visible(d, "whisper_guard", for_event, everywhere)
+    return redact_visible(d, "whisper_guard", for_event, everywhere)
 
 
 CLAMP_RULES: list[tuple[str, ClampRule]] = [

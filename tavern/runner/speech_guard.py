@@ -7,7 +7,8 @@ cellar does not hear the hall), but a Director (hostile, or just careless) could
 into an event witnessed from another zone, or into a public fact. The Director never
 authors dialogue, so this guard redacts, from every event text, the tokens of any recent
 speech whose audience does not hold all of that event's witnesses, and from stage texts
-(facts, new zone labels) those of any speech not heard by everyone present. Tokens that
+(facts, a new location, new zone labels, moods) those of any speech not heard by everyone
+present (through `physics.clamps.redact_visible`, like the other guards). Tokens that
 the stage or the cast sheets already carry in the open are never redacted.
 
 This is a runner-level clamp because it needs the zone-bounded speech audiences the runner
@@ -19,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tavern.agents.render import cached_tokens, tokens_in
+from tavern.physics.clamps import redact_visible
 from tavern.physics.guards import scene_texts
-from tavern.physics.redaction import redact
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
 
 RULE = "speech_guard"
@@ -87,39 +88,16 @@ def speech_guard(
     payloads = _payloads(state, context)
     if not payloads:
         return decision, []
-    changes: list[ClampChange] = []
-
-    def scrub(path: str, text: str, tokens: set[str]) -> str:
-        new = redact(text, tokens)
-        if new != text:
-            changes.append(ClampChange(rule=RULE, path=path, before=text, after=new))
-        return new
-
     present = set(state.scene.present)
     everywhere = {t for audience, toks in payloads if not present <= audience for t in toks}
-    events = []
-    for i, ev in enumerate(decision.events):
-        witnesses = set(ev.witness_ids)
-        hidden = {
+
+    def hidden_in_event(i: int) -> set[str]:
+        witnesses = set(decision.events[i].witness_ids)
+        return {
             t
             for audience, toks in payloads
             if not witnesses or not witnesses <= audience
             for t in toks
         }
-        events.append(ev.model_copy(update={"text": scrub(f"events[{i}].text", ev.text, hidden)}))
-    facts = [
-        scrub(f"scene.add_facts[{i}]", f, everywhere)
-        for i, f in enumerate(decision.scene.add_facts)
-    ]
-    moves = [
-        m.model_copy(
-            update={
-                "new_zone_label": m.new_zone_label
-                and scrub(f"zone_moves[{i}].new_zone_label", m.new_zone_label, everywhere)
-            }
-        )
-        for i, m in enumerate(decision.zone_moves)
-    ]
-    scene = decision.scene.model_copy(update={"add_facts": facts})
-    guarded = decision.model_copy(update={"events": events, "scene": scene, "zone_moves": moves})
-    return guarded, changes
+
+    return redact_visible(decision, RULE, hidden_in_event, everywhere)

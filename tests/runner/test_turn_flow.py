@@ -4,6 +4,7 @@ memory capture, failures that commit nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
     Audience,
+    DirectorDecision,
     EventRecord,
     NarrationRecord,
     SpeechRecord,
@@ -21,8 +23,9 @@ from tavern.records import (
     TurnInputLine,
 )
 from tavern.runner import InvalidTurnError, ModelFailureError
+from tavern.runner.speech_guard import speech_guard
 from tavern.runner.turn import perceived_by
-from tavern.store import journal_path, read_journal
+from tavern.store import Library, journal_path, materialize_session, read_journal
 
 from .kit import Kit, KitFactory, director_answer, run
 from .sweeps import leaks, prompt_of
@@ -277,3 +280,24 @@ def _play_canary_events(make_kit: KitFactory, canary: str, event: dict[str, Any]
 
 def sid_of(kit: Kit) -> str:
     return kit.store.list()[0].id
+
+
+def test_speech_guard_covers_every_text_everyone_present_sees(tmp_path: Path) -> None:
+    """Hall speech copied into a mood or a new location would reach the sealed cellar: the
+    speech guard redacts it there too (the fields come from `physics.redact_visible`)."""
+    library = Library(tmp_path)
+    state = materialize_session(library.get_scenario("the-vintners-wake"), library, "s-guard")
+    hall = Audience(origin="zone", perceivers=["C1", "C2", "C4", "C5"])
+    said = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human", audience=hall,
+                        text="The word is Saltmarrow5521.")  # fmt: skip
+    decision = DirectorDecision.model_validate(
+        director_answer(
+            ["C2"],
+            mood_updates={"C2": "mutters Saltmarrow5521"},
+            scene={"add_facts": [], "remove_facts": [], "new_location": "Saltmarrow5521 hall"},
+        )
+    )
+    guarded, changes = speech_guard(decision, state, [said])
+    assert "Saltmarrow5521" not in guarded.mood_updates["C2"]
+    assert "Saltmarrow5521" not in (guarded.scene.new_location or "")
+    assert {c.path for c in changes} == {"mood_updates.C2", "scene.new_location"}
