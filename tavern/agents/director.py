@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import RecordLines, roster_line, scene_block, zone_graph_block
+from tavern.agents.render import RecordMemo, roster_line, scene_block, zone_graph_block
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -215,7 +215,7 @@ def build_messages(
     return assemble(blocks)
 
 
-_LINES = RecordLines()
+_LINES: RecordMemo[str] = RecordMemo()
 """Rendered window lines: a record stays in the window for many turns."""
 
 

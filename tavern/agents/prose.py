@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import RecordLines, log_lines, scene_block, tokens_in, zone_graph_block
+from tavern.agents.render import RecordMemo, log_lines, scene_block, tokens_in, zone_graph_block
 from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
 from tavern.physics.redaction import redact
 from tavern.records import (
@@ -54,7 +54,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of the renderer's answer."""
 
 
-_LINES = RecordLines()
+_LINES: RecordMemo[str] = RecordMemo()
 """Rendered transcript lines: a record stays in the transcript for many turns."""
 
 

@@ -7,13 +7,16 @@ ledger taught it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 from tavern.physics.redaction import salient_tokens
 from tavern.records import HistoryRecord, Scene, SessionState
 
 Namer = Callable[[str], str]
+V = TypeVar("V")
 
 LOG = "· "
 """Prefix of every line of free text (records, memory, facts, narration) in any prompt.
@@ -31,18 +34,19 @@ def cached_tokens(text: str) -> frozenset[str]:
     return frozenset(salient_tokens(text))
 
 
-class RecordLines:
-    """How one role renders each history record, memoized per record.
+class RecordMemo(Generic[V]):
+    """A value derived from each history record (its rendered line, its payload...),
+    computed once per record and key.
 
     History records are frozen, and the store hands out the same object for a record on
     every turn it stays in a window, so a record's identity stands for its content. Each
     entry keeps its record alive, so no live key's identity can be reused by another object.
-    The key (`number(key)`) carries whatever else the rendering reads (the cast's names).
+    The key (`number(key)`) carries whatever else the derivation reads (the cast's names).
 
     >>> from tavern.records import Audience, SystemRecord
     >>> r = SystemRecord(seq=1, turn_number=1, speaker="World", author="kernel",
     ...                  audience=Audience(origin="public"), marker="dawn", text="Dawn.")
-    >>> lines = RecordLines(limit=4)
+    >>> lines: RecordMemo[str] = RecordMemo(limit=4)
     >>> calls = []
     >>> key = lines.number(("names",))
     >>> [lines.get(r, key, lambda x: calls.append(x) or x.text) for _ in range(3)], len(calls)
@@ -51,28 +55,31 @@ class RecordLines:
 
     def __init__(self, limit: int = 1 << 14) -> None:
         self.limit = limit
-        self._lines: dict[tuple[int, int], tuple[HistoryRecord, str]] = {}
+        self._values: dict[tuple[int, int], tuple[HistoryRecord, V]] = {}
         self._numbers: dict[Hashable, int] = {}
+        self._next = itertools.count()
 
     def number(self, key: Hashable) -> int:
-        """A number standing for `key` in `get` (hashing the key itself on every line of a
+        """A number standing for `key` in `get` (hashing the key itself on every record of a
         window cost more than the lookup saved). Numbers are never reused."""
         found = self._numbers.get(key)
         if found is None:
-            found = self._numbers[key] = len(self._numbers)
+            if len(self._numbers) >= 256:
+                self._numbers.clear()
+            found = self._numbers[key] = next(self._next)
         return found
 
-    def get(self, record: HistoryRecord, key: int, render: Callable[[HistoryRecord], str]) -> str:
-        """`render(record)`, computed once per record and key number while remembered."""
+    def get(self, record: HistoryRecord, key: int, derive: Callable[[HistoryRecord], V]) -> V:
+        """`derive(record)`, computed once per record and key number while remembered."""
         slot = (id(record), key)
-        hit = self._lines.get(slot)
+        hit = self._values.get(slot)
         if hit is not None and hit[0] is record:
             return hit[1]
-        line = render(record)
-        if len(self._lines) >= self.limit:
-            self._lines.clear()
-        self._lines[slot] = (record, line)
-        return line
+        value = derive(record)
+        if len(self._values) >= self.limit:
+            self._values.clear()
+        self._values[slot] = (record, value)
+        return value
 
 
 def tokens_in(texts: Iterable[str]) -> set[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tavern.agents.render import cached_tokens, tokens_in
+from tavern.agents.render import RecordMemo, cached_tokens, tokens_in
 from tavern.physics.clamps import redact_visible
 from tavern.physics.guards import scene_texts
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
@@ -41,35 +41,23 @@ def _payloads(
         ]
     )
     frozen = frozenset(public)
-    number = _PUBLIC_NUMBERS.get(frozen)
-    if number is None:
-        if len(_PUBLIC_NUMBERS) >= 256:
-            _PUBLIC_NUMBERS.clear()
-            _PAYLOADS.clear()  # numbers restart: no old entry may answer for a new one
-        number = _PUBLIC_NUMBERS[frozen] = len(_PUBLIC_NUMBERS)
+
+    def payload(record: HistoryRecord) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(record.audience.perceivers), cached_tokens(record.text) - frozen
+
+    key = _PAYLOADS.number(frozen)
     out = []
     for record in context:
         if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
-            slot = (id(record), number)
-            hit = _PAYLOADS.get(slot)
-            if hit is None or hit[0] is not record:
-                if len(_PAYLOADS) >= 1 << 14:
-                    _PAYLOADS.clear()
-                payload = (
-                    frozenset(record.audience.perceivers),
-                    cached_tokens(record.text) - frozen,
-                )
-                hit = _PAYLOADS[slot] = (record, payload)
-            if hit[1][1]:
-                out.append(hit[1])
+            audience, tokens = _PAYLOADS.get(record, key, payload)
+            if tokens:
+                out.append((audience, tokens))
     return out
 
 
-# Per (record, public words): a spoken line's payload is the same on every beat it stays in
-# the context. Records are frozen and each entry keeps its record alive, so an identity in a
-# live key always means the same record.
-_PAYLOADS: dict[tuple[int, int], tuple[SpeechRecord, tuple[frozenset[str], frozenset[str]]]] = {}
-_PUBLIC_NUMBERS: dict[frozenset[str], int] = {}
+_PAYLOADS: RecordMemo[tuple[frozenset[str], frozenset[str]]] = RecordMemo()
+"""A spoken line's (audience, payload) per public word set: the same on every beat the
+line stays in the context."""
 
 
 def speech_guard(

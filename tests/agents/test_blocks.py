@@ -51,10 +51,10 @@ def test_appending_never_moves_the_start_back(
 def test_record_lines_never_serve_a_line_for_another_record() -> None:
     """Records made and dropped in turn reuse freed identities at once; the memo keeps its
     records alive, so every answer follows its own record's text."""
-    from tavern.agents.render import RecordLines
+    from tavern.agents.render import RecordMemo
     from tavern.records import Audience, SystemRecord
 
-    lines = RecordLines(limit=16)
+    lines: RecordMemo[str] = RecordMemo(limit=16)
     for i in range(200):
         record = SystemRecord(
             seq=i, turn_number=1, speaker="World", author="kernel",
