@@ -244,8 +244,8 @@ def test_an_event_copying_spoken_words_keeps_them_from_the_reader(make_kit: KitF
         "witness_ids": ["C1", "C2", "C4", "C5"],
         "utterance_ref": None,
     }
-    kit = _play_canary_events(make_kit, canary, event)
-    events = [r for r in kit.history(sid_of(kit)) if isinstance(r, EventRecord)]
+    kit, sid = _play_canary_events(make_kit, canary, event)
+    events = [r for r in kit.history(sid) if isinstance(r, EventRecord)]
     assert events and all(canary in r.text for r in events)  # positive control
     assert all(r.reader_text == "Everyone hears [...] repeated." for r in events)
     assert not leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
@@ -265,21 +265,19 @@ def test_negative_control_a_transcript_of_stored_truth_leaks(
             else record, namer,
         ),
     )  # fmt: skip
-    kit = _play_canary_events(make_kit, canary, event)
+    kit, _ = _play_canary_events(make_kit, canary, event)
     assert leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
 
 
-def _play_canary_events(make_kit: KitFactory, canary: str, event: dict[str, Any]) -> Kit:
+def _play_canary_events(
+    make_kit: KitFactory, canary: str, event: dict[str, Any]
+) -> tuple[Kit, str]:
     kit = make_kit(fn=scripted(["C2"], events=[event]))
     sid = kit.create(controlled="C1")
     kit.play(sid, speech=f"Remember the word {canary}.")
     kit.play(sid, skip=True)
     kit.play(sid, skip=True)
-    return kit
-
-
-def sid_of(kit: Kit) -> str:
-    return kit.store.list()[0].id
+    return kit, sid
 
 
 def test_speech_guard_covers_every_text_everyone_present_sees(tmp_path: Path) -> None:
