@@ -6,7 +6,6 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -126,10 +125,18 @@ class _Secrets:
     base_length: int = 0
 
 
-_WALKS: OrderedDict[tuple[object, ...], _Secrets] = OrderedDict()
+_WALKS: dict[tuple[object, ...], _Secrets] = {}
 _WALKS_KEPT = 64
 """Walks remembered, least recently used first out: a beat makes several (guards, each
-speaker's observation, memory), and the next beat continues its boundary walk."""
+speaker's observation, memory), and the next beat continues its boundary walk.
+
+A plain dict in use order, not an `OrderedDict`: iterating an `OrderedDict` looks every key
+up again, and these keys are long tuples whose hash is not cached (50 walks cost 170 us per
+scan for hashing alone)."""
+
+
+def _touch(key: tuple[object, ...]) -> None:
+    _WALKS[key] = _WALKS.pop(key)
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
@@ -148,7 +155,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     key = (*context, ids)
     found = _WALKS.get(key)
     if found is not None:
-        _WALKS.move_to_end(key)
+        _touch(key)
     else:
         base = _longest_prefix_walk(context, ids)
         if base is None:
@@ -157,9 +164,9 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         else:
             fold = base.fold.copy()
             fold.feed(records[len(base.ids) :])
-            _WALKS.move_to_end((*base.context, base.ids))
+            _touch((*base.context, base.ids))
         while len(_WALKS) >= _WALKS_KEPT:
-            _WALKS.popitem(last=False)
+            del _WALKS[next(iter(_WALKS))]
         found = _WALKS[key] = _Secrets(
             context,
             records,
@@ -176,21 +183,22 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
 def _longest_prefix_walk(context: tuple[object, ...], ids: tuple[int, ...]) -> _Secrets | None:
     """The remembered walk of the same context whose records begin `ids`, longest first.
 
-    Cheap tests first (length, last and first record), so a miss costs no tuple slicing.
+    Cheap tests first (length, last and first record), so a miss costs no tuple slicing;
+    most recently used first, because the walk a beat continues is usually its last one and
+    then every shorter candidate is skipped on its length alone.
     """
     best: _Secrets | None = None
-    for s in _WALKS.values():
+    longest = 0
+    for s in reversed(_WALKS.values()):
         n = len(s.ids)
         if (
-            n < len(ids)
-            and (best is None or n > len(best.ids))
-            and n
+            longest < n < len(ids)
             and s.ids[-1] == ids[n - 1]
             and s.ids[0] == ids[0]
             and s.context == context
             and ids[:n] == s.ids
         ):
-            best = s
+            best, longest = s, n
     return best
 
 
