@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections import OrderedDict
+from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 # The parser and the engine's case table are private stdlib modules without type stubs;
 # they are the exact source of what the engine treats as a literal and as case-equal.
@@ -43,6 +45,32 @@ evict the system messages, which repeat on every call."""
 
 CACHES: list[_Clearable] = []
 """Every per-content cache of the contract, so tests and benchmarks can start cold."""
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Recent(OrderedDict[K, V]):
+    """The results of the last `kept` texts: what a text extending one of them reuses.
+
+    Registered in `CACHES` on creation. Keys should hash cheaply (strings cache their hash).
+    """
+
+    def __init__(self, kept: int = CACHE_SIZE) -> None:
+        super().__init__()
+        self.kept = kept
+        CACHES.append(self)
+
+    def put(self, key: K, value: V) -> V:
+        """Remember `value` under `key`, forgetting the oldest beyond `kept`; returns it."""
+        self[key] = value
+        while len(self) > self.kept:
+            self.popitem(last=False)
+        return value
+
+    def cache_clear(self) -> None:
+        """Forget everything (the contract's `clear_caches`)."""
+        self.clear()
 
 
 def _canon_table() -> dict[str, str]:
@@ -166,23 +194,27 @@ class _Probe:
     """
 
     def __init__(self, text: str) -> None:
-        self.raw, self.folded = text, fold(text)
+        self.raw, self.head = text, text[:MIN_SHARED]
         self.found: dict[tuple[bool, str], int] = {}
         self.base: dict[tuple[bool, str], int] = {}
         self.shared = {False: 0, True: 0}
         self.base_text: str | None = None
         """The recent text sharing the longest prefix (other scans reuse its results)."""
-        shared, best = max(
-            ((common_prefix(p.raw, text), p) for p in reversed(_RECENT)),
-            key=lambda pair: pair[0],
-            default=(0, None),
-        )
+        self.folded: str
+        """`fold(text)`: each character maps alone, so the shared prefix's fold is reused."""
+        shared, best = 0, None
+        if len(text) >= MIN_SHARED:
+            for length, probe in _candidates(text, self.head):
+                if length > shared:
+                    shared, best = length, probe
         if best is not None and shared >= MIN_SHARED:
             self.base = best.found  # the dict only: probes never chain to older probes
             self.base_text = best.raw
-            # `fold` maps each character alone, so the folded texts share at least as much;
-            # any shorter shared length keeps the reuse exact.
+            # The folded texts share at least as much; any shorter length keeps reuse exact.
             self.shared = {False: shared, True: shared}
+            self.folded = best.folded[:shared] + fold(text[shared:])
+        else:
+            self.folded = fold(text)
 
     def first(self, ignorecase: bool, literal: str) -> int:
         """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
@@ -208,6 +240,23 @@ _RECENT: list[_Probe] = []
 _RECENT_KEPT = 32
 """Texts remembered as bases: enough to hold each role's previous prompt (a character
 speaks every few beats, with other prompts in between)."""
+_CANDIDATES = 4
+"""Recent texts with the same head compared in full, newest first: the newest prompt of a
+role is nearly always the best base, and any base keeps the reuse exact."""
+
+
+def _candidates(text: str, head: str) -> list[tuple[int, _Probe]]:
+    """(shared length, probe) of the newest recent texts opening with the same `head`.
+
+    A text opening differently shares under `MIN_SHARED` characters: not worth a base.
+    """
+    found = []
+    for probe in reversed(_RECENT):
+        if probe.head == head:
+            found.append((common_prefix(probe.raw, text), probe))
+            if len(found) == _CANDIDATES:
+                break
+    return found
 
 
 def common_prefix(a: str, b: str) -> int:
@@ -239,6 +288,12 @@ def shared_base(text: str) -> tuple[str | None, int]:
     length: what a scan of `text` may reuse."""
     probe = _probe(text)
     return probe.base_text, probe.shared[False]
+
+
+def folded(text: str) -> str:
+    """`fold(text)`, computed once per text with its probe (reusing a recent text's fold
+    over their shared prefix)."""
+    return _probe(text).folded
 
 
 @lru_cache(maxsize=CACHE_SIZE)

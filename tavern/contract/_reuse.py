@@ -19,10 +19,9 @@ import importlib
 import re
 from collections import OrderedDict
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from tavern.contract._prefilter import MIN_SHARED, common_prefix
+from tavern.contract._prefilter import MIN_SHARED, Recent, common_prefix
 
 _parser: Any = importlib.import_module("re._parser")
 _c: Any = importlib.import_module("re._constants")
@@ -35,22 +34,34 @@ _ONE_CHAR = {_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY}
 _INFINITE = 1 << 60
 
 
-@lru_cache(maxsize=256)
-def maybe_long_run(text: str) -> bool:
+_LONG_RUNS: Recent[str, bool] = Recent()
+
+
+def maybe_long_run(text: str, base: str | None = None, shared: int = 0) -> bool:
     """False only when `text` has no whitespace run of `WS_LIMIT` characters or more.
 
     Such a run covers a whole aligned block of `WS_LIMIT // 2` characters, and that block
     starts with a whitespace character: only those blocks are checked (a regex search for
-    the run itself tries every position and costs far more).
+    the run itself tries every position and costs far more). When a recent `base` text
+    without such a block shares the first `shared` characters, the blocks inside that prefix
+    are its blocks: only the later ones are checked.
 
     >>> maybe_long_run("a" * 100 + " " * 64 + "b"), maybe_long_run("a b " * 100)
     (True, False)
     """
-    for m in _WHITESPACE.finditer(text[::_BLOCK]):
-        at = m.start() * _BLOCK
+    known = _LONG_RUNS.get(text)
+    if known is not None:
+        return known
+    start = 0
+    if base is not None and _LONG_RUNS.get(base) is False:
+        start = -(-max(0, shared - _BLOCK + 1) // _BLOCK) * _BLOCK  # first block past it
+    found = False
+    for m in _WHITESPACE.finditer(text[start::_BLOCK]):
+        at = start + m.start() * _BLOCK
         if text[at : at + _BLOCK].isspace():
-            return True
-    return False
+            found = True
+            break
+    return _LONG_RUNS.put(text, found)
 
 
 Span = tuple[int, int, tuple[str | Any, ...]]
@@ -152,7 +163,7 @@ class ReusingScanner:
         if self.reach is not None and self.recent:
             base, shared = self.base_of(text)
             old = self.recent.get(base) if base is not None else None
-            if old is not None and shared >= MIN_SHARED and not maybe_long_run(text):
+            if old is not None and shared >= MIN_SHARED and not maybe_long_run(text, base, shared):
                 cut = shared - self.reach
                 kept = tuple(s for s in old if s[0] <= cut)
                 resume = max(cut + 1, kept[-1][1] if kept else 0)

@@ -9,7 +9,7 @@ cannot tell "different" from "normal variety"; marker tags fire on their own.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +17,8 @@ from functools import lru_cache
 from tavern.contract._prefilter import (
     CACHE_SIZE,
     CACHES,
-    fold,
+    Recent,
+    folded,
     may_match,
     required_literals,
     shared_base,
@@ -84,20 +85,45 @@ def _names_regex(names: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)))
 
 
+Lines = tuple[list[str], list[int], list[int]]
+_LINES_KEPT: Recent[tuple[str, tuple[str, ...]], Lines] = Recent()
+
+
 @lru_cache(maxsize=CACHE_SIZE)
-def _lines(content: str, names: tuple[str, ...]) -> tuple[list[str], list[int], list[int]]:
+def _lines(content: str, names: tuple[str, ...]) -> Lines:
     """The lines of `content` (with ends), their offsets, and the indices of those that
-    contain a cast name (every index when that cannot be decided by one scan)."""
-    lines = content.splitlines(keepends=True)
-    offsets, pos = [], 0
+    contain a cast name (every index when that cannot be decided by one scan).
+
+    A line of a recent text sharing the first `shared` characters, if it ends before
+    `shared`, is a line here too (its end and the character after it are shared, so a
+    two-character line break cannot differ), with the same names: only the rest is split
+    and scanned.
+    """
+    finder = _names_regex(names)
+    base, shared = shared_base(content)
+    old = _LINES_KEPT.get((base, names)) if base is not None else None
+    kept = 0
+    if old is not None:
+        kept = max(0, bisect_left(old[1], shared) - 1)
+    start = old[1][kept] if old is not None and old[1] else 0
+    lines = content[start:].splitlines(keepends=True)
+    offsets, pos = [], start
     for line in lines:
         offsets.append(pos)
         pos += len(line)
-    finder = _names_regex(names)
     if finder is None:
-        return lines, offsets, list(range(len(lines)))
-    named = sorted({bisect_right(offsets, m.start()) - 1 for m in finder.finditer(content)})
-    return lines, offsets, named
+        named = list(range(kept, kept + len(lines)))
+    else:
+        # Every occurrence lies within one line (see `_names_regex`): the named lines past
+        # `start` are those holding a match of a scan from `start`.
+        named = sorted(
+            {kept + bisect_right(offsets, m.start()) - 1 for m in finder.finditer(content, start)}
+        )
+    if old is not None and kept:
+        lines = old[0][:kept] + lines
+        offsets = old[1][:kept] + offsets
+        named = [i for i in old[2] if i < kept] + named
+    return _LINES_KEPT.put((content, names), (lines, offsets, named))
 
 
 @lru_cache(maxsize=CACHE_SIZE * 64)
@@ -251,7 +277,7 @@ def _self_names_in(content: str, names: tuple[str, ...]) -> frozenset[str]:
     # skipping those inside the last match is the same walk.
     found: list[str] = []
     last_end = 0
-    for start in _starts(fold(content), _SELF_OPENINGS):
+    for start in _starts(folded(content), _SELF_OPENINGS):
         if start >= last_end and (m := _SELF.match(content, start)):
             found.extend(n for n in names if content.startswith(n, m.end()))
             last_end = m.end()
@@ -269,26 +295,34 @@ def _self_names(messages: Sequence[ChatMessage], names: Sequence[str]) -> set[st
 def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, str], ...]:
     """(start, end, missing name) of each labelled list line naming all the cast but one.
 
-    Cached per (content, cast). Cheap tests run first; the verdict is the same as testing
-    the list's shape first, since every test is a pure condition of the same conjunction.
+    Cached per (content, cast), and each line's verdict per (line, cast): a prompt repeats
+    most lines of the previous one.
     """
-    out = []
     lines, offsets, named = _lines(content, names)
-    for i in named:
-        # A list line names at least two of the cast; lines naming none cannot be one.
-        line, pos = lines[i], offsets[i]
-        label, colon, rest = line.partition(":")
-        listed = [n for n in names if n in rest and _word_regex(n).search(rest)]
-        missing = [n for n in names if n not in listed]
-        if colon and len(label) <= 60 and len(listed) >= 2 and len(missing) == 1:
-            leftover = rest
-            for n in sorted(listed, key=len, reverse=True):
-                leftover = leftover.replace(n, " ")
-            if not _LIST_SEPARATORS.sub("", leftover):
-                start = pos + len(label) + 1 + (len(rest) - len(rest.lstrip()))
-                end = pos + len(label) + 1 + len(rest.rstrip())
-                out.append((start, end, missing[0]))
-    return tuple(out)
+    return tuple(
+        (offsets[i] + found[0], offsets[i] + found[1], found[2])
+        for i in named
+        if (found := _list_line(lines[i], names)) is not None
+    )
+
+
+@lru_cache(maxsize=CACHE_SIZE * 64)
+def _list_line(line: str, names: tuple[str, ...]) -> tuple[int, int, str] | None:
+    """(start, end, missing name) within `line` if it is a labelled list of all the cast
+    but one. Cheap tests run first; the verdict is the same as testing the list's shape
+    first, since every test is a pure condition of the same conjunction."""
+    label, colon, rest = line.partition(":")
+    listed = [n for n in names if n in rest and _word_regex(n).search(rest)]
+    missing = [n for n in names if n not in listed]
+    if not (colon and len(label) <= 60 and len(listed) >= 2 and len(missing) == 1):
+        return None
+    leftover = rest
+    for n in sorted(listed, key=len, reverse=True):
+        leftover = leftover.replace(n, " ")
+    if _LIST_SEPARATORS.sub("", leftover):
+        return None
+    start = len(label) + 1 + (len(rest) - len(rest.lstrip()))
+    return start, len(label) + 1 + len(rest.rstrip()), missing[0]
 
 
 def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
@@ -320,6 +354,7 @@ CACHES.extend(
         _headers_cached,
         _self_names_in,
         _list_lines,
+        _list_line,
         _FIELDS,
         _MARKERS,
     ]
