@@ -226,7 +226,11 @@ def history_window(state: SessionState, history: list[HistoryRecord], budget_tok
     def render(record: HistoryRecord) -> str:
         return render_record(state, record)
 
-    rendered = [(r.seq, line) for r in history if (line := _LINES.get(r, names, render))]
+    rendered = [
+        (r.seq, line)
+        for r, line in zip(history, _LINES.all(history, names, render), strict=True)
+        if line
+    ]
     keys = [seq for seq, _ in rendered]
     lines = [line for _, line in rendered]
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.

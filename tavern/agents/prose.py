@@ -54,7 +54,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of the renderer's answer."""
 
 
-_LINES: RecordMemo[str] = RecordMemo()
+_LINES: RecordMemo[tuple[str, bool]] = RecordMemo()
 """Rendered transcript lines: a record stays in the transcript for many turns."""
 
 
@@ -91,7 +91,7 @@ def build_messages(
     # public corpus subtracted here is smaller than the guards' one.
     hidden = frozenset(spoken_only_tokens(state, [*earlier, *beat]))
     key = _LINES.number(tuple(names.items()))
-    lines = [(r.seq, text) for r in earlier if (text := _transcript_line(r, key, namer, hidden))]
+    lines = _transcript_lines(earlier, key, namer, hidden)
     start = snapped_start(
         [k for k, _ in lines],
         [len(t) + 1 for _, t in lines],
@@ -127,16 +127,30 @@ def build_messages(
     return [messages[0], messages[1].model_copy(update={"content": content})]
 
 
-def _transcript_line(record: HistoryRecord, key: int, namer: Any, hidden: frozenset[str]) -> str:
-    """A past record's transcript line. An event's masked reader text was fixed when it was
-    recorded; the reader's own narration holds no spoken word it could have read; other
-    lines (events recorded before reader texts existed) are masked with today's words."""
-    line = _LINES.get(record, key, lambda r: reader_line(r, namer))
-    if isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord):
-        return line  # narration is the reader's own; the rest are content-free markers
-    if isinstance(record, EventRecord) and record.reader_text is not None:
-        return line
-    return redact(line, hidden)
+def _transcript_lines(
+    records: list[HistoryRecord], key: int, namer: Any, hidden: frozenset[str]
+) -> list[tuple[int, str]]:
+    """(seq, line) of each past record that shows in the transcript."""
+    entries = _LINES.all(records, key, lambda r: _transcript_entry(r, namer))
+    return [
+        (r.seq, text)
+        for r, (line, masked_now) in zip(records, entries, strict=True)
+        if (text := redact(line, hidden) if masked_now else line)
+    ]
+
+
+def _transcript_entry(record: HistoryRecord, namer: Any) -> tuple[str, bool]:
+    """A past record's transcript line, and whether it is masked with today's words.
+
+    An event's masked reader text was fixed when it was recorded; the reader's own
+    narration holds no spoken word it could have read; speech, attempts and thoughts are
+    content-free markers. Only events recorded before reader texts existed (and system
+    lines) are masked with today's words.
+    """
+    fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord) or (
+        isinstance(record, EventRecord) and record.reader_text is not None
+    )
+    return reader_line(record, namer), not fixed
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:

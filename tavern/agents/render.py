@@ -8,7 +8,8 @@ ledger taught it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable
+import operator
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from functools import lru_cache
 from typing import Generic, TypeVar
 
@@ -58,6 +59,7 @@ class RecordMemo(Generic[V]):
         self._values: dict[tuple[int, int], tuple[HistoryRecord, V]] = {}
         self._numbers: dict[Hashable, int] = {}
         self._next = itertools.count()
+        self._last: dict[int, tuple[Sequence[HistoryRecord], list[V]]] = {}
 
     def number(self, key: Hashable) -> int:
         """A number standing for `key` in `get` (hashing the key itself on every record of a
@@ -80,6 +82,45 @@ class RecordMemo(Generic[V]):
             self._values.clear()
         self._values[slot] = (record, value)
         return value
+
+    def all(
+        self, records: Sequence[HistoryRecord], key: int, derive: Callable[[HistoryRecord], V]
+    ) -> list[V]:
+        """`[get(r, key, derive) for r in records]`, reusing the values of the previous list
+        of the same key where this one repeats it (a window grows at its end, and its start
+        moves forward now and then).
+
+        The repeat is found by record identity, as in `get`; the previous list's records are
+        kept alive with its values.
+
+        >>> from tavern.records import Audience, SystemRecord
+        >>> def rec(seq):
+        ...     return SystemRecord(seq=seq, turn_number=1, speaker="World", author="kernel",
+        ...                         audience=Audience(origin="public"), marker="m", text=str(seq))
+        >>> a, b, c = rec(1), rec(2), rec(3)
+        >>> memo: RecordMemo[str] = RecordMemo()
+        >>> calls = []
+        >>> def text(r):
+        ...     calls.append(r.seq)
+        ...     return r.text
+        >>> memo.all([a, b], 0, text), memo.all([b, c], 0, text), calls
+        (['1', '2'], ['2', '3'], [1, 2, 3])
+        """
+        reused: list[V] = []
+        last = self._last.get(key)
+        if last is not None and records:
+            old, old_values = last
+            first = records[0]
+            at = next((i for i, r in enumerate(old) if r is first), None)
+            if at is not None:
+                span = min(len(old) - at, len(records))
+                if all(map(operator.is_, old[at : at + span], records[:span])):
+                    reused = old_values[at : at + span]
+        values = reused + [self.get(r, key, derive) for r in records[len(reused) :]]
+        if len(self._last) >= 64:
+            self._last.clear()
+        self._last[key] = (list(records), values)
+        return values
 
 
 def tokens_in(texts: Iterable[str]) -> set[str]:

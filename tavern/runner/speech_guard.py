@@ -42,20 +42,16 @@ def _payloads(
     )
     frozen = frozenset(public)
 
-    def payload(record: HistoryRecord) -> tuple[frozenset[str], frozenset[str]]:
+    def payload(record: HistoryRecord) -> tuple[frozenset[str], frozenset[str]] | None:
+        if not isinstance(record, SpeechRecord) or record.audience.origin == "whisper":
+            return None
         return frozenset(record.audience.perceivers), cached_tokens(record.text) - frozen
 
     key = _PAYLOADS.number(frozen)
-    out = []
-    for record in context:
-        if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
-            audience, tokens = _PAYLOADS.get(record, key, payload)
-            if tokens:
-                out.append((audience, tokens))
-    return out
+    return [p for p in _PAYLOADS.all(context, key, payload) if p is not None and p[1]]
 
 
-_PAYLOADS: RecordMemo[tuple[frozenset[str], frozenset[str]]] = RecordMemo()
+_PAYLOADS: RecordMemo[tuple[frozenset[str], frozenset[str]] | None] = RecordMemo()
 """A spoken line's (audience, payload) per public word set: the same on every beat the
 line stays in the context."""
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from typing import Any
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -61,3 +63,48 @@ def test_record_lines_never_serve_a_line_for_another_record() -> None:
             audience=Audience(origin="public"), marker="m", text=f"line {i}",
         )  # fmt: skip
         assert lines.get(record, lines.number("k"), lambda r: r.text) == f"line {i}"
+
+
+def _pool(n: int) -> list[Any]:
+    from tavern.records import Audience, SystemRecord
+
+    return [
+        SystemRecord(
+            seq=i, turn_number=1, speaker="World", author="kernel",
+            audience=Audience(origin="public"), marker="m", text=f"line {i}",
+        )
+        for i in range(n)
+    ]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.booleans()), max_size=12))
+def test_window_values_equal_the_per_record_values(windows: list[tuple[int, int, bool]]) -> None:
+    """Windows that grow, move, shrink or jump, sometimes made of fresh but equal records:
+    `all` answers exactly what deriving each record would."""
+    from tavern.agents.render import RecordMemo
+
+    pool, memo = _pool(31), RecordMemo[str](limit=64)
+    for start, length, fresh in windows:
+        window = pool[start : start + length]
+        if fresh:  # equal content, new identities: must not count as a repeat
+            window = [r.model_copy(update={"text": r.text + "'"}) for r in window]
+        assert memo.all(window, 0, lambda r: r.text) == [r.text for r in window]
+
+
+def test_negative_control_reuse_by_position_serves_stale_values() -> None:
+    """Planted: trust the previous list's values by position, without the identity check."""
+    from tavern.agents.render import RecordMemo
+
+    class ByPosition(RecordMemo[str]):
+        def all(self, records: Any, key: int, derive: Any) -> list[str]:
+            last = self._last.get(key)
+            kept = last[1][: len(records)] if last else []
+            values = kept + [derive(r) for r in records[len(kept) :]]
+            self._last[key] = (list(records), values)
+            return values
+
+    pool, memo = _pool(10), ByPosition()
+    memo.all(pool[:4], 0, lambda r: r.text)
+    moved = pool[2:8]
+    assert memo.all(moved, 0, lambda r: r.text) != [r.text for r in moved]

@@ -260,10 +260,12 @@ def test_negative_control_a_transcript_of_stored_truth_leaks(
         "actor_id": "C1", "witness_ids": ["C1", "C2"], "utterance_ref": None,
     }  # fmt: skip
     monkeypatch.setattr(
-        prose, "_transcript_line", lambda record, key, namer, hidden: prose.reader_line(
-            record.model_copy(update={"reader_text": None}) if isinstance(record, EventRecord)
-            else record, namer,
-        ),
+        prose, "_transcript_lines", lambda records, key, namer, hidden: [
+            (r.seq, prose.reader_line(
+                r.model_copy(update={"reader_text": None}) if isinstance(r, EventRecord) else r,
+                namer,
+            )) for r in records
+        ],
     )  # fmt: skip
     kit, _ = _play_canary_events(make_kit, canary, event)
     assert leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
