@@ -65,6 +65,24 @@ def _drop_torn_tail(fd: int) -> None:
     os.ftruncate(fd, 0)
 
 
+def _encode_line(line: JournalLine) -> bytes:
+    """One JSONL line: exactly `model_dump_json().encode() + b"\\n"`, the serializer's bytes.
+
+    `to_json` has `model_dump_json`'s defaults; calling it directly skips the decode to str
+    and the encode back, two copies of a ~20 KB prompt line (~40 us of ~140).
+    """
+    return line.__pydantic_serializer__.to_json(line) + b"\n"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of `data`: a short write would leave a torn line behind a returned append."""
+    written = os.write(fd, data)
+    if written < len(data):  # rare (a signal, a quota): finish under the same flock
+        view = memoryview(data)
+        while written < len(data):
+            written += os.write(fd, view[written:])
+
+
 _APPEND_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND
 
 
@@ -77,12 +95,19 @@ class JournalWriter:
 
     def __init__(self, data_dir: Path | str, *, durable: bool = True) -> None:
         """Write journals under `data_dir`; `durable` fsyncs every line."""
-        self.data_dir = Path(data_dir)
+        self._data_dir = Path(data_dir)
+        # A plain string prefix: building a Path per line cost ~10 us of the append.
+        self._sessions_prefix = os.path.join(self._data_dir, "sessions", "")
         self.durable = durable
         self._registry: weakref.WeakValueDictionary[str, _WriterLock] = (
             weakref.WeakValueDictionary()
         )
         self._registry_lock = threading.Lock()
+
+    @property
+    def data_dir(self) -> Path:
+        """The data directory the journals live under (fixed at construction)."""
+        return self._data_dir
 
     def _lock_for(self, session_id: str) -> _WriterLock:
         with self._registry_lock:
@@ -105,19 +130,19 @@ class JournalWriter:
                 f"line has schema_version {line.schema_version}, journal writes "
                 f"{JOURNAL_SCHEMA_VERSION}"
             )
-        data = line.model_dump_json().encode("utf-8") + b"\n"
-        path = journal_path(self.data_dir, session_id)
+        data = _encode_line(line)
+        path = f"{self._sessions_prefix}{check_session_id(session_id)}{os.sep}{JOURNAL_NAME}"
         holder = self._lock_for(session_id)
         with holder.lock:
             try:
                 fd = os.open(path, _APPEND_FLAGS, 0o644)
             except FileNotFoundError:  # the session's first line: make its directory
-                path.parent.mkdir(parents=True, exist_ok=True)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 fd = os.open(path, _APPEND_FLAGS, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 _drop_torn_tail(fd)
-                os.write(fd, data)
+                _write_all(fd, data)
                 if self.durable:
                     os.fsync(fd)
             finally:
