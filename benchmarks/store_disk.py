@@ -2,9 +2,10 @@
 
     python -m benchmarks.store_disk [--turns 200]
 
-Three ledgers start with about 30 KB of memory each. Every turn appends five ~100-character
-digest lines per ledger, evicting down to `MEMORY_LOW_WATER` of the budget when over it
-(`tavern.runner.memory.evict`, as the runner does), and four records to the history. Prints
+Three ledgers start with about 30 KB of memory each, beside about 7 KB of other state. Every
+turn appends five ~100-character digest lines per ledger, evicting down to `MEMORY_LOW_WATER`
+of the budget when over it (`tavern.runner.memory.evict`, as the runner does), and four
+records to the history. Prints
 the file's growth per turn (after a WAL checkpoint), the sizes of the state row and of a
 checkpoint row, and the median commit time (wall and CPU, `synchronous=FULL`) and cold load
 time. Only the public store API is used, so it runs against any store format (compare with
@@ -39,13 +40,14 @@ def memory_line(owner: str, turn: int, index: int) -> str:
 
 
 def seeded(state: SessionState, chars: int = 30_000) -> SessionState:
-    """`state` with a ledger per owner holding about `chars` characters of memory."""
+    """`state` with a ledger per owner holding about `chars` characters of memory, and about
+    7 KB of everything else (a played session's cast, scene and summaries)."""
     count = chars // 101
     ledgers = {
         o: PerspectiveLedger(owner=o, memory=[memory_line(o, 0, i) for i in range(count)])
         for o in OWNERS
     }
-    return state.model_copy(update={"ledgers": ledgers})
+    return state.model_copy(update={"ledgers": ledgers, "world": _PAD * 75})
 
 
 def next_state(state: SessionState, turn: int) -> SessionState:

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.main import IncEx
 
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState, utc_now
 from tavern.store.errors import InvalidTurn, SchemaVersionMismatch, SessionNotFound
 
-STORE_FORMAT = 1
-"""Layout version of the SQLite file (`PRAGMA user_version`)."""
+STORE_FORMAT = 2
+"""Layout version of the SQLite file (`PRAGMA user_version`). Format 2 added the
+`memory_lines` table and the `memory_at` columns (`_memory.py`); a format-1 file is migrated
+when opened, and its rows stay readable as they are (their memory is inside their JSON)."""
 DB_NAME = "sessions.sqlite3"
 BUSY_TIMEOUT_S = 30.0
 
@@ -31,7 +36,8 @@ CREATE TABLE sessions (
     title TEXT NOT NULL,
     scenario_id TEXT NOT NULL,
     updated_at TEXT NOT NULL,
-    state TEXT NOT NULL
+    state TEXT NOT NULL,
+    memory_at TEXT
 );
 CREATE TABLE history (
     session_id TEXT NOT NULL,
@@ -45,9 +51,29 @@ CREATE TABLE checkpoints (
     session_id TEXT NOT NULL,
     turn_number INTEGER NOT NULL,
     pre_state TEXT NOT NULL,
+    pre_memory_at TEXT,
     PRIMARY KEY (session_id, turn_number)
 ) WITHOUT ROWID;
 """
+_MEMORY_LINES = """
+CREATE TABLE memory_lines (
+    session_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    turn_number INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (session_id, owner, position)
+) WITHOUT ROWID;
+CREATE INDEX memory_lines_by_turn ON memory_lines (session_id, turn_number);
+"""
+_MIGRATIONS = {
+    # from format -> statements to the next one
+    0: _SCHEMA + _MEMORY_LINES,  # a new file: the current layout at once
+    1: "ALTER TABLE sessions ADD COLUMN memory_at TEXT;"
+    " ALTER TABLE checkpoints ADD COLUMN pre_memory_at TEXT;" + _MEMORY_LINES,
+}
+MEMORY_EXCLUDE: IncEx = {"ledgers": {"__all__": {"memory"}}}
+"""What a format-2 row leaves out of its state JSON (the lines live in `memory_lines`)."""
 
 
 def open_db(path: Path, synchronous: str) -> sqlite3.Connection:
@@ -67,25 +93,70 @@ def open_db(path: Path, synchronous: str) -> sqlite3.Connection:
 def _prepare(db: sqlite3.Connection, path: Path, synchronous: str) -> None:
     db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    if version not in (0, STORE_FORMAT):
+    if version not in (*_MIGRATIONS, STORE_FORMAT):
         raise SchemaVersionMismatch(f"session store {path}", version, STORE_FORMAT)
     # journal_mode=WAL is persistent and a no-op (no write) when already set.
     if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         db.execute("PRAGMA journal_mode = WAL")
     db.execute(f"PRAGMA synchronous = {synchronous}")
-    if version == 0:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            # Another process may have created the tables while we waited for the lock.
-            if db.execute("PRAGMA user_version").fetchone()[0] == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    if version != STORE_FORMAT:
+        _migrate(db)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Create or upgrade the layout to `STORE_FORMAT`, all in one transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have created or migrated the tables while we waited.
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != STORE_FORMAT:
+            for statement in _MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+class Database:
+    """One connection behind a re-entrant lock, opened on first use; explicit transactions."""
+
+    def __init__(self, path: Path, synchronous: str) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self.lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+
+    def conn(self) -> sqlite3.Connection:
+        """The connection (call under `lock`)."""
+        if self._db is None:
+            self._db = open_db(self.path, self.synchronous)
+        return self._db
+
+    def close(self) -> None:
+        """Close the connection (reopened lazily on the next call)."""
+        with self.lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    @contextmanager
+    def transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
+        """`BEGIN <mode>` ... `COMMIT` under the lock, rolled back on any exception."""
+        with self.lock:
+            db = self.conn()
+            db.execute(f"BEGIN {mode}")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                # Also after a failed COMMIT (disk full): never leave the connection inside a
+                # transaction, or every later call would fail to BEGIN.
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
 
 
 def parse_state(text: str, what: str) -> SessionState:
@@ -128,7 +199,8 @@ def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tup
     time, first characters of the state) changes with every write.
 
     Raises:
-        SessionNotFound, SchemaVersionMismatch: as `session_row`.
+        SessionNotFound: no such session.
+        SchemaVersionMismatch: the row's `schema_version` is not this Tavern's.
     """
     _, revision, turn, updated, head = _checked_row(
         db, session_id, f"revision, turn_number, updated_at, substr(state, 1, {STATE_HEAD})"
@@ -136,15 +208,20 @@ def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tup
     return revision, turn, (revision, updated, head)
 
 
-def session_row(db: sqlite3.Connection, session_id: str) -> tuple[int, int, int, str]:
-    version, revision, turn, state = _checked_row(db, session_id, "revision, turn_number, state")
-    return version, revision, turn, state
-
-
 def write_state(
-    db: sqlite3.Connection, state: SessionState, *, insert: bool
+    db: sqlite3.Connection, state: SessionState, *, insert: bool, memory_at: str | None
 ) -> tuple[int, str, str]:
-    """Write the session row; returns its stamp (see `session_head`)."""
+    """Write the session row; returns its stamp (see `session_head`).
+
+    With `memory_at` (format 2), the JSON leaves out every ledger's memory; without it, the
+    row is written as format 1 did, memory inside the JSON (an undo back to a format-1
+    checkpoint).
+    """
+    text = (
+        state.model_dump_json()
+        if memory_at is None
+        else state.model_dump_json(exclude=MEMORY_EXCLUDE)
+    )
     values = (
         state.schema_version,
         state.revision,
@@ -152,22 +229,65 @@ def write_state(
         state.title,
         state.scenario_id,
         utc_now().isoformat(),
-        state.model_dump_json(),
+        text,
+        memory_at,
         state.id,
     )
     if insert:
         db.execute(
             "INSERT INTO sessions (schema_version, revision, turn_number, title, scenario_id,"
-            " updated_at, state, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " updated_at, state, memory_at, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
         )
     else:
         db.execute(
             "UPDATE sessions SET schema_version = ?, revision = ?, turn_number = ?, title = ?,"
-            " scenario_id = ?, updated_at = ?, state = ? WHERE id = ?",
+            " scenario_id = ?, updated_at = ?, state = ?, memory_at = ? WHERE id = ?",
             values,
         )
     return state.revision, str(values[5]), str(values[6])[:STATE_HEAD]
+
+
+def copy_rows(db: sqlite3.Connection, source_id: str, forked: SessionState) -> None:
+    """Insert `forked` (the source's state under another id) with the source's `memory_at`,
+    and copy the source's history, checkpoints (ids rewritten) and every memory line
+    (checkpoints reference old ones too)."""
+    target_id = forked.id
+    memory_at = db.execute("SELECT memory_at FROM sessions WHERE id = ?", (source_id,))
+    write_state(db, forked, insert=True, memory_at=memory_at.fetchone()[0])
+    db.execute(
+        "INSERT INTO history (session_id, seq, turn_number, body)"
+        " SELECT ?, seq, turn_number, body FROM history WHERE session_id = ?",
+        (target_id, source_id),
+    )
+    db.execute(
+        "INSERT INTO checkpoints (session_id, turn_number, pre_state, pre_memory_at)"
+        " SELECT ?1, turn_number, json_set(pre_state, '$.id', ?1), pre_memory_at"
+        " FROM checkpoints WHERE session_id = ?2",
+        (target_id, source_id),
+    )
+    db.execute(
+        "INSERT INTO memory_lines (session_id, owner, position, turn_number, line)"
+        " SELECT ?, owner, position, turn_number, line FROM memory_lines WHERE session_id = ?",
+        (target_id, source_id),
+    )
+
+
+def delete_rows(db: sqlite3.Connection, session_id: str, from_turn: int | None = None) -> int:
+    """Delete a session's rows of turns `from_turn` and later (history, checkpoints, memory
+    lines), or with no `from_turn` all its rows and its state row; returns the state rows
+    deleted."""
+    for table in ("history", "checkpoints", "memory_lines"):
+        if from_turn is None:
+            db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        else:
+            db.execute(
+                f"DELETE FROM {table} WHERE session_id = ? AND turn_number >= ?",
+                (session_id, from_turn),
+            )
+    if from_turn is not None:
+        return 0
+    return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
 
 
 def insert_records(
@@ -185,6 +305,14 @@ def insert_records(
 def next_seq_in(db: sqlite3.Connection, session_id: str) -> int:
     row = db.execute("SELECT max(seq) FROM history WHERE session_id = ?", (session_id,)).fetchone()
     return 0 if row[0] is None else int(row[0]) + 1
+
+
+def check_turns(records: Sequence[HistoryRecord], turn_number: int) -> None:
+    for record in records:
+        if record.turn_number != turn_number:
+            raise InvalidTurn(
+                f"record seq {record.seq} is of turn {record.turn_number}, not {turn_number}"
+            )
 
 
 def check_seqs(records: Sequence[HistoryRecord], first_free: int) -> None:

@@ -1,12 +1,20 @@
 """The session store: SQLite in WAL mode, one transaction per turn.
 
-Layout of `<data_dir>/sessions.sqlite3`:
+Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`):
 
-- `sessions`: one row per session, the whole `SessionState` as JSON plus the columns `list()`
-  needs. Rewritten on every commit; its size does not grow with history.
+- `sessions`: one row per session: the `SessionState` as JSON *without* its ledgers' memory,
+  `memory_at` (which lines are each ledger's memory), and the columns `list()` needs.
+  Rewritten on every commit; its size does not grow with history.
+- `memory_lines`: the ledgers' memory, one row per line, keyed by `(session_id, owner,
+  position)` and tagged with the turn that wrote it. Append-only between undos: a commit
+  inserts only the lines appended since the last write (`_memory.py`,
+  `docs/store-memory-lines.md`).
 - `history`: one row per history record, keyed by `(session_id, seq)`.
-- `checkpoints`: one row per committed turn holding the *pre-turn* state, so undo costs one
-  turn, not one session.
+- `checkpoints`: one row per committed turn holding the *pre-turn* state and `memory_at`, so
+  undo costs one turn, not one session.
+
+A format-1 file is migrated when opened; its rows (`memory_at` NULL) keep their memory in
+their JSON until their session's next write.
 
 Every write runs in `BEGIN IMMEDIATE`, so a second process waits (busy timeout) instead of
 failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
@@ -17,9 +25,7 @@ from __future__ import annotations
 import builtins
 import shutil
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -29,15 +35,17 @@ from pydantic import BaseModel
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
 from tavern.store._history import ParsedRecords, Snapshot, remember, tail_bodies
+from tavern.store._memory import read_state, write_row
 from tavern.store._sqlite import (
     DB_NAME,
+    Database,
     check_seqs,
+    check_turns,
+    copy_rows,
+    delete_rows,
     insert_records,
     next_seq_in,
-    open_db,
-    parse_state,
     session_head,
-    session_row,
     write_state,
 )
 from tavern.store._states import StateCache
@@ -92,26 +100,20 @@ class SessionStore:
             raise ValueError(f"synchronous must be one of {sorted(_SYNCHRONOUS)}")
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / DB_NAME
-        self._synchronous = synchronous
-        self._lock = threading.RLock()
-        self._db: sqlite3.Connection | None = None
+        self._database = Database(self.path, synchronous)
+        self._lock = self._database.lock
+        self._transaction = self._database.transaction
         self._records = ParsedRecords()
         self._states = StateCache()
 
     # -- connection -------------------------------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
-        if self._db is None:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            self._db = open_db(self.path, self._synchronous)
-        return self._db
+        return self._database.conn()
 
     def close(self) -> None:
         """Close the connection (reopened lazily on the next call)."""
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._database.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -123,21 +125,6 @@ class SessionStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-    @contextmanager
-    def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            db = self._conn()
-            db.execute(f"BEGIN {mode}")
-            try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                # Also after a failed COMMIT (disk full): never leave the connection inside a
-                # transaction, or every later call would fail to BEGIN.
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -151,11 +138,7 @@ class SessionStore:
         check_session_id(state.id)
         if state.schema_version != SESSION_SCHEMA_VERSION:
             raise SchemaVersionMismatch("new session", state.schema_version, SESSION_SCHEMA_VERSION)
-        for record in records:
-            if record.turn_number != state.turn_number:
-                raise InvalidTurn(
-                    f"opening record of turn {record.turn_number}, expected {state.turn_number}"
-                )
+        check_turns(records, state.turn_number)
         check_seqs(records, 0)
         stale = session_dir(self.data_dir, state.id)
         if stale.exists() and not self.exists(state.id):
@@ -165,7 +148,7 @@ class SessionStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
                 raise SessionExists(f"session {state.id!r} already exists")
-            stamped = write_state(db, state, insert=True)
+            stamped = write_row(db, state, turn_number=state.turn_number, old=None)
             insert_records(db, state.id, records)
         self._states.put(state.id, stamped, state)
         return state
@@ -281,31 +264,24 @@ class SessionStore:
         check_session_id(session_id)
         if new_state.id != session_id:
             raise InvalidTurn(f"state of {new_state.id!r} committed to {session_id!r}")
-        for record in records:
-            if record.turn_number != turn_number:
-                raise InvalidTurn(
-                    f"record seq {record.seq} is of turn {record.turn_number}, not {turn_number}"
-                )
+        check_turns(records, turn_number)
         stored = new_state.model_copy(
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            revision, current_turn, _ = session_head(db, session_id)
-            if revision != expected_revision:
-                raise RevisionConflict(
-                    f"session {session_id!r} is at revision {revision}, not {expected_revision}"
-                )
+            current_turn, old = self._current(db, session_id, expected_revision)
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
             check_seqs(records, next_seq_in(db, session_id))
             # Copied inside SQLite: the pre-turn state never travels through Python.
             db.execute(
-                "INSERT OR REPLACE INTO checkpoints (session_id, turn_number, pre_state)"
-                " SELECT id, ?, state FROM sessions WHERE id = ?",
+                "INSERT OR REPLACE INTO checkpoints"
+                " (session_id, turn_number, pre_state, pre_memory_at)"
+                " SELECT id, ?, state, memory_at FROM sessions WHERE id = ?",
                 (turn_number, session_id),
             )
             bodies = insert_records(db, session_id, records)
-            stamped = write_state(db, stored, insert=False)
+            stamped = write_row(db, stored, turn_number=turn_number, old=old)
             remember(self._records, bodies, records)
         self._states.put(session_id, stamped, stored)
         return stored
@@ -323,15 +299,24 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            revision, current_turn, _ = session_head(db, session_id)
-            if revision != expected_revision:
-                raise RevisionConflict(
-                    f"session {session_id!r} is at revision {revision}, not {expected_revision}"
-                )
+            current_turn, old = self._current(db, session_id, expected_revision)
             if stored.turn_number != current_turn:
                 raise InvalidTurn("replace_state cannot change the turn number")
-            write_state(db, stored, insert=False)
+            # Lines are tagged with the current turn: undoing it removes them with the rest.
+            stamped = write_row(db, stored, turn_number=current_turn, old=old)
+        self._states.put(session_id, stamped, stored)
         return stored
+
+    def _current(
+        self, db: sqlite3.Connection, session_id: str, expected_revision: int
+    ) -> tuple[int, SessionState]:
+        """(turn number, state) of the row, refusing another revision than `expected`."""
+        revision, current_turn, stamp = session_head(db, session_id)
+        if revision != expected_revision:
+            raise RevisionConflict(
+                f"session {session_id!r} is at revision {revision}, not {expected_revision}"
+            )
+        return current_turn, self._states.get(db, session_id, stamp)
 
     def undo(self, session_id: str) -> SessionState:
         """Remove every record of the highest turn and restore its pre-turn state.
@@ -348,22 +333,19 @@ class SessionStore:
             if current_turn == 0:
                 raise NothingToUndo(f"session {session_id!r} is at turn 0")
             row = db.execute(
-                "SELECT pre_state FROM checkpoints WHERE session_id = ? AND turn_number = ?",
+                "SELECT pre_state, pre_memory_at FROM checkpoints"
+                " WHERE session_id = ? AND turn_number = ?",
                 (session_id, current_turn),
             ).fetchone()
             if row is None:
                 raise NothingToUndo(f"turn {current_turn} of {session_id!r} has no checkpoint")
-            restored = parse_state(row[0], f"checkpoint of turn {current_turn}")
-            restored = restored.model_copy(update={"revision": revision + 1})
-            db.execute(
-                "DELETE FROM history WHERE session_id = ? AND turn_number >= ?",
-                (session_id, current_turn),
-            )
-            db.execute(
-                "DELETE FROM checkpoints WHERE session_id = ? AND turn_number >= ?",
-                (session_id, current_turn),
-            )
-            write_state(db, restored, insert=False)
+            delete_rows(db, session_id, current_turn)
+            # Lines of earlier turns are untouched, so the checkpoint's ranges still hold.
+            restored = read_state(
+                db, session_id, row[0], row[1], f"checkpoint of turn {current_turn}"
+            ).model_copy(update={"revision": revision + 1})
+            stamped = write_state(db, restored, insert=False, memory_at=row[1])
+        self._states.put(session_id, stamped, restored)
         return restored
 
     def fork(self, session_id: str, new_id: str) -> SessionState:
@@ -390,39 +372,25 @@ class SessionStore:
             shutil.copytree(source_dir, target_dir)
         try:
             with self._transaction() as db:
-                _, _, _, state_text = session_row(db, session_id)
+                _, _, stamp = session_head(db, session_id)
                 if db.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone():
                     raise SessionExists(f"session {new_id!r} already exists")
-                state = parse_state(state_text, f"session {session_id!r}")
-                forked = state.model_copy(update={"id": new_id})
-                write_state(db, forked, insert=True)
-                db.execute(
-                    "INSERT INTO history (session_id, seq, turn_number, body)"
-                    " SELECT ?, seq, turn_number, body FROM history WHERE session_id = ?",
-                    (new_id, session_id),
-                )
-                db.execute(
-                    "INSERT INTO checkpoints (session_id, turn_number, pre_state)"
-                    " SELECT ?1, turn_number, json_set(pre_state, '$.id', ?1)"
-                    " FROM checkpoints WHERE session_id = ?2",
-                    (new_id, session_id),
-                )
+                forked = self._states.get(db, session_id, stamp).model_copy(update={"id": new_id})
+                copy_rows(db, session_id, forked)
         except BaseException:
             shutil.rmtree(target_dir, ignore_errors=True)
             raise
         return forked
 
     def delete(self, session_id: str) -> None:
-        """Remove a session's state, history, checkpoints and journal directory together.
+        """Remove a session's state, memory lines, history, checkpoints and journal together.
 
         Raises:
             SessionNotFound: nothing of that session existed.
         """
         check_session_id(session_id)
         with self._transaction() as db:
-            gone = db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
-            db.execute("DELETE FROM history WHERE session_id = ?", (session_id,))
-            db.execute("DELETE FROM checkpoints WHERE session_id = ?", (session_id,))
+            gone = delete_rows(db, session_id)
         self._states.drop(session_id)
         directory = session_dir(self.data_dir, session_id)
         had_dir = directory.exists()
