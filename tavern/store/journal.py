@@ -77,7 +77,7 @@ def _encode_line(line: JournalLine) -> bytes:
 def _write_all(fd: int, data: bytes) -> None:
     """Write all of `data`: a short write would leave a torn line behind a returned append."""
     written = os.write(fd, data)
-    if written < len(data):  # rare (a signal, a quota): finish under the same flock
+    if written < len(data):  # rare (a nearly full disk, a size limit): finish under the flock
         view = memoryview(data)
         while written < len(data):
             written += os.write(fd, view[written:])
@@ -91,6 +91,12 @@ class JournalWriter:
 
     `append` is synchronous and short (one write, plus an fsync when `durable`); it is safe
     from many threads and may be called from asyncio code directly.
+
+    Each append opens the file by its path, so a deleted or replaced journal never gets a
+    line. Cached fds were measured against this (20 KB lines, ~100 us each, most of it
+    serializing and writing): checking `st_nlink` saves ~5 us a line (~15 us durable) but
+    misses a journal renamed or hard-linked away; checking the path too costs what the
+    open saved.
     """
 
     def __init__(self, data_dir: Path | str, *, durable: bool = True) -> None:
