@@ -125,10 +125,7 @@ class RecordMemo(Generic[V]):
 
 def tokens_in(texts: Iterable[str]) -> set[str]:
     """Union of `cached_tokens` over `texts`."""
-    out: set[str] = set()
-    for text in texts:
-        out |= cached_tokens(text)
-    return out
+    return set().union(*map(cached_tokens, texts))
 
 
 def log_lines(texts: Iterable[str]) -> str:

@@ -183,34 +183,38 @@ class Runner:
                 session_id, self.limits.director_turns, self.limits.window_step
             )
             number = state.turn_number + 1
-            self.journal.append(
-                session_id,
-                TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
-            )
-            effective = filter_input(turn, state)
-            self.journal.append(
-                session_id,
-                TurnInputEffectiveLine(
-                    ts=utc_now(),
-                    session_id=session_id,
-                    turn_number=number,
-                    input=effective.turn,
-                    effective_force_speaker=effective.force_speaker,
-                    transformed_fields=effective.transformed_fields,
-                ),
-            )
-            if progress is not None:
-                await progress("director", None)
-            caller = AgentCaller(self.client, session_id, self._gate(state))
-            outcome = await TurnTransaction(
-                state,
-                history,
-                effective,
-                first_seq,
-                caller,
-                self.limits,
-                progress,
-            ).run()
+            # Every line of the turn reaches the disk before the commit, at one fsync.
+            with self.journal.synced_once(session_id):
+                self.journal.append(
+                    session_id,
+                    TurnInputLine(
+                        ts=utc_now(), session_id=session_id, turn_number=number, input=turn
+                    ),
+                )
+                effective = filter_input(turn, state)
+                self.journal.append(
+                    session_id,
+                    TurnInputEffectiveLine(
+                        ts=utc_now(),
+                        session_id=session_id,
+                        turn_number=number,
+                        input=effective.turn,
+                        effective_force_speaker=effective.force_speaker,
+                        transformed_fields=effective.transformed_fields,
+                    ),
+                )
+                if progress is not None:
+                    await progress("director", None)
+                caller = AgentCaller(self.client, session_id, self._gate(state))
+                outcome = await TurnTransaction(
+                    state,
+                    history,
+                    effective,
+                    first_seq,
+                    caller,
+                    self.limits,
+                    progress,
+                ).run()
             try:
                 stored = self.store.commit_turn(
                     session_id, number, outcome.records, outcome.state, state.revision
