@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import RecordMemo, roster_line, scene_block, zone_graph_block
+from tavern.agents.render import roster_line, scene_block, zone_graph_block
+from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     NARRATOR,
     ActionRecord,

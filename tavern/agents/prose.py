@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import RecordMemo, log_lines, scene_block, tokens_in, zone_graph_block
+from tavern.agents.render import log_lines, scene_block, tokens_in, zone_graph_block
 from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
+from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
 from tavern.records import (
     ActionRecord,

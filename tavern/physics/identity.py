@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from tavern.physics.perception import perceives
+from tavern.physics.record_memo import RecordMemo
 from tavern.records import Character, HistoryRecord, IdentityEntry, PerspectiveLedger, SpeechRecord
 
 SLOT_ID = re.compile(r"\bC[1-9][0-9]?\b")
@@ -93,20 +94,53 @@ def learn_names(
         >>> learn_names(led, r, c, "C2").identities["C1"].name
         'Lobo'
     """
+    return learn_all(ledger, [record], cast, viewer)
+
+
+def learn_all(
+    ledger: PerspectiveLedger,
+    records: Sequence[HistoryRecord],
+    cast: Mapping[str, Character],
+    viewer: str,
+) -> PerspectiveLedger:
+    """`learn_names` folded over `records`, in order.
+
+    What a record teaches does not depend on the ledger (only whether the lesson is news
+    does), so each record's lessons are found once per viewer and cast names and remembered
+    (`RecordMemo`): a window's records teach again on every beat they stay in it.
+    """
+    key = _LESSONS.number((viewer, tuple((s, c.body.display_name) for s, c in cast.items())))
+    for lessons in _LESSONS.all(records, key, lambda r: _lessons(r, cast, viewer)):
+        for slot, name, seq in lessons:
+            ledger = _teach(ledger, slot, name, seq)
+    return ledger
+
+
+Lesson = tuple[str, str, int]
+"""(slot, name, seq): `viewer` hears `slot` called `name` in record `seq`."""
+_LESSONS: RecordMemo[tuple[Lesson, ...]] = RecordMemo()
+
+
+def _lessons(
+    record: HistoryRecord, cast: Mapping[str, Character], viewer: str
+) -> tuple[Lesson, ...]:
+    """The names one record teaches `viewer`, in the order they are taught."""
     if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
-        return ledger
-    for match in _INTRO.finditer(record.text):
-        if record.speaker != viewer:
-            ledger = _teach(ledger, record.speaker, match.group(1), record.seq)
+        return ()
+    found = [
+        (record.speaker, match.group(1), record.seq)
+        for match in _INTRO.finditer(record.text)
+        if record.speaker != viewer
+    ]
     hearers = set(record.audience.perceivers)
     for slot, character in cast.items():
         if slot == viewer or slot not in hearers:
             continue
         for form in _name_forms(character):
             if _whole_word(form).search(record.text):
-                ledger = _teach(ledger, slot, form, record.seq)
+                found.append((slot, form, record.seq))
                 break
-    return ledger
+    return tuple(found)
 
 
 def ref_for(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
-from tavern.physics.identity import initial_identities, learn_names, ref_for, renderer
+from tavern.physics.identity import initial_identities, learn_all, ref_for, renderer
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import redact
 from tavern.physics.zones import can_hear, can_see, zone_of
@@ -216,8 +216,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     ledger = state.ledgers.get(viewer) or initial_identities(cast).get(
         viewer, PerspectiveLedger(owner=viewer)
     )
-    for record in history:
-        ledger = learn_names(ledger, record, cast, viewer)
+    ledger = learn_all(ledger, history, cast, viewer)
     scene = state.scene
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     render = renderer(viewer, ledger, cast)

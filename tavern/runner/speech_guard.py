@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tavern.agents.render import RecordMemo, cached_tokens, tokens_in
+from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.clamps import redact_visible
 from tavern.physics.guards import scene_texts
+from tavern.physics.record_memo import RecordMemo
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
 
 RULE = "speech_guard"

@@ -53,7 +53,7 @@ def test_appending_never_moves_the_start_back(
 def test_record_lines_never_serve_a_line_for_another_record() -> None:
     """Records made and dropped in turn reuse freed identities at once; the memo keeps its
     records alive, so every answer follows its own record's text."""
-    from tavern.agents.render import RecordMemo
+    from tavern.physics.record_memo import RecordMemo
     from tavern.records import Audience, SystemRecord
 
     lines: RecordMemo[str] = RecordMemo(limit=16)
@@ -82,7 +82,7 @@ def _pool(n: int) -> list[Any]:
 def test_window_values_equal_the_per_record_values(windows: list[tuple[int, int, bool]]) -> None:
     """Windows that grow, move, shrink or jump, sometimes made of fresh but equal records:
     `all` answers exactly what deriving each record would."""
-    from tavern.agents.render import RecordMemo
+    from tavern.physics.record_memo import RecordMemo
 
     pool, memo = _pool(31), RecordMemo[str](limit=64)
     for start, length, fresh in windows:
@@ -94,7 +94,7 @@ def test_window_values_equal_the_per_record_values(windows: list[tuple[int, int,
 
 def test_negative_control_reuse_by_position_serves_stale_values() -> None:
     """Planted: trust the previous list's values by position, without the identity check."""
-    from tavern.agents.render import RecordMemo
+    from tavern.physics.record_memo import RecordMemo
 
     class ByPosition(RecordMemo[str]):
         def all(self, records: Any, key: int, derive: Any) -> list[str]:

@@ -7,13 +7,15 @@ return the stale, warmed answer and fail here).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tavern.physics import guards
 from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
-from tavern.physics.identity import initial_identities, learn_names, render_for_viewer
+from tavern.physics.identity import initial_identities, learn_all, learn_names, render_for_viewer
 from tavern.physics.redaction import redact, salient_tokens
 from tavern.records import Audience, Body, Character, Mind, Scene, SpeechRecord, ThoughtRecord
 
@@ -186,3 +188,79 @@ def test_negative_control_a_shared_walk_state_goes_wrong(monkeypatch: pytest.Mon
     spec = [("thought", "ledger", "C1"), ("thought", "mill", "C1")]
     continued, fresh = _branching_walks(spec, 1)
     assert continued != fresh  # the branch that said "ledger" aloud leaked into this one
+
+
+_CAST = {
+    s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n, description_ref=d))
+    for s, n, d in [
+        ("C1", "Ana Sol", "the tall woman"), ("C2", "Rui", "the man in grey"),
+        ("C3", "Tomas", "the boy"),
+    ]
+}  # fmt: skip
+_LINES = ["Call me Lobo.", "Rui, over here!", "Ana, wait.", "Tomas and Ana.", "Eu me chamo Zé.",
+          "Nothing.", "I am Rui."]  # fmt: skip
+
+
+def _reference_learn(ledger: Any, record: Any, viewer: str) -> Any:
+    """The fold before lessons were remembered: every search, every time."""
+    from tavern.physics.identity import _INTRO, _name_forms, _teach, _whole_word
+    from tavern.physics.perception import perceives
+
+    if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
+        return ledger
+    for match in _INTRO.finditer(record.text):
+        if record.speaker != viewer:
+            ledger = _teach(ledger, record.speaker, match.group(1), record.seq)
+    for slot, character in _CAST.items():
+        if slot == viewer or slot not in record.audience.perceivers:
+            continue
+        for form in _name_forms(character):
+            if _whole_word(form).search(record.text):
+                ledger = _teach(ledger, slot, form, record.seq)
+                break
+    return ledger
+
+
+_speeches = st.builds(
+    lambda seq, who, text, heard: SpeechRecord(
+        seq=seq, turn_number=1, speaker=who, author="character", text=text,
+        audience=Audience(origin="public", perceivers=sorted({who, *heard})),
+    ),
+    st.integers(0, 50), st.sampled_from(list(_CAST)), st.sampled_from(_LINES),
+    st.sets(st.sampled_from(list(_CAST))),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_speeches, max_size=12), st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)))
+)
+def test_remembered_lessons_equal_a_fresh_fold(records: list[Any], windows: list[Any]) -> None:
+    """Windows over the same records, for every viewer, in any order: learning from the
+    remembered lessons gives the ledger a fresh search of every record gives."""
+    start = initial_identities(_CAST)
+    for lo, n in [(0, len(records)), *windows]:
+        window = records[lo : lo + n]
+        for viewer in _CAST:
+            expected = start[viewer]
+            for record in window:
+                expected = _reference_learn(expected, record, viewer)
+            assert learn_all(start[viewer], window, _CAST, viewer) == expected
+
+
+def test_negative_control_lessons_remembered_for_another_viewer_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tavern.physics import identity
+
+    heard = SpeechRecord(
+        seq=3, turn_number=1, speaker="C2", author="character", text="Ana, wait.",
+        audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+    )  # fmt: skip
+    start = initial_identities(_CAST)
+    # Planted: the memo key forgets the viewer.
+    monkeypatch.setattr(identity._LESSONS, "number", lambda key: 0)
+    identity._LESSONS._last.clear()
+    learn_all(start["C1"], [heard], _CAST, "C1")  # C1 is not taught its own name
+    stale = learn_all(start["C3"], [heard], _CAST, "C3")
+    assert stale != _reference_learn(start["C3"], heard, "C3")
