@@ -190,14 +190,7 @@ def renderer(
         'Someone nods.'
     """
     key = _render_key(viewer, ledger, cast)
-    # Texts are remembered under a small number standing for the key: hashing the whole key
-    # (every identity and cast entry) on each of hundreds of lookups cost more than the rest.
-    number = _KEY_NUMBERS.get(key)
-    if number is None:
-        if len(_KEY_NUMBERS) >= 256:
-            _KEY_NUMBERS.clear()
-            _RENDERED.clear()
-        number = _KEY_NUMBERS[key] = next(_NUMBERS)
+    number = _key_number(key)
 
     def render(text: str) -> str:
         done = _RENDERED.get((text, number))
@@ -209,6 +202,24 @@ def renderer(
         return _bounded_put(_RENDERED, (text, number), _render(text, *table), 1 << 15)
 
     return render
+
+
+def render_number(viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]) -> int:
+    """A number standing for everything `renderer` and `ref_for` read: the same number means
+    the same names and references. Numbers are never reused."""
+    return _key_number(_render_key(viewer, ledger, cast))
+
+
+def _key_number(key: _RenderKey) -> int:
+    # Texts are remembered under a small number standing for the key: hashing the whole key
+    # (every identity and cast entry) on each of hundreds of lookups cost more than the rest.
+    number = _KEY_NUMBERS.get(key)
+    if number is None:
+        if len(_KEY_NUMBERS) >= 256:
+            _KEY_NUMBERS.clear()
+            _RENDERED.clear()
+        number = _KEY_NUMBERS[key] = next(_NUMBERS)
+    return number
 
 
 # The table and its alternation pattern depend only on who the viewer knows by which name;

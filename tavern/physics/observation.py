@@ -13,8 +13,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
-from tavern.physics.identity import initial_identities, learn_all, ref_for, renderer
+from tavern.physics.identity import (
+    initial_identities,
+    learn_all,
+    ref_for,
+    render_number,
+    renderer,
+)
 from tavern.physics.perception import perceives
+from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
 from tavern.physics.zones import can_hear, can_see, zone_of
 from tavern.records import (
@@ -195,6 +202,10 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
     return roster
 
 
+_LINES: RecordMemo[ObservedLine | None] = RecordMemo()
+"""Projected lines: a record stays in a viewer's perception window for several beats."""
+
+
 def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) -> Observation:
     """Project the session for one character: only what it perceived, in its own names.
 
@@ -220,12 +231,16 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     scene = state.scene
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     render = renderer(viewer, ledger, cast)
-    lines = []
-    for record in history:
+
+    def line(record: HistoryRecord) -> ObservedLine | None:
         projected = _project_line(record, viewer, ledger, cast, hidden, render)
-        if projected is not None:
-            mode, text = projected
-            lines.append(ObservedLine(record.seq, record.turn_number, record.kind, mode, text))
+        if projected is None:
+            return None
+        return ObservedLine(record.seq, record.turn_number, record.kind, *projected)
+
+    # A line reads the record, the viewer, its names (the render number) and the hidden set.
+    key = _LINES.number((viewer, render_number(viewer, ledger, cast), hidden))
+    lines = [x for x in _LINES.all(history, key, line) if x is not None]
 
     def public(text: str) -> str:
         return redact(render(text), hidden)

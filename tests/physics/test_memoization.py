@@ -264,3 +264,38 @@ def test_negative_control_lessons_remembered_for_another_viewer_are_caught(
     learn_all(start["C1"], [heard], _CAST, "C1")  # C1 is not taught its own name
     stale = learn_all(start["C3"], [heard], _CAST, "C3")
     assert stale != _reference_learn(start["C3"], heard, "C3")
+
+
+def test_negative_control_projected_lines_keyed_without_the_hidden_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same records under a stage that makes a thought's word public: the line must
+    change. A key that forgets the hidden set serves the masked line again."""
+    from datetime import UTC, datetime
+
+    from tavern.physics import observation
+    from tavern.physics.record_memo import RecordMemo
+    from tavern.records import EventRecord, SessionState
+
+    def state(location: str) -> SessionState:
+        return SessionState(
+            id="s-memo", scenario_id="t", title="t", world="w",
+            created_at=datetime(2026, 1, 1, tzinfo=UTC), cast=_CAST, controlled_id="C1",
+            scene=Scene(location=location, present=["C1", "C2", "C3"]),
+        )  # fmt: skip
+
+    event = EventRecord(
+        seq=2, turn_number=1, speaker="World", author="director", event_kind="world_event",
+        text="The ledger burns.", audience=Audience(origin="public", perceivers=["C1", "C2"]),
+    )  # fmt: skip
+    history = [_thought("the ledger is forged"), event]
+
+    def lines(location: str) -> list[str]:
+        return [x.text for x in observation.observe(state(location), history, "C2").lines]
+
+    assert lines("the inn") == ["The [...] burns."]
+    assert lines("the ledger room") == ["The ledger burns."]
+    monkeypatch.setattr(observation, "_LINES", RecordMemo())
+    monkeypatch.setattr(observation._LINES, "number", lambda key: hash(key[:2]))  # planted
+    assert lines("the inn") == ["The [...] burns."]
+    assert lines("the ledger room") == ["The [...] burns."]  # stale: caught
