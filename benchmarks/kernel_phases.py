@@ -3,11 +3,12 @@
     python -m benchmarks.kernel_phases [--turns 60] [--history 2000] [--limits large|local]
 
 Same set-up as `benchmarks.kernel` (fake provider, sessions built in a child process, no
-fsync, contract gate on). Each phase is timed by wrapping the function the runner calls;
-`other` is the turn's kernel time minus the phases (the turn transaction's own work, the
-LLM client's wrappers other than validation, record building, asyncio). The phases do not
-nest. `gc` is the collector's time within the turn; it is already counted inside whichever
-phase triggered it, so it is shown apart and not subtracted.
+fsync, contract gate on). Each phase is timed by wrapping the function the runner calls,
+exclusively: a phase called inside another (validation inside the LLM client) counts only
+for itself. The fake provider's own time is the model wait, left out of the turn. `other`
+is the turn's kernel time minus the phases (the turn transaction's own work, record
+building, asyncio). `gc` is the collector's time within the turn; it is already counted
+inside whichever phase triggered it, so it is shown apart and not subtracted.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import inspect
 import multiprocessing
 import statistics
 import tempfile
@@ -26,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import tavern.contract
+import tavern.llm.client
 import tavern.llm.wrappers
+import tavern.runner.service
 import tavern.runner.turn
 from benchmarks import kernel
 
@@ -40,18 +44,56 @@ PHASES: list[tuple[Any, str, str]] = [
     (tavern.runner.turn, "speech_guard", "speech guard"),
     (tavern.runner.turn, "observe", "observations"),
     (tavern.runner.turn, "capture_memory", "memory capture"),
+    (tavern.runner.turn, "has_unresolved_action", "unresolved-action check"),
+    (tavern.runner.turn, "apply_canon", "canon"),
+    (tavern.runner.turn.TurnTransaction, "_checkpoint_guards", "checkpoint walk"),
+    (tavern.runner.turn.TurnTransaction, "_reader_mask", "reader mask"),
+    (tavern.runner.turn.BeatLog, "add_events", "event records"),
+    (tavern.runner.service, "filter_input", "input filter"),
+    (tavern.llm.client.LlmClient, "call_json", "llm client"),
 ]
+MODEL_WAIT = "(model wait)"
 
 
 def _timed(spent: dict[str, float], label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, adding its exclusive CPU time to `spent[label]` (time of timed calls inside it
+    goes to theirs: each frame takes its own elapsed time back from its caller's)."""
+
+    def enter() -> float:
+        _STACK.append(label)
+        return time.process_time()
+
+    def leave(start: float) -> None:
+        elapsed = time.process_time() - start
+        _STACK.pop()
+        spent[label] += elapsed
+        if _STACK:
+            spent[_STACK[-1]] -= elapsed
+
+    if inspect.iscoroutinefunction(fn):
+
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = enter()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                leave(start)
+
+        return async_wrapper
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        start = time.process_time()
+        start = enter()
         try:
             return fn(*args, **kwargs)
         finally:
-            spent[label] += time.process_time() - start
+            leave(start)
 
     return wrapper
+
+
+_STACK: list[str] = []
+"""Labels of the timed calls in progress (the fake provider never suspends, so the beat's
+concurrent tasks run one after the other and frames nest)."""
 
 
 def main() -> None:
@@ -76,6 +118,7 @@ def main() -> None:
         (runner.store, "snapshot", "store snapshot"),
         (runner.store, "commit_turn", "store commit"),
         (runner.journal, "append", "journal append"),
+        (provider, "complete", MODEL_WAIT),
     ]:
         setattr(owner, name, _timed(spent, label, getattr(owner, name)))
     collecting = [0.0, 0.0]
@@ -93,10 +136,9 @@ def main() -> None:
         for i in range(turns):
             spent.clear()
             collecting[1] = 0.0
-            provider.waited_cpu = 0.0
             start = time.process_time()
             await runner.play_turn(sid, kernel.INPUTS[i % len(kernel.INPUTS)])
-            total = time.process_time() - start - provider.waited_cpu
+            total = time.process_time() - start - spent.pop(MODEL_WAIT, 0.0)
             if keep:
                 per["(turn)"].append(total)
                 per["other"].append(total - sum(spent.values()))
