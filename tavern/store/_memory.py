@@ -108,6 +108,19 @@ def stored_ranges(db: sqlite3.Connection, session_id: str) -> Ranges | None:
     return None if row is None else parse_ranges(row[0])
 
 
+def held_memory(
+    old: SessionState | None, ranges: Ranges | None, owner: str
+) -> tuple[list[str], int, int] | None:
+    """(memory, from, count) of `owner` as stored, when `old` (the cached state of the row)
+    can stand for its lines; else None: no range (a new ledger, a format-1 row), or a cached
+    list whose length is not the range's (changed in place, so it no longer shows what the
+    row holds; the new memory is then stored as a fresh range)."""
+    if old is None or ranges is None or owner not in ranges or owner not in old.ledgers:
+        return None
+    memory, (start, count) = old.ledgers[owner].memory, ranges[owner]
+    return (memory, start, count) if len(memory) == count else None
+
+
 def write_memory(
     db: sqlite3.Connection,
     turn_number: int,
@@ -128,14 +141,12 @@ def write_memory(
     rows: list[tuple[str, str, int, int, str]] = []
     for owner, ledger in new.ledgers.items():
         memory = ledger.memory
-        held = None if ranges is None or old is None else ranges.get(owner)
-        before = None if old is None else old.ledgers.get(owner)
-        # The length check refuses a cached state whose list was changed in place.
-        if held is not None and before is not None and len(before.memory) == held[1]:
+        held = held_memory(old, ranges, owner)
+        if held is not None:
             # `start + count` is the key's next free position (invariant), so a rewrite
             # (k = count) is a fresh range there.
-            start, count = held
-            k = dropped_front(before.memory, memory)
+            before, start, count = held
+            k = dropped_front(before, memory)
             first_new, appended = start + count, memory[count - k :]
             out[owner] = (start + k, len(memory))
         else:
