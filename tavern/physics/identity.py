@@ -94,7 +94,10 @@ def learn_names(
         >>> learn_names(led, r, c, "C2").identities["C1"].name
         'Lobo'
     """
-    return learn_all(ledger, [record], cast, viewer)
+    lessons = _LESSONS.get(record, _lessons_key(cast, viewer), lambda r: _lessons(r, cast, viewer))
+    for slot, name, seq in lessons:
+        ledger = _teach(ledger, slot, name, seq)
+    return ledger
 
 
 def learn_all(
@@ -109,7 +112,7 @@ def learn_all(
     does), so each record's lessons are found once per viewer and cast names and remembered
     (`RecordMemo`): a window's records teach again on every beat they stay in it.
     """
-    key = _LESSONS.number((viewer, tuple((s, c.body.display_name) for s, c in cast.items())))
+    key = _lessons_key(cast, viewer)
     for lessons in _LESSONS.all(records, key, lambda r: _lessons(r, cast, viewer)):
         for slot, name, seq in lessons:
             ledger = _teach(ledger, slot, name, seq)
@@ -119,6 +122,11 @@ def learn_all(
 Lesson = tuple[str, str, int]
 """(slot, name, seq): `viewer` hears `slot` called `name` in record `seq`."""
 _LESSONS: RecordMemo[tuple[Lesson, ...]] = RecordMemo()
+
+
+def _lessons_key(cast: Mapping[str, Character], viewer: str) -> int:
+    """What `_lessons` reads besides the record: the viewer and the cast's slots and names."""
+    return _LESSONS.number((viewer, tuple((s, c.body.display_name) for s, c in cast.items())))
 
 
 def _lessons(

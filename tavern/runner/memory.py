@@ -61,13 +61,14 @@ def capture_memory(
     """
     out = dict(ledgers)
     secret = _secret_tokens(context)
+    names = _name_tokens(cast) if secret else set()
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
         if not perceived:
             continue
         hidden: frozenset[str] = frozenset()
-        if secret and secret & _shown_tokens(cast, perceived):
+        if secret and secret & _shown_tokens(names, perceived):
             # The same public words as the viewer's observation (`physics.observe`): its
             # memory line of a record then masks exactly what its view of it masked.
             hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
@@ -114,19 +115,21 @@ def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:
     )
 
 
-def _shown_tokens(cast: Mapping[str, Character], perceived: Sequence[HistoryRecord]) -> set[str]:
-    """Tokens a viewer's digests of `perceived` can contain (texts plus inserted names).
+def _shown_tokens(names: set[str], perceived: Sequence[HistoryRecord]) -> set[str]:
+    """Tokens a viewer's digests of `perceived` can contain: their texts plus `names`, the
+    tokens of every name or description a digest may insert (`_name_tokens`).
 
     When none of them is a secret token, redaction is a no-op for that viewer and the costly
     per-viewer guard set is skipped.
     """
+    return names | tokens_in(
+        r.text for r in perceived if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
+    )
+
+
+def _name_tokens(cast: Mapping[str, Character]) -> set[str]:
     return tokens_in(
         [
-            *(
-                r.text
-                for r in perceived
-                if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
-            ),
             *(c.body.display_name for c in cast.values()),
             *(c.body.description_ref for c in cast.values()),
         ]
