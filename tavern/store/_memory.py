@@ -36,6 +36,10 @@ from tavern.store.errors import StoreError
 Ranges = dict[str, tuple[int, int]]
 """Ledger key -> (first position, count) of its memory lines."""
 
+_RANGE = (
+    "SELECT line FROM memory_lines WHERE session_id = ? AND owner = ?"
+    " AND position >= ? AND position < ? ORDER BY position"
+)
 _MAX_EQUAL_TRIES = 8
 """Candidate drop counts tried by equality alone, after the ones found by identity."""
 
@@ -199,14 +203,9 @@ def read_state(
         return state
     ledgers = dict(state.ledgers)
     for owner, (start, count) in ranges.items():
-        lines = [
-            r[0]
-            for r in db.execute(
-                "SELECT line FROM memory_lines WHERE session_id = ? AND owner = ?"
-                " AND position >= ? AND position < ? ORDER BY position",
-                (session_id, owner, start, start + count),
-            )
-        ]
+        lines: list[str] = []
+        if count:
+            lines = [r[0] for r in db.execute(_RANGE, (session_id, owner, start, start + count))]
         ledger = ledgers.get(owner)
         if len(lines) != count or ledger is None:
             raise StoreError(
