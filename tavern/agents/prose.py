@@ -17,7 +17,7 @@ from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
 from tavern.agents.render import log_lines, scene_block, tokens_in, zone_graph_block
-from tavern.physics.identity import SLOT_ID, UNKNOWN_REF
+from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
 from tavern.records import (
@@ -124,7 +124,7 @@ def build_messages(
     messages = assemble(blocks)
     # Stored texts may carry raw slot ids (a Director may write "C2 stumbles"); the reader
     # knows people by name, so ids become names.
-    content = SLOT_ID.sub(lambda m: names.get(m.group(), UNKNOWN_REF), messages[1].content)
+    content = replace_slot_ids(messages[1].content, lambda m: names.get(m.group(), UNKNOWN_REF))
     return [messages[0], messages[1].model_copy(update={"content": content})]
 
 

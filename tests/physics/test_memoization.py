@@ -299,3 +299,32 @@ def test_negative_control_projected_lines_keyed_without_the_hidden_set(
     monkeypatch.setattr(observation._LINES, "number", lambda key: hash(key[:2]))  # planted
     assert lines("the inn") == ["The [...] burns."]
     assert lines("the ledger room") == ["The [...] burns."]  # stale: caught
+
+
+_ID_PIECES = ["C1", "C12", "C99", "C0", "C123", "XC2", "_C3", "éC4", "C5x", "C6_", " ", "\n",
+              "-", "C", "1", "Cc7", "ΣC8", "C9é", "word"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ID_PIECES), max_size=30).map("".join))
+def test_fast_slot_id_replacement_equals_the_regex_sub(text: str) -> None:
+    from tavern.physics.identity import SLOT_ID, replace_slot_ids
+
+    def name(m: Any) -> str:
+        return f"<{m.group()}>"
+
+    assert replace_slot_ids(text, name) == SLOT_ID.sub(name, text)
+
+
+def test_negative_control_a_search_without_the_leading_boundary_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import re
+
+    from tavern.physics import identity
+
+    text = "XC2 met C1"
+    expected = identity.SLOT_ID.sub("?", text)
+    # Planted: candidates confirmed without the leading \b.
+    monkeypatch.setattr(identity, "SLOT_ID", re.compile(r"C[1-9][0-9]?\b"))
+    assert identity.replace_slot_ids(text, lambda m: "?") != expected
