@@ -38,7 +38,14 @@ def tokens_in(texts: Iterable[str]) -> set[str]:
 
 def log_lines(texts: Iterable[str]) -> str:
     """Free-text lines, one per text, each behind `LOG` (inner newlines folded)."""
-    return "\n".join(LOG + " ".join(t.split()) for t in texts if t and t.strip())
+    return "\n".join(line for line in map(_log_line, texts) if line)
+
+
+@lru_cache(maxsize=1 << 15)
+def _log_line(text: str) -> str:
+    # Memory lines and window lines recur in every prompt while they stay in view.
+    folded = " ".join(text.split())
+    return LOG + folded if folded else ""
 
 
 def roster_line(state: SessionState, slot: str, *, with_mind: bool) -> str:

@@ -108,3 +108,11 @@ def test_negative_control_reuse_by_position_serves_stale_values() -> None:
     memo.all(pool[:4], 0, lambda r: r.text)
     moved = pool[2:8]
     assert memo.all(moved, 0, lambda r: r.text) != [r.text for r in moved]
+
+
+@given(st.lists(st.text(alphabet=" \t\n\u2028\u3000ab·", max_size=8), max_size=8))
+def test_remembered_log_lines_equal_the_plain_fold(texts: list[str]) -> None:
+    from tavern.agents.render import LOG, log_lines
+
+    plain = "\n".join(LOG + " ".join(t.split()) for t in texts if t and t.strip())
+    assert log_lines(texts) == plain
