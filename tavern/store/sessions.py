@@ -14,7 +14,8 @@ Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`)
   undo costs one turn, not one session.
 
 A format-1 file is migrated when opened; its rows (`memory_at` NULL) keep their memory in
-their JSON until their session's next write.
+their JSON until their session's next write. Reads reuse the last state and history window
+while the row's stamp is unchanged; a commit extends them (`_states.py`, `_tails.py`).
 
 Every write runs in `BEGIN IMMEDIATE`, so a second process waits (busy timeout) instead of
 failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
@@ -48,7 +49,8 @@ from tavern.store._sqlite import (
     session_head,
     write_state,
 )
-from tavern.store._states import StateCache
+from tavern.store._states import Stamp, StateCache
+from tavern.store._tails import TailCache
 from tavern.store.errors import (
     InvalidTurn,
     NothingToUndo,
@@ -105,6 +107,7 @@ class SessionStore:
         self._transaction = self._database.transaction
         self._records = ParsedRecords()
         self._states = StateCache()
+        self._tails = TailCache()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -175,15 +178,9 @@ class SessionStore:
 
     def list(self) -> builtins.list[SessionSummary]:
         """Summaries of every stored session, most recently updated first."""
+        query = "SELECT id, title, scenario_id, turn_number, updated_at FROM sessions"
         with self._lock:
-            rows = (
-                self._conn()
-                .execute(
-                    "SELECT id, title, scenario_id, turn_number, updated_at FROM sessions"
-                    " ORDER BY updated_at DESC, id"
-                )
-                .fetchall()
-            )
+            rows = self._conn().execute(query + " ORDER BY updated_at DESC, id").fetchall()
         return [
             SessionSummary(id=r[0], title=r[1], scenario_id=r[2], turn_number=r[3], updated_at=r[4])
             for r in rows
@@ -230,8 +227,7 @@ class SessionStore:
             _, turn_number, stamp = session_head(db, session_id)
             state = self._states.get(db, session_id, stamp)
             turns += turn_number % max(1, step)
-            tail = self._records.parse(tail_bodies(db, session_id, turns)) if turns > 0 else []
-            first_free = next_seq_in(db, session_id)
+            tail, first_free = self._tails.read(db, session_id, stamp, turns, self._records)
         return Snapshot(state, tail, first_free)
 
     def next_seq(self, session_id: str) -> int:
@@ -269,7 +265,7 @@ class SessionStore:
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            current_turn, old = self._current(db, session_id, expected_revision)
+            current_turn, old, before = self._current(db, session_id, expected_revision)
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
             check_seqs(records, next_seq_in(db, session_id))
@@ -284,6 +280,7 @@ class SessionStore:
             stamped = write_row(db, stored, turn_number=turn_number, old=old)
             remember(self._records, bodies, records)
         self._states.put(session_id, stamped, stored)
+        self._tails.extend(session_id, before, stamped, records)
         return stored
 
     def replace_state(
@@ -299,24 +296,25 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            current_turn, old = self._current(db, session_id, expected_revision)
+            current_turn, old, before = self._current(db, session_id, expected_revision)
             if stored.turn_number != current_turn:
                 raise InvalidTurn("replace_state cannot change the turn number")
             # Lines are tagged with the current turn: undoing it removes them with the rest.
             stamped = write_row(db, stored, turn_number=current_turn, old=old)
         self._states.put(session_id, stamped, stored)
+        self._tails.extend(session_id, before, stamped, ())
         return stored
 
     def _current(
         self, db: sqlite3.Connection, session_id: str, expected_revision: int
-    ) -> tuple[int, SessionState]:
-        """(turn number, state) of the row, refusing another revision than `expected`."""
+    ) -> tuple[int, SessionState, Stamp]:
+        """(turn number, state, stamp) of the row, refusing another revision than `expected`."""
         revision, current_turn, stamp = session_head(db, session_id)
         if revision != expected_revision:
             raise RevisionConflict(
                 f"session {session_id!r} is at revision {revision}, not {expected_revision}"
             )
-        return current_turn, self._states.get(db, session_id, stamp)
+        return current_turn, self._states.get(db, session_id, stamp), stamp
 
     def undo(self, session_id: str) -> SessionState:
         """Remove every record of the highest turn and restore its pre-turn state.
@@ -392,6 +390,7 @@ class SessionStore:
         with self._transaction() as db:
             gone = delete_rows(db, session_id)
         self._states.drop(session_id)
+        self._tails.drop(session_id)
         directory = session_dir(self.data_dir, session_id)
         had_dir = directory.exists()
         shutil.rmtree(directory, ignore_errors=True)
