@@ -11,7 +11,9 @@ i.e. the contract as it was before it was optimized) and after, in the same run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
+import shutil
 import statistics
 import sys
 import tempfile
@@ -46,6 +48,7 @@ def director_prompts(history: int, turns: int) -> tuple[list[list[ChatMessage]],
     from tavern.store import journal_path, read_journal
 
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-contract-bench-"))
+    atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     runner, provider = kernel._runner(data_dir, durable=False, gate=False)
     sid = kernel.build_session(runner, runner.store, history)
     kernel.kernel_times(runner, provider, sid, turns)

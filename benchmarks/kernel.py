@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import multiprocessing
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -295,6 +297,7 @@ def main() -> None:
     args = parser.parse_args()
     SCENARIO, HALL, LIMIT = args.scenario, SCENARIOS[args.scenario], args.limits
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
+    atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     sizes = [args.short, args.long]
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         sessions = pool.submit(build_sessions, data_dir, sizes, SCENARIO, LIMIT).result()

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import gc
 import inspect
 import multiprocessing
+import shutil
 import statistics
 import tempfile
 import time
@@ -105,6 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     kernel.LIMIT = args.limits
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-phases-bench-"))
+    atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         built = pool.submit(
             kernel.build_sessions, data_dir, [args.history], kernel.SCENARIO, args.limits
