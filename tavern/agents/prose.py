@@ -16,7 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import log_lines, scene_block, tokens_in, zone_graph_block
+from tavern.agents.render import (
+    cached_tokens,
+    log_lines,
+    scene_block,
+    tokens_in,
+    zone_graph_block,
+)
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
@@ -186,8 +192,18 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> set
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    spoken = tokens_in(r.text for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+    spoken = set().union(*_SPOKEN.all(records, 0, _spoken_tokens))
     return spoken - tokens_in(_public_corpus(state))
+
+
+_SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
+"""Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
+
+
+def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
+    if isinstance(record, SpeechRecord | ThoughtRecord):
+        return cached_tokens(record.text)
+    return frozenset()
 
 
 def _public_corpus(state: SessionState) -> list[str]:
