@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 from jsonschema.protocols import Validator
 
+from tavern.llm._schema_check import SchemaCheck, compile_schema
 from tavern.llm.errors import LlmCallError
 from tavern.llm.provider import Provider, ProviderRequest, ProviderResponse, Source
 from tavern.records.journal import LlmCallLine, LlmRequestBody, PromptCache, estimate_tokens
@@ -27,22 +28,96 @@ JournalSink = Callable[[LlmCallLine], None]
 """Receives one line per attempt; the runner passes the store's journal writer."""
 
 
+@dataclasses.dataclass(frozen=True)
+class _CompiledSchema:
+    validator: Validator
+    quick_check: SchemaCheck | None
+    """Yes/no answer without building errors; None when the schema is beyond its subset."""
+
+
 @lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Validator:
+def _compiled(schema_json: str) -> _CompiledSchema:
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
-    validator: Validator = cls(schema)
-    return validator
+    # The quick check mirrors Draft 2020-12 only; a schema naming another draft skips it.
+    quick = compile_schema(schema) if cls is jsonschema.Draft202012Validator else None
+    return _CompiledSchema(validator=cls(schema), quick_check=quick)
+
+
+class _ExactScalar:
+    """A number or bool in a schema snapshot that equals only the same value of the same type.
+
+    Plain `==` says `1 == True == 1.0`, yet `{"const": 1}` and `{"const": True}` are different
+    schemas, and `1` and `1.0` give different messages.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool | int | float) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self.value) and other == self.value
+
+    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
+
+
+def _exact_snapshot(value: Any) -> Any:
+    """A deep copy that `==` the original only while it is unchanged, type for type.
+
+    Raises TypeError for anything but plain JSON data with string keys (subclasses included:
+    their `==` and serialization are their own), so such a schema is not memoized by identity.
+    """
+    kind = type(value)
+    if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise TypeError("non-string key")
+        return {key: _exact_snapshot(item) for key, item in value.items()}
+    if kind is list:
+        return [_exact_snapshot(item) for item in value]
+    if kind in (bool, int, float):
+        return _ExactScalar(value)
+    if kind in (str, type(None)):
+        return value  # immutable, and `==` on them is already exact
+    raise TypeError(f"not plain JSON data: {kind.__name__}")
+
+
+_IDENTITY_MEMO_SIZE = 64
+_by_identity: dict[int, tuple[dict[str, Any], Any, _CompiledSchema]] = {}
+"""id(schema) -> (the schema, kept alive so its id stays unique; its exact snapshot; compiled).
+
+The agents pass the same module-level dict on every call, and comparing it with a snapshot
+costs a few microseconds where serializing it for the `_compiled` key costs tens. A schema
+mutated in place no longer equals its snapshot and is compiled afresh."""
+
+
+def _compiled_for(schema: dict[str, Any]) -> _CompiledSchema:
+    entry = _by_identity.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        return entry[2]
+    try:
+        snapshot = _exact_snapshot(schema)
+    except TypeError:
+        snapshot = None
+    compiled = _compiled(json.dumps(schema, sort_keys=True))
+    if snapshot is not None:
+        if len(_by_identity) >= _IDENTITY_MEMO_SIZE:
+            _by_identity.clear()  # schemas built per call must not pile up
+        _by_identity[id(schema)] = (schema, snapshot, compiled)
+    return compiled
 
 
 def schema_validator(schema: dict[str, Any]) -> Validator:
     """A cached validator for `schema`; raises `jsonschema.SchemaError` for a broken schema."""
-    return _validator(json.dumps(schema, sort_keys=True))
+    return _compiled_for(schema).validator
 
 
 def parse_json_answer(content: str, schema: dict[str, Any]) -> Any:
     """Parse `content` and validate it against `schema`.
+
+    A valid answer is confirmed by the compiled quick check when the schema allows one; any
+    other answer goes through jsonschema, whose best error makes the message.
 
     Raises:
         LlmCallError: `parse` for invalid JSON, `schema` for a schema violation.
@@ -51,7 +126,10 @@ def parse_json_answer(content: str, schema: dict[str, Any]) -> Any:
         value = json.loads(content)
     except ValueError as exc:
         raise LlmCallError("parse", f"answer is not valid JSON: {exc}") from None
-    error = jsonschema.exceptions.best_match(schema_validator(schema).iter_errors(value))
+    compiled = _compiled_for(schema)
+    if compiled.quick_check is not None and compiled.quick_check(value):
+        return value
+    error = jsonschema.exceptions.best_match(compiled.validator.iter_errors(value))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
         raise LlmCallError("schema", f"answer breaks the schema at {where}: {error.message}")

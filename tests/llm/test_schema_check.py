@@ -1,7 +1,7 @@
 """The compiled schema check answers exactly as jsonschema's Draft 2020-12 validator.
 
-A caller may trust `compile_schema`'s "valid" without asking jsonschema, so a check more
-lenient than jsonschema would let a broken answer through. Every real output schema
+`parse_json_answer` trusts `compile_schema`'s "valid" without asking jsonschema, so a check
+more lenient than jsonschema would let a broken answer through. Every real output schema
 and a set of synthetic schemas (one or two keywords each, with JSON's 1 / 1.0 / True edge
 cases) are checked on generated valid answers, mutations of them and arbitrary JSON, and
 each guard is shown to fail when it is deliberately broken.
@@ -23,9 +23,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 from hypothesis_jsonschema import from_schema
 
-from tavern.llm import _schema_check
+from tavern.llm import _schema_check, wrappers
 from tavern.llm._schema_check import compile_schema
+from tavern.llm.errors import LlmCallError
 from tavern.llm.local.cache_probe import PROBE_SCHEMA
+from tavern.llm.wrappers import parse_json_answer
 
 AGENTS = ("director", "prose", "character", "suggest", "openings")
 REAL_SCHEMAS: dict[str, Any] = {
@@ -412,3 +414,142 @@ def test_find_raises_when_the_check_is_right() -> None:
 )
 def test_unsupported_schemas_do_not_compile(schema: dict[str, Any]) -> None:
     assert compile_schema(schema) is None
+
+
+def _reference_message(content: str, schema: dict[str, Any]) -> str | None:
+    """The message `parse_json_answer` gave before the quick check existed.
+
+    Like it, this validates a key-sorted copy of the schema: `best_match` breaks ties by
+    the order errors come in, which follows the schema's key order.
+    """
+    value = json.loads(content)
+    schema = json.loads(json.dumps(schema, sort_keys=True))
+    validator = jsonschema.validators.validator_for(
+        schema, default=jsonschema.Draft202012Validator
+    )(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"answer breaks the schema at {where}: {error.message}"
+
+
+def _message(content: str, schema: dict[str, Any]) -> str | None:
+    try:
+        parse_json_answer(content, schema)
+    except LlmCallError as exc:
+        assert exc.error_type == "schema"
+        return exc.message
+    return None
+
+
+def test_unsupported_schema_is_still_validated_by_jsonschema() -> None:
+    schema = {"type": "object", "patternProperties": {"^a": {"type": "string"}}}
+    assert parse_json_answer('{"abc": "x", "b": 1}', schema) == {"abc": "x", "b": 1}
+    message = _message('{"abc": 5}', schema)
+    assert message == _reference_message('{"abc": 5}', schema)
+    assert message == "answer breaks the schema at abc: 5 is not of type 'string'"
+
+
+@pytest.mark.parametrize("name", sorted(REAL_SCHEMAS))
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_parse_json_answer_keeps_its_messages(name: str, data: st.DataObject) -> None:
+    schema = REAL_SCHEMAS[name]
+    content = json.dumps(data.draw(mutated(valid_instances(schema))))
+    assert _message(content, schema) == _reference_message(content, schema)
+
+
+def test_valid_answers_skip_jsonschema(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(errors: Any, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("jsonschema was asked about a valid answer")
+
+    monkeypatch.setattr(jsonschema.exceptions, "best_match", refuse)
+    schema = REAL_SCHEMAS["character"]
+    answer = {"speech": "Hello.", "thought": None, "action_intent": None}
+    assert parse_json_answer(json.dumps(answer), schema) == answer
+    with pytest.raises(AssertionError, match="jsonschema was asked"):
+        parse_json_answer(json.dumps({**answer, "speech": 7}), schema)
+
+
+# The identity memo: an in-place change to a schema dict must never meet a stale check.
+
+
+def _mutation_is_seen(mutate: Callable[[dict[str, Any]], None], schema: dict[str, Any]) -> bool:
+    """Validate '1' against `schema`, mutate it in place so '1' is invalid, validate again."""
+    parse_json_answer("1", schema)
+    mutate(schema)
+    try:
+        parse_json_answer("1", schema)
+    except LlmCallError:
+        return True
+    return False
+
+
+IN_PLACE_MUTATIONS: list[tuple[str, dict[str, Any], Callable[[dict[str, Any]], None]]] = [
+    ("const 1 -> True", {"const": 1}, lambda s: s.update(const=True)),
+    ("enum 1 -> 1.5", {"enum": [1]}, lambda s: s["enum"].__setitem__(0, 1.5)),
+    ("nested type", {"anyOf": [{"type": "integer"}]}, lambda s: s["anyOf"][0].update(type="null")),
+    ("added keyword", {"type": "integer"}, lambda s: s.update(maximum=0)),
+    ("maximum 1 -> 0", {"maximum": 1}, lambda s: s.update(maximum=0)),
+    ("type list", {"type": ["integer"]}, lambda s: s["type"].__setitem__(0, "string")),
+]
+
+
+@pytest.mark.parametrize(
+    ("label", "schema", "mutate"), IN_PLACE_MUTATIONS, ids=[m[0] for m in IN_PLACE_MUTATIONS]
+)
+def test_a_schema_mutated_in_place_is_recompiled(
+    label: str, schema: dict[str, Any], mutate: Callable[[dict[str, Any]], None]
+) -> None:
+    assert _mutation_is_seen(mutate, copy.deepcopy(schema))
+
+
+class _AlwaysEqual:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("sabotage", "label"),
+    [("loose_scalars", "const 1 -> True"), ("no_compare", "nested type")],
+)
+def test_negative_control_a_weakened_memo_guard_goes_stale(
+    sabotage: str, label: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if sabotage == "loose_scalars":  # plain `==`, where 1 == True
+        monkeypatch.setattr(
+            wrappers._ExactScalar, "__eq__", lambda self, other: other == self.value
+        )
+    else:
+        monkeypatch.setattr(wrappers, "_exact_snapshot", lambda value: _AlwaysEqual())
+    _, schema, mutate = next(m for m in IN_PLACE_MUTATIONS if m[0] == label)
+    assert not _mutation_is_seen(mutate, copy.deepcopy(schema))
+
+
+def test_schema_validator_follows_in_place_changes() -> None:
+    schema: dict[str, Any] = {"type": "object", "required": ["a"]}
+    assert wrappers.schema_validator(schema).schema == schema
+    schema["required"].append("b")
+    assert wrappers.schema_validator(schema).schema == {"type": "object", "required": ["a", "b"]}
+
+
+def test_schemas_built_per_call_do_not_pile_up() -> None:
+    for limit in range(3 * wrappers._IDENTITY_MEMO_SIZE):
+        parse_json_answer('"x"', {"type": "string", "maxLength": limit + 1})
+    assert len(wrappers._by_identity) <= wrappers._IDENTITY_MEMO_SIZE
+
+
+def test_a_schema_that_is_not_plain_json_is_not_memoized() -> None:
+    schema: dict[str, Any] = {"enum": ("a", "b")}  # a tuple: json.dumps makes it a list
+    assert parse_json_answer('"a"', schema) == "a"
+    assert id(schema) not in wrappers._by_identity
+    with pytest.raises(LlmCallError):
+        parse_json_answer('"c"', schema)
+
+
+def test_a_broken_schema_still_raises_schema_error() -> None:
+    with pytest.raises(jsonschema.SchemaError):
+        parse_json_answer("1", {"type": "nonsense"})
