@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
-from tavern.physics.guards import cast_public_texts, thought_only_tokens, whisper_payloads
+from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
@@ -251,7 +252,10 @@ def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
 
 
 def redact_visible(
-    d: DirectorDecision, rule: str, hide_in_event: Callable[[int], set[str]], everywhere: set[str]
+    d: DirectorDecision,
+    rule: str,
+    hide_in_event: Callable[[int], AbstractSet[str]],
+    everywhere: AbstractSet[str],
 ) -> tuple[DirectorDecision, Changes]:
     """Redact event texts (per event) and the texts everyone present sees (facts, a new
     location, new zone labels, moods); one change per redacted text, under `rule`.
@@ -267,7 +271,7 @@ def redact_visible(
     """
     changes: Changes = []
 
-    def scrub(path: str, text: str, tokens: set[str]) -> str:
+    def scrub(path: str, text: str, tokens: AbstractSet[str]) -> str:
         new = redact(text, tokens)
         if new != text:
             changes.append(ClampChange(rule=rule, path=path, before=text, after=new))
@@ -301,7 +305,7 @@ def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     Every event text is covered whoever witnesses it: events also feed the prose renderer,
     which must never receive a thought's content.
     """
-    secret = set(thought_only_tokens(ctx.history, ctx.scene, ctx.all_public_texts))
+    secret = thought_only_words(ctx.history, ctx.scene, ctx.all_public_texts)
     return redact_visible(d, "thought_guard", lambda _i: secret, secret)
 
 

@@ -116,6 +116,8 @@ class _Secrets:
     fold: _Fold
     thought_owners: dict[str, frozenset[str]]
     whispers: list[WhisperPayload]
+    thought_words: frozenset[str] = frozenset()
+    """The keys of `thought_owners`."""
     hidden: dict[str, frozenset[str]] = field(default_factory=dict)
     """Viewer -> `hidden_tokens_for` result over the same walk."""
     legit: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -187,6 +189,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             fold,
             {t: frozenset(o) for t, o in fold.owners.items()},
             [WhisperPayload(s, w, frozenset(p)) for s, w, p in fold.whispers if p],
+            frozenset(fold.owners),
             base_legit=base.legit if base is not None else {},
             base_length=len(base.ids) if base is not None else 0,
         )
@@ -235,6 +238,22 @@ def thought_only_tokens(
         ['4471', 'code', 'hides', 'ledger']
     """
     return dict(_walk(history, scene, public_texts).thought_owners)
+
+
+def thought_only_words(
+    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
+) -> frozenset[str]:
+    """The tokens of `thought_only_tokens`, without their owners (shared, not copied).
+
+    Example:
+        >>> from tavern.records import Audience
+        >>> t = ThoughtRecord(seq=0, turn_number=1, speaker="C1", author="character",
+        ...                   text="the 4471 code", audience=Audience(origin="private",
+        ...                   perceivers=["C1"]))
+        >>> sorted(thought_only_words([t], Scene(location="inn")))
+        ['4471', 'code']
+    """
+    return _walk(history, scene, public_texts).thought_words
 
 
 def whisper_payloads(

@@ -17,7 +17,7 @@ from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
-from tavern.physics.guards import cast_public_texts, thought_only_tokens
+from tavern.physics.guards import cast_public_texts, thought_only_words
 from tavern.physics.observation import Observation, observe
 from tavern.physics.perception import perceives
 from tavern.records import (
@@ -133,8 +133,8 @@ class TurnTransaction:
         the observations' public words. The next beat's history extends it, so that beat's
         walks continue from here (`physics.guards`) instead of starting over."""
         cast_words = cast_public_texts(state.cast)
-        thought_only_tokens(self.history, state.scene, [*_clamp_public(state), *cast_words])
-        thought_only_tokens(self._perceived_history(), state.scene, cast_words)
+        thought_only_words(self.history, state.scene, [*_clamp_public(state), *cast_words])
+        thought_only_words(self._perceived_history(), state.scene, cast_words)
 
     async def _report(self, stage: str, fraction: float | None) -> None:
         if self.progress is not None:

@@ -328,3 +328,11 @@ def test_negative_control_a_search_without_the_leading_boundary_is_caught(
     # Planted: candidates confirmed without the leading \b.
     monkeypatch.setattr(identity, "SLOT_ID", re.compile(r"C[1-9][0-9]?\b"))
     assert identity.replace_slot_ids(text, lambda m: "?") != expected
+
+
+@given(st.lists(st.sampled_from(["the ledger is forged", "meet at the mill", "Rui waves"])))
+def test_thought_only_words_are_the_keys_of_thought_only_tokens(texts: list[str]) -> None:
+    from tavern.physics.guards import thought_only_words
+
+    history = [_thought(t) for t in texts]
+    assert thought_only_words(history, SCENE) == set(thought_only_tokens(history, SCENE))
