@@ -21,7 +21,7 @@ from tavern.physics.identity import (
     renderer,
 )
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
+from tavern.physics.record_memo import ItemMemo, RecordMemo
 from tavern.physics.redaction import redact
 from tavern.physics.zones import can_hear, can_see, zone_of
 from tavern.records import (
@@ -204,6 +204,9 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
 
 _LINES: RecordMemo[ObservedLine | None] = RecordMemo()
 """Projected lines: a record stays in a viewer's perception window for several beats."""
+_MEMORY: ItemMemo[str, str] = ItemMemo()
+"""Memory lines in the viewer's current names (keyed by the render number): a ledger's
+memory only grows at its end between evictions."""
 
 
 def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) -> Observation:
@@ -239,7 +242,8 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         return ObservedLine(record.seq, record.turn_number, record.kind, *projected)
 
     # A line reads the record, the viewer, its names (the render number) and the hidden set.
-    key = _LINES.number((viewer, render_number(viewer, ledger, cast), hidden))
+    key_number = render_number(viewer, ledger, cast)
+    key = _LINES.number((viewer, key_number, hidden))
     lines = [x for x in _LINES.all(history, key, line) if x is not None]
 
     def public(text: str) -> str:
@@ -257,5 +261,5 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         roster=tuple(_roster(state, viewer, ledger)),
         lines=tuple(lines),
         memory_summary=render(ledger.memory_summary),
-        memory=tuple(render(m) for m in ledger.memory),
+        memory=tuple(_MEMORY.all(ledger.memory, key_number, render)),
     )

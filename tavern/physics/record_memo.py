@@ -15,17 +15,19 @@ from typing import Generic, TypeVar
 
 from tavern.records import HistoryRecord
 
+T = TypeVar("T")
 V = TypeVar("V")
 
 
-class RecordMemo(Generic[V]):
-    """A value derived from each history record (its rendered line, its payload...),
-    computed once per record and key.
+class ItemMemo(Generic[T, V]):
+    """A value derived from each item of a list (a history record's rendered line, a memory
+    line's rendering...), computed once per item and key; `RecordMemo` for records.
 
-    History records are frozen, and the store hands out the same object for a record on
-    every turn it stays in a window, so a record's identity stands for its content. Each
-    entry keeps its record alive, so no live key's identity can be reused by another object.
-    The key (`number(key)`) carries whatever else the derivation reads (the cast's names).
+    Items must be immutable (frozen records, strings), so an item's identity stands for its
+    content: the store hands out the same object for a record on every turn it stays in a
+    window, and a ledger's memory list keeps its line objects as it grows. Each entry keeps
+    its item alive, so no live key's identity can be reused by another object. The key
+    (`number(key)`) carries whatever else the derivation reads (the cast's names).
 
     >>> from tavern.records import Audience, SystemRecord
     >>> r = SystemRecord(seq=1, turn_number=1, speaker="World", author="kernel",
@@ -39,10 +41,10 @@ class RecordMemo(Generic[V]):
 
     def __init__(self, limit: int = 1 << 14) -> None:
         self.limit = limit
-        self._values: dict[tuple[int, int], tuple[HistoryRecord, V]] = {}
+        self._values: dict[tuple[int, int], tuple[T, V]] = {}
         self._numbers: dict[Hashable, int] = {}
         self._next = itertools.count()
-        self._last: dict[int, tuple[Sequence[HistoryRecord], list[V]]] = {}
+        self._last: dict[int, tuple[Sequence[T], list[V]]] = {}
 
     def number(self, key: Hashable) -> int:
         """A number standing for `key` in `get` (hashing the key itself on every record of a
@@ -54,7 +56,7 @@ class RecordMemo(Generic[V]):
             found = self._numbers[key] = next(self._next)
         return found
 
-    def get(self, record: HistoryRecord, key: int, derive: Callable[[HistoryRecord], V]) -> V:
+    def get(self, record: T, key: int, derive: Callable[[T], V]) -> V:
         """`derive(record)`, computed once per record and key number while remembered."""
         slot = (id(record), key)
         hit = self._values.get(slot)
@@ -66,9 +68,7 @@ class RecordMemo(Generic[V]):
         self._values[slot] = (record, value)
         return value
 
-    def all(
-        self, records: Sequence[HistoryRecord], key: int, derive: Callable[[HistoryRecord], V]
-    ) -> list[V]:
+    def all(self, records: Sequence[T], key: int, derive: Callable[[T], V]) -> list[V]:
         """`[get(r, key, derive) for r in records]`, reusing the values of the previous list
         of the same key where this one repeats it (a window grows at its end, and its start
         moves forward now and then).
@@ -104,3 +104,7 @@ class RecordMemo(Generic[V]):
             self._last.clear()
         self._last[key] = (list(records), values)
         return values
+
+
+class RecordMemo(ItemMemo[HistoryRecord, V]):
+    """`ItemMemo` of history records."""

@@ -336,3 +336,32 @@ def test_thought_only_words_are_the_keys_of_thought_only_tokens(texts: list[str]
 
     history = [_thought(t) for t in texts]
     assert thought_only_words(history, SCENE) == set(thought_only_tokens(history, SCENE))
+
+
+def test_remembered_memory_lines_follow_growth_eviction_and_names() -> None:
+    """A ledger's memory grows, drops its front and learns a name: every observation renders
+    it exactly as rendering each line afresh would."""
+    from datetime import UTC, datetime
+
+    from tavern.physics.observation import observe
+    from tavern.records import SessionState
+
+    state = SessionState(
+        id="s-mem", scenario_id="t", title="t", world="w",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC), cast=_CAST, controlled_id="C1",
+        scene=Scene(location="the inn", present=["C1", "C2", "C3"]),
+    )  # fmt: skip
+    ledger = initial_identities(_CAST)["C1"]
+    lines = [f"Rui said {i}." for i in range(6)]
+    memories = [lines[:3], lines[:5], lines[2:6], lines[3:6] + ["Tomas nods."]]
+    heard = SpeechRecord(
+        seq=3, turn_number=1, speaker="C2", author="character", text="Call me Rui.",
+        audience=Audience(origin="public", perceivers=["C1", "C2"]),
+    )  # fmt: skip
+    for learned in (False, True):
+        current = learn_names(ledger, heard, _CAST, "C1") if learned else ledger
+        for memory in memories:
+            viewed = current.model_copy(update={"memory": memory})
+            seen = state.model_copy(update={"ledgers": {"C1": viewed}})
+            expected = tuple(render_for_viewer(m, "C1", viewed, _CAST) for m in memory)
+            assert observe(seen, [], "C1").memory == expected
