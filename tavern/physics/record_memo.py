@@ -44,7 +44,9 @@ class ItemMemo(Generic[T, V]):
         self._values: dict[tuple[int, int], tuple[T, V]] = {}
         self._numbers: dict[Hashable, int] = {}
         self._next = itertools.count()
-        self._last: dict[int, tuple[Sequence[T], list[V]]] = {}
+        self._last: dict[int, list[tuple[list[T], list[V]]]] = {}
+        """Key number -> its recent lists and their values, most recent last: one per window
+        in play (sessions of the same cast share key numbers)."""
 
     def number(self, key: Hashable) -> int:
         """A number standing for `key` in `get` (hashing the key itself on every record of a
@@ -89,21 +91,39 @@ class ItemMemo(Generic[T, V]):
         >>> memo.all([a, b], 0, text), memo.all([b, c], 0, text), calls
         (['1', '2'], ['2', '3'], [1, 2, 3])
         """
+        entries = self._last.get(key)
+        if entries is None:
+            if len(self._last) >= 64:
+                self._last.clear()
+            entries = self._last[key] = []
         reused: list[V] = []
-        last = self._last.get(key)
-        if last is not None and records:
-            old, old_values = last
-            first = records[0]
-            at = next((i for i, r in enumerate(old) if r is first), None)
-            if at is not None:
-                span = min(len(old) - at, len(records))
-                if all(map(operator.is_, old[at : at + span], records[:span])):
-                    reused = old_values[at : at + span]
+        if records:
+            for n in range(len(entries) - 1, -1, -1):
+                reused = _repeated(*entries[n], records)
+                if reused:
+                    del entries[n]  # this list continues that one: it takes its place
+                    break
         values = reused + [self.get(r, key, derive) for r in records[len(reused) :]]
-        if len(self._last) >= 64:
-            self._last.clear()
-        self._last[key] = (list(records), values)
+        entries.append((list(records), values))
+        del entries[:-LISTS_KEPT]
         return values
+
+
+LISTS_KEPT = 8
+"""Recent lists remembered per key number: windows of as many sessions played in turn."""
+
+
+def _repeated(old: list[T], old_values: list[V], records: Sequence[T]) -> list[V]:
+    """The values of `old` over the start of `records`, where `records` repeats a stretch of
+    `old` from its first item on (by identity); empty when it does not."""
+    first = records[0]
+    at = 0 if old and old[0] is first else next((i for i, r in enumerate(old) if r is first), -1)
+    if at < 0:
+        return []
+    span = min(len(old) - at, len(records))
+    if all(map(operator.is_, old[at : at + span], records[:span])):
+        return old_values[at : at + span]
+    return []
 
 
 class RecordMemo(ItemMemo[HistoryRecord, V]):
