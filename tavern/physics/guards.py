@@ -138,19 +138,22 @@ scan for hashing alone)."""
 
 
 _LATEST: dict[tuple[object, ...], tuple[object, ...]] = {}
-"""Context -> key of the walk of that context made or used last: usually the one the next
-walk of the context continues, found without scanning every walk."""
+"""(Context, first record) -> key of the walk of those made or used last: usually the one
+the next such walk continues (sessions of one scenario share contexts, not records), found
+without scanning every walk."""
 
 
-def _touch(key: tuple[object, ...]) -> None:
+def _touch(context: tuple[object, ...], ids: tuple[int, ...]) -> None:
+    key = (*context, ids)
     _WALKS[key] = _WALKS.pop(key)
-    _note_latest(key)
+    _note_latest(context, ids)
 
 
-def _note_latest(key: tuple[object, ...]) -> None:
+def _note_latest(context: tuple[object, ...], ids: tuple[int, ...]) -> None:
     if len(_LATEST) >= _WALKS_KEPT:
         _LATEST.clear()
-    _LATEST[key[:2]] = key
+    if ids:
+        _LATEST[(*context, ids[0])] = (*context, ids)
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
@@ -169,7 +172,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     key = (*context, ids)
     found = _WALKS.get(key)
     if found is not None:
-        _touch(key)
+        _touch(context, ids)
     else:
         base = _longest_prefix_walk(context, ids)
         if base is None:
@@ -178,10 +181,10 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         else:
             fold = base.fold.copy()
             fold.feed(records[len(base.ids) :])
-            _touch((*base.context, base.ids))
+            _touch(base.context, base.ids)
         while len(_WALKS) >= _WALKS_KEPT:
             del _WALKS[next(iter(_WALKS))]
-        _note_latest(key)
+        _note_latest(context, ids)
         found = _WALKS[key] = _Secrets(
             context,
             records,
@@ -204,7 +207,7 @@ def _longest_prefix_walk(context: tuple[object, ...], ids: tuple[int, ...]) -> _
     most recently used first, because the walk a beat continues is usually its last one and
     then every shorter candidate is skipped on its length alone.
     """
-    latest = _WALKS.get(_LATEST.get(context, ()))
+    latest = _WALKS.get(_LATEST.get((*context, ids[0]), ())) if ids else None
     if latest is not None and len(latest.ids) < len(ids) and ids[: len(latest.ids)] == latest.ids:
         # Scanning every walk for a longer one touches dozens of cold entries (a cache miss
         # each, ~1 us): the latest walk of the context is taken when it is a prefix.
