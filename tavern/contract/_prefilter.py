@@ -195,8 +195,9 @@ class _Probe:
 
     def __init__(self, text: str) -> None:
         self.raw, self.head = text, text[:MIN_SHARED]
-        self.found: dict[tuple[bool, str], int] = {}
-        self.base: dict[tuple[bool, str], int] = {}
+        self.found: dict[bool, dict[str, int]] = {False: {}, True: {}}
+        """ignorecase -> literal -> first index (two plain dicts: no key tuple per lookup)."""
+        self.base: dict[bool, dict[str, int]] = {False: {}, True: {}}
         self.shared = {False: 0, True: 0}
         self.base_text: str | None = None
         """The recent text sharing the longest prefix (other scans reuse its results)."""
@@ -218,19 +219,19 @@ class _Probe:
 
     def first(self, ignorecase: bool, literal: str) -> int:
         """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
-        key = (ignorecase, literal)
-        at = self.found.get(key)
+        found = self.found[ignorecase]
+        at = found.get(literal)
         if at is None:
             haystack = self.folded if ignorecase else self.raw
             shared = self.shared[ignorecase]
-            before = self.base.get(key) if shared else None
+            before = self.base[ignorecase].get(literal) if shared else None
             if before is None:
                 at = haystack.find(literal)
             elif before != -1 and before + len(literal) <= shared:
                 at = before
             else:
                 at = haystack.find(literal, max(0, shared - len(literal) + 1))
-            self.found[key] = at
+            found[literal] = at
         return at
 
 
@@ -307,9 +308,11 @@ def _probe(text: str) -> _Probe:
 def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bool:
     """False only when `text` cannot contain a match (see `required_literals`)."""
     probe = _probe(text)
+    found = probe.found[ignorecase]
     for need in needs:
         for literal in need:
-            if probe.first(ignorecase, literal) != -1:
+            at = found.get(literal)  # `first` inlined for the common case: already looked up
+            if (at if at is not None else probe.first(ignorecase, literal)) != -1:
                 break
         else:
             return False

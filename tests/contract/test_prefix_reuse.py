@@ -49,5 +49,5 @@ def test_negative_control_trusting_the_old_answer_is_caught() -> None:
     first, second = _texts("the cellar ", ["no hit here", "player"])
     old = _prefilter._probe(first)
     assert old.first(True, "player") == -1
-    stale = _prefilter._probe(second).base.get((True, "player"))  # the planted shortcut
+    stale = _prefilter._probe(second).base[True].get("player")  # the planted shortcut
     assert stale == -1 and fold(second).find("player") != -1
