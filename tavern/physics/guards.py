@@ -6,7 +6,8 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tavern.physics.perception import perceives
@@ -122,8 +123,9 @@ class _Secrets:
     """Viewer -> `hidden_tokens_for` result over the same walk."""
     legit: dict[str, frozenset[str]] = field(default_factory=dict)
     """Viewer -> tokens of the speech and thoughts it perceived in `history`."""
-    base_legit: dict[str, frozenset[str]] = field(default_factory=dict)
-    """The `legit` of the walk this one continued (over its first `base_length` records)."""
+    base: Callable[[], _Secrets | None] = lambda: None
+    """The walk this one continued (over its first `base_length` records), while it lives:
+    a weak reference, so walks never chain each other alive."""
     base_length: int = 0
 
 
@@ -193,7 +195,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             {t: frozenset(o) for t, o in fold.owners.items()},
             [WhisperPayload(s, w, frozenset(p)) for s, w, p in fold.whispers if p],
             frozenset(fold.owners),
-            base_legit=base.legit if base is not None else {},
+            base=weakref.ref(base) if base is not None else (lambda: None),
             base_length=len(base.ids) if base is not None else 0,
         )
     return found
@@ -309,18 +311,17 @@ def hidden_tokens_for(
 
 def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
     """Tokens of the speech and thoughts `viewer` perceived in the walked history; a walk
-    that continued another adds only its new records to that walk's answer."""
+    that continued a living one adds only its new records to that walk's answer (itself
+    computed the same way, so a chain of continued walks is read once in all)."""
     found = secrets.legit.get(viewer)
     if found is None:
-        known = secrets.base_legit.get(viewer)
-        start = secrets.base_length if known is not None else 0
-        found = frozenset(
-            (known or frozenset())
-            | tokens_of(
-                r.text
-                for r in secrets.history[start:]
-                if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
-            )
+        base = secrets.base()
+        known = _legit(base, viewer) if base is not None else frozenset()
+        start = secrets.base_length if base is not None else 0
+        found = known | tokens_of(
+            r.text
+            for r in secrets.history[start:]
+            if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
         )
         secrets.legit[viewer] = found
     return found

@@ -365,3 +365,38 @@ def test_remembered_memory_lines_follow_growth_eviction_and_names() -> None:
             seen = state.model_copy(update={"ledgers": {"C1": viewed}})
             expected = tuple(render_for_viewer(m, "C1", viewed, _CAST) for m in memory)
             assert observe(seen, [], "C1").memory == expected
+
+
+@given(_records, st.lists(st.integers(min_value=1, max_value=11), max_size=4))
+def test_a_chain_of_continued_walks_answers_a_new_viewer_as_a_fresh_walk(
+    spec: list[tuple[str, str, str]], cuts: list[int]
+) -> None:
+    """Walks continuing walks (each kept alive by the memo): a viewer first asked about at
+    the end gets the fresh walk's answer, read through the whole chain."""
+    records = [_record(k, i, w, s) for i, (k, w, s) in enumerate(spec)]
+    guards._WALKS.clear()
+    for cut in sorted(cuts):
+        thought_only_tokens(records[:cut], SCENE)
+    continued = [hidden_tokens_for(records, SCENE, v) for v in ("C2", "C3", "C1")]
+    guards._WALKS.clear()
+    assert continued == [hidden_tokens_for(records, SCENE, v) for v in ("C2", "C3", "C1")]
+
+
+def test_negative_control_a_chain_trusting_its_base_alone_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = guards._legit
+
+    def base_only(secrets: Any, viewer: str) -> frozenset[str]:
+        base = secrets.base()
+        return real(base, viewer) if base is not None else real(secrets, viewer)  # planted
+
+    # C1 whispers the word to C2; C3 then thinks it itself, which makes it C3's to read.
+    records = [_record("whisper", 0, "ledger", "C1"), _record("thought", 1, "ledger", "C3")]
+    guards._WALKS.clear()
+    thought_only_tokens(records[:1], SCENE)
+    monkeypatch.setattr(guards, "_legit", base_only)
+    assert "ledger" in hidden_tokens_for(records, SCENE, "C3")  # its own thought, hidden
+    monkeypatch.undo()
+    guards._WALKS.clear()
+    assert "ledger" not in hidden_tokens_for(records, SCENE, "C3")
