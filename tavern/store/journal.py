@@ -54,11 +54,12 @@ class _WriterLock:
         """A line was written without its fsync since the last sync."""
 
 
-def _drop_torn_tail(fd: int) -> None:
-    """Cut a torn last line left by a crashed writer, so the next line starts clean."""
+def _drop_torn_tail(fd: int) -> int:
+    """Cut a torn last line left by a crashed writer, so the next line starts clean; returns
+    the file's size before (0: the journal is new or empty)."""
     size = os.lseek(fd, 0, os.SEEK_END)
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
+        return size
     # Scan backwards in blocks for the last newline; the torn tail is at most one line.
     end = size
     while end > 0:
@@ -67,9 +68,22 @@ def _drop_torn_tail(fd: int) -> None:
         cut = block.rfind(b"\n")
         if cut >= 0:
             os.ftruncate(fd, start + cut + 1)
-            return
+            return size
         end = start
     os.ftruncate(fd, 0)
+    return size
+
+
+def _fsync_directories(path: str, levels: int) -> None:
+    """fsync the `levels` directories above `path`: a new file (or directory) survives a
+    power loss only once the directory entry naming it is on disk too."""
+    for _ in range(levels):
+        path = os.path.dirname(path)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _encode_line(line: JournalLine) -> bytes:
@@ -155,13 +169,15 @@ class JournalWriter:
                 fd = os.open(path, _APPEND_FLAGS, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
-                _drop_torn_tail(fd)
+                new = _drop_torn_tail(fd) == 0
                 _write_all(fd, data)
                 if self.durable:
                     if holder.deferred:
                         holder.unsynced = True
                     else:
                         os.fsync(fd)
+                    if new:  # once per journal: its entry, its session's, the sessions dir's
+                        _fsync_directories(path, 3)
             finally:
                 os.close(fd)  # closing releases the flock
 

@@ -24,9 +24,8 @@ def _line(session_id: str, n: int) -> UndoLine:
     )  # fmt: skip
 
 
-@pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths fsynced through the journal module, in order."""
+def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths fsynced through the journal module, in order (files and directories)."""
     seen: list[str] = []
     real = os.fsync
 
@@ -38,14 +37,25 @@ def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+@pytest.fixture
+def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths fsynced through the journal module, in order (files and directories)."""
+    return _count_fsyncs(monkeypatch)
+
+
+def _files(seen: list[str]) -> list[str]:
+    """The journal files among fsynced paths (directory syncs are tested apart)."""
+    return [p for p in seen if p.endswith(".jsonl")]
+
+
 def test_a_block_syncs_once_at_its_end(tmp_path: Path, fsyncs: list[str]) -> None:
     writer = JournalWriter(tmp_path)
     with writer.synced_once("s01"):
         for n in range(5):
             writer.append("s01", _line("s01", n))
-        assert fsyncs == []
+        assert _files(fsyncs) == []
         assert len(read_journal(journal_path(tmp_path, "s01"))) == 5  # written, unsynced
-    assert fsyncs == [str(journal_path(tmp_path, "s01"))]
+    assert _files(fsyncs) == [str(journal_path(tmp_path, "s01"))]
 
 
 def test_negative_control_outside_a_block_every_line_syncs(
@@ -54,7 +64,7 @@ def test_negative_control_outside_a_block_every_line_syncs(
     writer = JournalWriter(tmp_path)
     for n in range(5):
         writer.append("s01", _line("s01", n))
-    assert len(fsyncs) == 5
+    assert len(_files(fsyncs)) == 5
 
 
 def test_blocks_nest_and_an_exception_still_syncs(tmp_path: Path, fsyncs: list[str]) -> None:
@@ -62,9 +72,9 @@ def test_blocks_nest_and_an_exception_still_syncs(tmp_path: Path, fsyncs: list[s
     with pytest.raises(RuntimeError), writer.synced_once("s01"):
         with writer.synced_once("s01"):
             writer.append("s01", _line("s01", 1))
-        assert fsyncs == []  # the inner block leaves the sync to the outer one
+        assert _files(fsyncs) == []  # the inner block leaves the sync to the outer one
         raise RuntimeError("the turn failed")
-    assert len(fsyncs) == 1
+    assert len(_files(fsyncs)) == 1
 
 
 def test_a_block_without_lines_or_without_durability_never_syncs(
@@ -75,7 +85,7 @@ def test_a_block_without_lines_or_without_durability_never_syncs(
     fast = JournalWriter(tmp_path, durable=False)
     with fast.synced_once("s01"):
         fast.append("s01", _line("s01", 1))
-    assert fsyncs == []
+    assert _files(fsyncs) == []
 
 
 def test_a_session_deleted_inside_the_block_is_no_error(tmp_path: Path, fsyncs: list[str]) -> None:
@@ -83,11 +93,35 @@ def test_a_session_deleted_inside_the_block_is_no_error(tmp_path: Path, fsyncs: 
     with writer.synced_once("s01"):
         writer.append("s01", _line("s01", 1))
         journal_path(tmp_path, "s01").unlink()
-    assert fsyncs == []
+    assert _files(fsyncs) == []
 
 
 def test_other_sessions_keep_syncing_every_line(tmp_path: Path, fsyncs: list[str]) -> None:
     writer = JournalWriter(tmp_path)
     with writer.synced_once("s01"):
         writer.append("s02", _line("s02", 1))
-        assert fsyncs == [str(journal_path(tmp_path, "s02"))]
+        assert _files(fsyncs) == [str(journal_path(tmp_path, "s02"))]
+
+
+def test_a_new_journal_syncs_its_directories_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A power loss must not take away a journal whose lines were synced: the entries naming
+    the file, its session directory and the sessions directory are synced with its first
+    line, and never again."""
+    seen = _count_fsyncs(monkeypatch)
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 1))
+    writer.append("s01", _line("s01", 2))
+    journal = journal_path(tmp_path, "s01")
+    directories = [str(journal.parent), str(journal.parent.parent), str(tmp_path)]
+    assert seen == [str(journal), *directories, str(journal)]
+
+
+def test_negative_control_a_writer_without_directory_syncs_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_module, "_fsync_directories", lambda path, levels: None)
+    seen = _count_fsyncs(monkeypatch)
+    JournalWriter(tmp_path).append("s01", _line("s01", 1))
+    assert str(journal_path(tmp_path, "s01").parent) not in seen
