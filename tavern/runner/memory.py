@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tavern.agents import character
-from tavern.agents.render import tokens_in
+from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
 from tavern.physics.identity import learn_names, render_for_viewer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
+from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
     Character,
@@ -107,12 +108,19 @@ def evict(memory: list[str], budget_chars: int) -> list[str]:
 
 def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:
     """Tokens of thoughts and whispers: the only ones the per-viewer guard can ever hide."""
-    return tokens_in(
-        r.text
-        for r in context
-        if isinstance(r, ThoughtRecord)
-        or (isinstance(r, SpeechRecord) and r.audience.origin == "whisper")
-    )
+    return set().union(*_SECRETS.all(context, 0, _record_secrets))
+
+
+_SECRETS: RecordMemo[frozenset[str]] = RecordMemo()
+"""Each record's secret tokens over the beat's context (it repeats the last beat's)."""
+
+
+def _record_secrets(record: HistoryRecord) -> frozenset[str]:
+    if isinstance(record, ThoughtRecord) or (
+        isinstance(record, SpeechRecord) and record.audience.origin == "whisper"
+    ):
+        return cached_tokens(record.text)
+    return frozenset()
 
 
 def _shown_tokens(names: set[str], perceived: Sequence[HistoryRecord]) -> set[str]:
