@@ -48,7 +48,6 @@ PHASES: list[tuple[Any, str, str]] = [
     (tavern.runner.turn, "capture_memory", "memory capture"),
     (tavern.runner.turn, "has_unresolved_action", "unresolved-action check"),
     (tavern.runner.turn, "apply_canon", "canon"),
-    (tavern.runner.turn.TurnTransaction, "_checkpoint_guards", "checkpoint walk"),
     (tavern.runner.turn.TurnTransaction, "_reader_mask", "reader mask"),
     (tavern.runner.turn.BeatLog, "add_events", "event records"),
     (tavern.runner.service, "filter_input", "input filter"),

@@ -17,7 +17,6 @@ from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
-from tavern.physics.guards import cast_public_texts, thought_only_words
 from tavern.physics.observation import Observation, observe
 from tavern.physics.perception import perceives
 from tavern.records import (
@@ -128,14 +127,6 @@ class TurnTransaction:
             self._perceived = [r for r in self.history if r.turn_number > floor]
         return self._perceived
 
-    def _checkpoint_guards(self, state: SessionState) -> None:
-        """Walk the loaded history alone, before this beat adds to it, with the clamps' and
-        the observations' public words. The next beat's history extends it, so that beat's
-        walks continue from here (`physics.guards`) instead of starting over."""
-        cast_words = cast_public_texts(state.cast)
-        thought_only_words(self.history, state.scene, [*_clamp_public(state), *cast_words])
-        thought_only_words(self._perceived_history(), state.scene, cast_words)
-
     async def _report(self, stage: str, fraction: float | None) -> None:
         if self.progress is not None:
             await self.progress(stage, fraction)
@@ -143,7 +134,6 @@ class TurnTransaction:
     async def run(self) -> TurnOutcome:
         """Play the beat and return the new state and records (not yet committed)."""
         state, turn = self.state, self.effective.turn
-        self._checkpoint_guards(state)
         self.log.add_human(state.scene, state.controlled_id, turn)
         clock = state.clock
         due = story_clock.due_deadlines(clock)
