@@ -217,34 +217,38 @@ def render_for_viewer(
     return renderer(viewer, ledger, cast)(text)
 
 
-def renderer(
-    viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
-) -> Callable[[str], str]:
+def renderer(viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]) -> Renderer:
     """`render_for_viewer` bound to one viewer and ledger, for rendering many texts.
 
     Example:
         >>> renderer("C1", PerspectiveLedger(owner="C1"), {})("C4 nods.")
         'Someone nods.'
     """
-    key = _render_key(viewer, ledger, cast)
-    number = _key_number(key)
+    return Renderer(viewer, ledger, cast)
 
-    def render(text: str) -> str:
-        done = _RENDERED.get((text, number))
+
+class Renderer:
+    """A viewer's text renderer; `number` stands for everything it and `ref_for` read (the
+    same number means the same names and references; numbers are never reused)."""
+
+    __slots__ = ("_cast", "_key", "_ledger", "_viewer", "number")
+
+    def __init__(
+        self, viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+    ) -> None:
+        self._viewer, self._ledger, self._cast = viewer, ledger, cast
+        self._key = _render_key(viewer, ledger, cast)
+        self.number = _key_number(self._key)
+
+    def __call__(self, text: str) -> str:
+        done = _RENDERED.get((text, self.number))
         if done is not None:
             return done
-        table = _TABLES.get(key)
+        table = _TABLES.get(self._key)
         if table is None:
-            table = _bounded_put(_TABLES, key, _table(viewer, ledger, cast), 256)
-        return _bounded_put(_RENDERED, (text, number), _render(text, *table), 1 << 15)
-
-    return render
-
-
-def render_number(viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]) -> int:
-    """A number standing for everything `renderer` and `ref_for` read: the same number means
-    the same names and references. Numbers are never reused."""
-    return _key_number(_render_key(viewer, ledger, cast))
+            table = _table(self._viewer, self._ledger, self._cast)
+            table = _bounded_put(_TABLES, self._key, table, 256)
+        return _bounded_put(_RENDERED, (text, self.number), _render(text, *table), 1 << 15)
 
 
 def _key_number(key: _RenderKey) -> int:

@@ -17,7 +17,6 @@ from tavern.physics.identity import (
     initial_identities,
     learn_all,
     ref_for,
-    render_number,
     renderer,
 )
 from tavern.physics.perception import perceives
@@ -242,7 +241,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         return ObservedLine(record.seq, record.turn_number, record.kind, *projected)
 
     # A line reads the record, the viewer, its names (the render number) and the hidden set.
-    key_number = render_number(viewer, ledger, cast)
+    key_number = render.number
     key = _LINES.number((viewer, key_number, hidden))
     lines = [x for x in _LINES.all(history, key, line) if x is not None]
 
