@@ -53,13 +53,15 @@ V = TypeVar("V")
 class Recent(OrderedDict[K, V]):
     """The results of the last `kept` texts: what a text extending one of them reuses.
 
-    Registered in `CACHES` on creation. Keys should hash cheaply (strings cache their hash).
+    Registered in `CACHES` on creation unless its owner is. Keys should hash cheaply (strings
+    cache their hash).
     """
 
-    def __init__(self, kept: int = CACHE_SIZE) -> None:
+    def __init__(self, kept: int = CACHE_SIZE, *, register: bool = True) -> None:
         super().__init__()
         self.kept = kept
-        CACHES.append(self)
+        if register:  # an owner that is registered itself clears it instead
+            CACHES.append(self)
 
     def put(self, key: K, value: V) -> V:
         """Remember `value` under `key`, forgetting the oldest beyond `kept`; returns it."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -135,9 +134,8 @@ class ReusingScanner:
     ) -> None:
         self.regex = regex
         self.reach = forward_reach(regex)
-        self.keep = keep
         self.base_of = base_of or self._own_base
-        self.recent: OrderedDict[str, tuple[Span, ...]] = OrderedDict()
+        self.recent: Recent[str, tuple[Span, ...]] = Recent(keep, register=False)
         self.reused = 0
 
     def _own_base(self, text: str) -> tuple[str | None, int]:
@@ -171,10 +169,7 @@ class ReusingScanner:
                 self.reused += 1
         if found is None:
             found = self._spans(text, 0)
-        self.recent[text] = found
-        while len(self.recent) > self.keep:
-            self.recent.popitem(last=False)
-        return found
+        return self.recent.put(text, found)
 
     def _spans(self, text: str, start: int) -> tuple[Span, ...]:
         return tuple(
