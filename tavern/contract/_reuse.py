@@ -139,8 +139,10 @@ class ReusingScanner:
         self.reused = 0
 
     def _own_base(self, text: str) -> tuple[str | None, int]:
+        # Only texts opening with the same `MIN_SHARED` characters can share as many.
+        head = text[:MIN_SHARED]
         return max(
-            ((t, common_prefix(t, text)) for t in reversed(self.recent)),
+            ((t, common_prefix(t, text)) for t in reversed(self.recent) if t.startswith(head)),
             key=lambda pair: pair[1],
             default=(None, 0),
         )

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from tavern.contract._prefilter import (
     CACHE_SIZE,
@@ -126,6 +127,32 @@ def _lines(content: str, names: tuple[str, ...]) -> Lines:
     return _LINES_KEPT.put((content, names), (lines, offsets, named))
 
 
+T = TypeVar("T")
+_PER_LINE_KEPT: Recent[tuple[str, tuple[str, ...], object], list[Any]] = Recent()
+
+
+def _named_results(
+    content: str, names: tuple[str, ...], per_line: Callable[[str, tuple[str, ...]], T]
+) -> list[T]:
+    """`per_line(line, names)` for each named line of `content`, in order.
+
+    A line of the base text that `_lines` keeps is the same line here, at the same index
+    and equally named: the base's results for those lines are reused, and only the rest is
+    computed (a lookup per line in `per_line`'s own cache cost more than the whole walk).
+    """
+    lines, _, named = _lines(content, names)
+    base, shared = shared_base(content)
+    reused: list[T] = []
+    if base is not None:
+        old = _PER_LINE_KEPT.get((base, names, per_line))
+        base_lines = _LINES_KEPT.get((base, names)) if old is not None else None
+        if old is not None and base_lines is not None:
+            kept = max(0, bisect_left(base_lines[1], shared) - 1)
+            reused = old[: bisect_left(base_lines[2], kept)]
+    results = reused + [per_line(lines[i], names) for i in named[len(reused) :]]
+    return _PER_LINE_KEPT.put((content, names, per_line), results)
+
+
 @lru_cache(maxsize=CACHE_SIZE * 64)
 def _line_header(line: str, names: tuple[str, ...]) -> tuple[str, tuple[int, int]] | None:
     """The name a line opens a character block with, and that header's span in the line.
@@ -154,8 +181,7 @@ def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
     heads: list[tuple[int, str, tuple[int, int]]] = []
     seen: set[str] = set()
     starts: list[int] = []
-    for i in named:
-        found = _line_header(lines[i], names)
+    for i, found in zip(named, _named_results(content, names, _line_header), strict=True):
         if found is not None:
             starts.append(i)
             name, hit = found
@@ -298,11 +324,11 @@ def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, s
     Cached per (content, cast), and each line's verdict per (line, cast): a prompt repeats
     most lines of the previous one.
     """
-    lines, offsets, named = _lines(content, names)
+    _, offsets, named = _lines(content, names)
     return tuple(
         (offsets[i] + found[0], offsets[i] + found[1], found[2])
-        for i in named
-        if (found := _list_line(lines[i], names)) is not None
+        for i, found in zip(named, _named_results(content, names, _list_line), strict=True)
+        if found is not None
     )
 
 

@@ -117,3 +117,34 @@ def test_negative_control_a_block_too_far_misses_the_run() -> None:
     maybe_long_run(base)
     # Planted: a shared length one block beyond the truth skips the block the run covers.
     assert maybe_long_run(text, base, 2000 + WS_LIMIT // 2 + WS_LIMIT) is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, st.lists(texts, min_size=2, max_size=4))
+def test_reused_per_line_results_equal_fresh_ones(head: str, tails: list[str]) -> None:
+    family = _family(head, tails)
+    clear_caches()
+    for per_line in (_structural._line_header, _structural._list_line):
+        reused = [_structural._named_results(text, NAMES, per_line) for text in family]
+        fresh = []
+        for text in family:
+            clear_caches()
+            fresh.append(_structural._named_results(text, NAMES, per_line))
+        assert reused == fresh
+
+
+def test_negative_control_reusing_a_line_past_the_cut_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The shared prefix ends inside the line "Mara: x" / "Marab": a header in the first
+    # text only, so its result must not be reused. Planted: keep one line more.
+    first, second = _family("Rui: word\n", ["Mara: x\n", "Marab\n"])
+    clear_caches()
+    _prefilter._probe(first)
+    _structural._named_results(first, NAMES, _structural._line_header)
+    _structural._lines(second, NAMES)  # split honestly (and cached) before the fault
+    monkeypatch.setattr(_structural, "bisect_left", lambda a, x: bisect.bisect_left(a, x) + 1)
+    reused = _structural._named_results(second, NAMES, _structural._line_header)
+    monkeypatch.undo()
+    clear_caches()
+    assert reused != _structural._named_results(second, NAMES, _structural._line_header)
