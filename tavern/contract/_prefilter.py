@@ -246,6 +246,9 @@ speaks every few beats, with other prompts in between)."""
 _CANDIDATES = 4
 """Recent texts with the same head compared in full, newest first: the newest prompt of a
 role is nearly always the best base, and any base keeps the reuse exact."""
+_GOOD_ENOUGH = 2048
+"""A candidate leaving at most this many characters to read ends the comparisons: an older
+one could only shorten that tail."""
 
 
 def _candidates(text: str, head: str) -> list[tuple[int, _Probe]]:
@@ -256,8 +259,9 @@ def _candidates(text: str, head: str) -> list[tuple[int, _Probe]]:
     found = []
     for probe in reversed(_RECENT):
         if probe.head == head:
-            found.append((common_prefix(probe.raw, text), probe))
-            if len(found) == _CANDIDATES:
+            shared = common_prefix(probe.raw, text)
+            found.append((shared, probe))
+            if len(found) == _CANDIDATES or shared >= len(text) - _GOOD_ENOUGH:
                 break
     return found
 

@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHE_SIZE, CACHES
+from tavern.contract._prefilter import CACHE_SIZE, CACHES, shared_base
+from tavern.contract._reuse import ReusingScanner
 from tavern.contract._types import Violation
 from tavern.records import ChatMessage
 
@@ -112,10 +113,14 @@ def _mapped_ids(
     return found
 
 
+_ID_TEXTS = ReusingScanner(_SLOT_TEXT, base_of=shared_base)
+"""A prompt extends the previous one of its role: only the new tail is searched."""
+
+
 @lru_cache(maxsize=CACHE_SIZE)
 def _id_texts(content: str) -> frozenset[str]:
     # Every text a slot id of `content` can have (a superset: no word-boundary checks).
-    return frozenset(_SLOT_TEXT.findall(content))
+    return frozenset(groups[0] for _, _, groups in _ID_TEXTS.scan(content))
 
 
 def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
@@ -134,4 +139,4 @@ def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list
     ]
 
 
-CACHES.extend([_slot_ids, _mapped_in, _id_texts])
+CACHES.extend([_slot_ids, _mapped_in, _id_texts, _ID_TEXTS])

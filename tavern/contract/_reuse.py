@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 from tavern.contract._prefilter import MIN_SHARED, Recent, common_prefix
@@ -139,10 +140,12 @@ class ReusingScanner:
         self.reused = 0
 
     def _own_base(self, text: str) -> tuple[str | None, int]:
-        # Only texts opening with the same `MIN_SHARED` characters can share as many.
+        # Only texts opening with the same `MIN_SHARED` characters can share as many; the
+        # newest few of them hold the best base nearly always, and any base is exact.
         head = text[:MIN_SHARED]
+        same_head = islice((t for t in reversed(self.recent) if t.startswith(head)), 4)
         return max(
-            ((t, common_prefix(t, text)) for t in reversed(self.recent) if t.startswith(head)),
+            ((t, common_prefix(t, text)) for t in same_head),
             key=lambda pair: pair[1],
             default=(None, 0),
         )

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tavern.contract import _prefilter, clear_caches
 from tavern.contract._lexical import NOUN, ROLE
 from tavern.contract._prefilter import shared_base
-from tavern.contract._raw_ids import SLOT_ID
+from tavern.contract._raw_ids import _SLOT_TEXT, SLOT_ID
 from tavern.contract._reuse import ReusingScanner, forward_reach
 from tavern.contract._structural import _FIELD, MARKER_TAG
 
@@ -24,6 +24,7 @@ PATTERNS = [
     MARKER_TAG,
     _FIELD,
     SLOT_ID,
+    _SLOT_TEXT,
     re.compile(NOUN[0], re.IGNORECASE),
     re.compile(ROLE[0], re.IGNORECASE),
     re.compile(r"\bkey(?=\s+ring)"),
