@@ -72,7 +72,13 @@ def assemble(blocks: list[PromptBlock]) -> list[ChatMessage]:
 
 
 def snapped_start(
-    keys: list[int], sizes: list[int], budget: int, stride: int, *, truncated: bool = False
+    keys: list[int],
+    sizes: list[int],
+    budget: int,
+    stride: int,
+    *,
+    truncated: bool = False,
+    each: int = 0,
 ) -> int:
     """Index of the first item of a size-bounded tail window, snapped to a key stride.
 
@@ -89,6 +95,8 @@ def snapped_start(
         stride: Granularity of the first kept key.
         truncated: The items are a tail of a longer sequence (so even a window that fits
             whole must start on a stride, or it would slide with the caller's tail).
+        each: Size every item adds beside its own (a line's newline), so callers can pass
+            `map(len, lines)` without building a list of sums.
 
     Returns:
         Index of the first kept item (`len(keys)` when nothing fits).
@@ -101,11 +109,13 @@ def snapped_start(
     3
     >>> snapped_start(list(range(5, 15)), [10] * 10, budget=100, stride=64, truncated=True)
     0
+    >>> snapped_start(list(range(10)), [9] * 10, budget=55, stride=4, each=1)
+    8
     """
-    total = sum(sizes)
+    total = sum(sizes) + each * len(sizes)
     start = 0
     while total > budget and start < len(sizes):
-        total -= sizes[start]
+        total -= sizes[start] + each
         start += 1
     if (start == 0 and not truncated) or start >= len(keys):
         return start

@@ -87,9 +87,10 @@ def build_messages(
     memory = list(observation.memory)
     start = snapped_start(
         list(range(len(memory))),
-        [len(x) + 1 for x in memory],
+        list(map(len, memory)),
         memory_budget_tokens * 4,
         MEMORY_STRIDE_LINES,
+        each=1,  # the newline joining the lines
     )
     now = [line for line in observation.lines if line.turn_number == turn_number]
     # This beat's lines continue the memory log instead of opening a block of their own:

@@ -10,6 +10,8 @@ is not among its inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -216,6 +218,7 @@ def build_messages(
     return assemble(blocks)
 
 
+_SEQ = attrgetter("seq")
 _LINES: RecordMemo[str] = RecordMemo()
 """Rendered window lines: a record stays in the window for many turns."""
 
@@ -227,21 +230,19 @@ def history_window(state: SessionState, history: list[HistoryRecord], budget_tok
     def render(record: HistoryRecord) -> str:
         return render_record(state, record)
 
-    rendered = [
-        (r.seq, line)
-        for r, line in zip(history, _LINES.all(history, names, render), strict=True)
-        if line
-    ]
-    keys = [seq for seq, _ in rendered]
-    lines = [line for _, line in rendered]
+    # C-level passes (filter, compress, map) over the window: it holds hundreds of records.
+    every = _LINES.all(history, names, render)
+    lines = list(filter(None, every))
+    keys = list(compress(map(_SEQ, history), every))
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.
     truncated = bool(history) and history[0].seq > 0
     start = snapped_start(
         keys,
-        [len(x) + 1 for x in lines],
+        list(map(len, lines)),
         budget_tokens * 4,
         window_stride(budget_tokens),
         truncated=truncated,
+        each=1,  # the newline joining the lines
     )
     return "\n".join(lines[start:])
 

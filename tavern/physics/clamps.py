@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
@@ -32,6 +34,9 @@ MAX_SPEAKERS = 3
 _ZONE_ID = re.compile(ZONE_ID_PATTERN)
 
 
+_TURN_NUMBER = attrgetter("turn_number")
+
+
 def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
     """Whether the last beat (highest turn number) holds an action not yet adjudicated.
 
@@ -41,9 +46,12 @@ def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
     """
     if not history:
         return False
-    last = max(r.turn_number for r in history)
+    # C-level passes pick the last beat's records out of a window of hundreds.
+    turns = list(map(_TURN_NUMBER, history))
+    last = max(turns)
     return any(
-        isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
+        isinstance(r, ActionRecord) and not r.resolved
+        for r in compress(history, map(last.__eq__, turns))
     )
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tavern.physics import (
     ClampContext,
     apply_canon,
@@ -13,6 +16,7 @@ from tavern.physics import (
     clamp_decision,
     digest_line,
     event_audience,
+    has_unresolved_action,
     learn_names,
     observe,
     perceives,
@@ -384,3 +388,50 @@ def test_cast_words_are_never_secrets_when_the_cast_is_given() -> None:
         DirectorDecision(events=[ev]), ctx(FLAT, history=history, cast=CAST)
     )
     assert with_cast.events[0].text == "the innkeeper counts [...] coins"
+
+
+def _plain_unresolved(history: list[ActionRecord | SpeechRecord]) -> bool:
+    """The definition, walked plainly: the highest turn holds an unresolved action."""
+    if not history:
+        return False
+    last = max(r.turn_number for r in history)
+    return any(
+        isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
+    )
+
+
+_beat_record = st.tuples(st.integers(0, 4), st.booleans(), st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_beat_record, max_size=12))
+def test_unresolved_action_equals_the_plain_definition(specs: list[tuple[int, bool, bool]]) -> None:
+    # Turn numbers in any order: the check must not assume the history is sorted.
+    history: list[ActionRecord | SpeechRecord] = []
+    for seq, (turn, is_action, resolved) in enumerate(specs):
+        common = {"seq": seq, "turn_number": turn, "speaker": "C1", "author": "character"}
+        if is_action:
+            history.append(
+                ActionRecord(**common, text="x", audience=event_audience(["C1"]), resolved=resolved)
+            )
+        else:
+            history.append(SpeechRecord(**common, text="x", audience=event_audience(["C1"])))
+    assert has_unresolved_action(history) == _plain_unresolved(history)
+
+
+def test_negative_control_trusting_the_last_record_turn_is_caught() -> None:
+    act = ActionRecord(
+        seq=0, turn_number=5, speaker="C1", author="character", text="x",
+        audience=event_audience(["C1"]),
+    )  # fmt: skip
+    later = SpeechRecord(
+        seq=1, turn_number=2, speaker="C1", author="character", text="y",
+        audience=event_audience(["C1"]),
+    )  # fmt: skip
+    history: list[ActionRecord | SpeechRecord] = [act, later]
+
+    def shortcut(records: list[ActionRecord | SpeechRecord]) -> bool:
+        last = records[-1].turn_number  # planted: the newest record's turn taken as the max
+        return any(isinstance(r, ActionRecord) and r.turn_number == last for r in records)
+
+    assert shortcut(history) != _plain_unresolved(history) == has_unresolved_action(history)
