@@ -152,6 +152,7 @@ def digest_line(
     ledger: PerspectiveLedger,
     cast: Mapping[str, Character],
     hidden: frozenset[str] = frozenset(),
+    render: Callable[[str], str] | None = None,
 ) -> str | None:
     """One memory line for a perceived speech, action or event; None for anything else.
 
@@ -161,6 +162,7 @@ def digest_line(
         ledger: The viewer's ledger (names to render with).
         cast: The session cast.
         hidden: Tokens to redact (see `guards.hidden_tokens_for`).
+        render: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
 
     Example:
         >>> from tavern.records import Audience
@@ -171,7 +173,7 @@ def digest_line(
     """
     if isinstance(record, ThoughtRecord):
         return None
-    projected = _project_line(record, viewer, ledger, cast, hidden)
+    projected = _project_line(record, viewer, ledger, cast, hidden, render)
     if projected is None:
         return None
     text = projected[1]

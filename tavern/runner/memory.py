@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from tavern.agents import character
 from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
-from tavern.physics.identity import learn_names, render_for_viewer
+from tavern.physics.identity import learn_names, renderer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
@@ -74,12 +74,15 @@ def capture_memory(
             # memory line of a record then masks exactly what its view of it masked.
             hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
         lines = []
+        render, rendering = renderer(viewer, ledger, cast), ledger
         for record in perceived:
             ledger = learn_names(ledger, record, cast, viewer)
-            line = digest_line(record, viewer, ledger, cast, hidden)
+            if rendering is not ledger:  # a ledger that learned nothing is the same object
+                render, rendering = renderer(viewer, ledger, cast), ledger
+            line = digest_line(record, viewer, ledger, cast, hidden, render)
             if isinstance(record, ThoughtRecord) and record.speaker == viewer:
                 # Its own thought: the one private line its owner keeps (nobody else has it).
-                line = "You thought: " + render_for_viewer(record.text, viewer, ledger, cast)
+                line = "You thought: " + render(record.text)
             if line:
                 lines.append(line)
         memory = evict([*ledger.memory, *lines], budget_chars)
