@@ -114,16 +114,19 @@ LISTS_KEPT = 8
 
 
 def _repeated(old: list[T], old_values: list[V], records: Sequence[T]) -> list[V]:
-    """The values of `old` over the start of `records`, where `records` repeats a stretch of
-    `old` from its first item on (by identity); empty when it does not."""
+    """The values of `old` over the longest start of `records` that repeats a stretch of
+    `old` (by identity) beginning at `records[0]`; empty when `old` lacks that record.
+
+    A window often repeats the last one only in part: its last beat's records, appended
+    during that beat, come back from the store as other objects once committed.
+    """
     first = records[0]
     at = 0 if old and old[0] is first else next((i for i, r in enumerate(old) if r is first), -1)
     if at < 0:
         return []
     span = min(len(old) - at, len(records))
-    if all(map(operator.is_, old[at : at + span], records[:span])):
-        return old_values[at : at + span]
-    return []
+    same = list(map(operator.is_, old[at : at + span], records[:span]))
+    return old_values[at : at + (same.index(False) if False in same else span)]
 
 
 class RecordMemo(ItemMemo[HistoryRecord, V]):

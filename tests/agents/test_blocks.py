@@ -78,18 +78,44 @@ def _pool(n: int) -> list[Any]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.booleans()), max_size=12))
-def test_window_values_equal_the_per_record_values(windows: list[tuple[int, int, bool]]) -> None:
-    """Windows that grow, move, shrink or jump, sometimes made of fresh but equal records:
-    `all` answers exactly what deriving each record would."""
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 31)), max_size=12))
+def test_window_values_equal_the_per_record_values(windows: list[tuple[int, int, int]]) -> None:
+    """Windows that grow, move, shrink or jump, from some item on made of fresh records
+    (new identities, changed text; all fresh, or none): `all` answers exactly what deriving
+    each record would."""
     from tavern.physics.record_memo import RecordMemo
 
     pool, memo = _pool(31), RecordMemo[str](limit=64)
-    for start, length, fresh in windows:
+    for start, length, fresh_from in windows:
         window = pool[start : start + length]
-        if fresh:  # equal content, new identities: must not count as a repeat
-            window = [r.model_copy(update={"text": r.text + "'"}) for r in window]
+        window = window[:fresh_from] + [
+            r.model_copy(update={"text": r.text + "'"}) for r in window[fresh_from:]
+        ]  # a fresh record must not count as a repeat, nor anything after it
         assert memo.all(window, 0, lambda r: r.text) == [r.text for r in window]
+
+
+def test_negative_control_reuse_past_the_first_changed_record_is_caught() -> None:
+    """Planted: a repeat check that trusts the old list's values after an item that differs
+    (comparing only the first and the last item)."""
+    from tavern.physics import record_memo
+
+    def ends_only(old: list[Any], old_values: list[str], records: Any) -> list[str]:
+        span = min(len(old), len(records))
+        if old and old[0] is records[0] and old[span - 1] is records[span - 1]:
+            return old_values[:span]
+        return []
+
+    pool = _pool(6)
+    changed = [*pool[:2], pool[2].model_copy(update={"text": "new"}), *pool[3:]]
+    memo = record_memo.RecordMemo[str]()
+    memo.all(pool, 0, lambda r: r.text)
+    real = record_memo._repeated
+    try:
+        record_memo._repeated = ends_only
+        stale = memo.all(changed, 0, lambda r: r.text)
+    finally:
+        record_memo._repeated = real
+    assert stale != [r.text for r in changed]
 
 
 def test_negative_control_reuse_by_position_serves_stale_values() -> None:
