@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 from tavern.contract._prefilter import MIN_SHARED, Recent, common_prefix
@@ -66,6 +68,7 @@ def maybe_long_run(text: str, base: str | None = None, shared: int = 0) -> bool:
 
 Span = tuple[int, int, tuple[str | Any, ...]]
 """A match: start, end, and `(group(0), *groups())`."""
+_start = itemgetter(0)
 
 
 def _reach(items: Any) -> tuple[int, int]:
@@ -168,7 +171,7 @@ class ReusingScanner:
             old = self.recent.get(base) if base is not None else None
             if old is not None and shared >= MIN_SHARED and not maybe_long_run(text, base, shared):
                 cut = shared - self.reach
-                kept = tuple(s for s in old if s[0] <= cut)
+                kept = old[: bisect_right(old, cut, key=_start)]  # spans are in start order
                 resume = max(cut + 1, kept[-1][1] if kept else 0)
                 found = kept + self._spans(text, resume)
                 self.reused += 1
