@@ -285,23 +285,27 @@ def redact_visible(
             changes.append(ClampChange(rule=rule, path=path, before=text, after=new))
         return new
 
+    # Every guard runs this on every decision and most find nothing: copy only what changed.
     events = [
-        ev.model_copy(update={"text": scrub(f"events[{i}].text", ev.text, hide_in_event(i))})
+        ev
+        if (text := scrub(f"events[{i}].text", ev.text, hide_in_event(i))) == ev.text
+        else ev.model_copy(update={"text": text})
         for i, ev in enumerate(d.events)
     ]
     delta = d.scene
     facts = [scrub(f"scene.add_facts[{i}]", f, everywhere) for i, f in enumerate(delta.add_facts)]
     location = delta.new_location and scrub("scene.new_location", delta.new_location, everywhere)
     moves = [
-        m.model_copy(
-            update={
-                "new_zone_label": m.new_zone_label
-                and scrub(f"zone_moves[{i}].new_zone_label", m.new_zone_label, everywhere)
-            }
-        )
+        m
+        if not m.new_zone_label
+        or (label := scrub(f"zone_moves[{i}].new_zone_label", m.new_zone_label, everywhere))
+        == m.new_zone_label
+        else m.model_copy(update={"new_zone_label": label})
         for i, m in enumerate(d.zone_moves)
     ]
     moods = {k: scrub(f"mood_updates.{k}", v, everywhere) for k, v in d.mood_updates.items()}
+    if not changes:
+        return d, changes  # every text came back equal
     new_delta = delta.model_copy(update={"add_facts": facts, "new_location": location})
     update = {"events": events, "scene": new_delta, "zone_moves": moves, "mood_updates": moods}
     return d.model_copy(update=update), changes
