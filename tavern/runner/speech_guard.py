@@ -73,16 +73,24 @@ def speech_guard(
     payloads = _payloads(state, context)
     if not payloads:
         return decision, []
+    # Lines share a handful of audiences: every test below is per audience, so the tokens
+    # are pooled per audience once instead of walked per line for each event.
+    by_audience: dict[frozenset[str], set[str]] = {}
+    for audience, toks in payloads:
+        by_audience.setdefault(audience, set()).update(toks)
     present = set(state.scene.present)
-    everywhere = {t for audience, toks in payloads if not present <= audience for t in toks}
+    everywhere = set().union(
+        *(toks for audience, toks in by_audience.items() if not present <= audience)
+    )
 
     def hidden_in_event(i: int) -> set[str]:
         witnesses = set(decision.events[i].witness_ids)
-        return {
-            t
-            for audience, toks in payloads
-            if not witnesses or not witnesses <= audience
-            for t in toks
-        }
+        return set().union(
+            *(
+                toks
+                for audience, toks in by_audience.items()
+                if not witnesses or not witnesses <= audience
+            )
+        )
 
     return redact_visible(decision, RULE, hidden_in_event, everywhere)
