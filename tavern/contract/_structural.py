@@ -216,10 +216,14 @@ def _odd_one(values: Sequence[object]) -> int | None:
     """Index of the single value unlike all the others (which agree), if there is one."""
     if len(values) < MIN_BLOCKS:
         return None
-    for i, value in enumerate(values):
-        others = [v for j, v in enumerate(values) if j != i]
-        if all(v == others[0] for v in others) and value != others[0]:
-            return i
+    # One pass: with three or more values, the odd one is the only value unlike the first,
+    # or the first itself when every other value is unlike it and they all agree.
+    first = values[0]
+    differ = [i for i, v in enumerate(values) if v != first]
+    if len(differ) == 1:
+        return differ[0]
+    if len(differ) == len(values) - 1 and all(values[i] == values[differ[0]] for i in differ):
+        return 0
     return None
 
 

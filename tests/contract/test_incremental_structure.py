@@ -148,3 +148,31 @@ def test_negative_control_reusing_a_line_past_the_cut_is_caught(
     monkeypatch.undo()
     clear_caches()
     assert reused != _structural._named_results(second, NAMES, _structural._line_header)
+
+
+def _odd_one_plain(values: list[object]) -> int | None:
+    """The definition: the index whose removal leaves values that all agree, unlike it."""
+    if len(values) < _structural.MIN_BLOCKS:
+        return None
+    for i, value in enumerate(values):
+        others = [v for j, v in enumerate(values) if j != i]
+        if all(v == others[0] for v in others) and value != others[0]:
+            return i
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", ("a", ""), True, False]), max_size=7))
+def test_odd_one_equals_its_definition(values: list[object]) -> None:
+    assert _structural._odd_one(values) == _odd_one_plain(values)
+
+
+def test_negative_control_an_odd_one_ignoring_the_first_value_is_caught() -> None:
+    # Planted: only values unlike the first are ever reported, so a first value that is the
+    # odd one goes unseen.
+    def later_only(values: list[object]) -> int | None:
+        differ = [i for i, v in enumerate(values) if v != values[0]]
+        return differ[0] if len(differ) == 1 else None
+
+    values: list[object] = ["x", "y", "y"]
+    assert later_only(values) != _odd_one_plain(values) == _structural._odd_one(values) == 0
