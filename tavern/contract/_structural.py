@@ -123,7 +123,7 @@ def _lines(content: str, names: tuple[str, ...]) -> Lines:
     if old is not None and kept:
         lines = old[0][:kept] + lines
         offsets = old[1][:kept] + offsets
-        named = [i for i in old[2] if i < kept] + named
+        named = old[2][: bisect_left(old[2], kept)] + named  # named indices are sorted
     return _LINES_KEPT.put((content, names), (lines, offsets, named))
 
 
