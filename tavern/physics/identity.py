@@ -164,20 +164,32 @@ def _lessons(
     """The names one record teaches `viewer`, in the order they are taught."""
     if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
         return ()
-    found = [
-        (record.speaker, match.group(1), record.seq)
-        for match in _INTRO.finditer(record.text)
-        if record.speaker != viewer
+    names_key = _HEARD.number(tuple((s, c.body.display_name) for s, c in cast.items()))
+    intros, named = _HEARD.get(record, names_key, lambda r: _heard(r, cast))
+    found = [(record.speaker, name, record.seq) for name in intros if record.speaker != viewer]
+    hearers = record.audience.perceivers
+    found += [
+        (slot, form, record.seq) for slot, form in named if slot != viewer and slot in hearers
     ]
-    hearers = set(record.audience.perceivers)
+    return tuple(found)
+
+
+Heard = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
+_HEARD: RecordMemo[Heard] = RecordMemo()
+"""What a speech says, whoever hears it: searched once per record, not once per viewer."""
+
+
+def _heard(record: HistoryRecord, cast: Mapping[str, Character]) -> Heard:
+    """(names the speaker introduces, (slot, name form) of each cast member the text names,
+    in cast order with the first form found): what `_lessons` filters per viewer."""
+    intros = tuple(match.group(1) for match in _INTRO.finditer(record.text))
+    named = []
     for slot, character in cast.items():
-        if slot == viewer or slot not in hearers:
-            continue
         for form in _name_forms(character):
             if _whole_word(form).search(record.text):
-                found.append((slot, form, record.seq))
+                named.append((slot, form))
                 break
-    return tuple(found)
+    return intros, tuple(named)
 
 
 def ref_for(

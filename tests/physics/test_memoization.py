@@ -400,3 +400,38 @@ def test_negative_control_a_chain_trusting_its_base_alone_is_caught(
     monkeypatch.undo()
     guards._WALKS.clear()
     assert "ledger" not in hidden_tokens_for(records, SCENE, "C3")
+
+
+def _renamed(cast: dict[str, Character], slot: str, name: str) -> dict[str, Character]:
+    body = cast[slot].body.model_copy(update={"display_name": name})
+    return {**cast, slot: cast[slot].model_copy(update={"body": body})}
+
+
+_CALLED = SpeechRecord(
+    seq=4, turn_number=1, speaker="C1", author="character", text="Rui, over here!",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+
+
+def _learned_rui(cast: dict[str, Character]) -> str | None:
+    start = initial_identities(cast)["C3"]
+    return learn_all(start, [_CALLED], cast, "C3").identities["C2"].name
+
+
+def test_what_a_speech_names_follows_the_cast_names() -> None:
+    """The per-record search (`identity._heard`) is shared by viewers, never by casts: the
+    same record names Rui for one cast and nobody where C2 is called otherwise."""
+    other = _renamed(_CAST, "C2", "Vasco")
+    assert [_learned_rui(c) for c in (_CAST, other, _CAST)] == ["Rui", None, "Rui"]
+
+
+def test_negative_control_a_search_memo_keyed_without_the_cast_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tavern.physics import identity
+
+    monkeypatch.setattr(identity, "_LESSONS", type(identity._LESSONS)())  # start cold
+    monkeypatch.setattr(identity, "_HEARD", type(identity._HEARD)())
+    monkeypatch.setattr(identity._HEARD, "number", lambda key: 0)  # planted: one key for all
+    assert _learned_rui(_CAST) == "Rui"
+    assert _learned_rui(_renamed(_CAST, "C2", "Vasco")) == "Rui"  # stale: nobody said Vasco
