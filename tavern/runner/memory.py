@@ -69,7 +69,7 @@ def capture_memory(
         if not perceived:
             continue
         hidden: frozenset[str] = frozenset()
-        if secret and secret & _shown_tokens(names, perceived):
+        if secret and _shows_secret(secret, names, perceived):
             # The same public words as the viewer's observation (`physics.observe`): its
             # memory line of a record then masks exactly what its view of it masked.
             hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
@@ -126,15 +126,18 @@ def _record_secrets(record: HistoryRecord) -> frozenset[str]:
     return frozenset()
 
 
-def _shown_tokens(names: set[str], perceived: Sequence[HistoryRecord]) -> set[str]:
-    """Tokens a viewer's digests of `perceived` can contain: their texts plus `names`, the
-    tokens of every name or description a digest may insert (`_name_tokens`).
+def _shows_secret(secret: set[str], names: set[str], perceived: Sequence[HistoryRecord]) -> bool:
+    """Whether a viewer's digests of `perceived` can contain a `secret` token: the tokens
+    they can hold are their texts' plus `names`, those of every name or description a digest
+    may insert (`_name_tokens`). Tested text by text, stopping at the first hit.
 
     When none of them is a secret token, redaction is a no-op for that viewer and the costly
     per-viewer guard set is skipped.
     """
-    return names | tokens_in(
-        r.text for r in perceived if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
+    return not secret.isdisjoint(names) or any(
+        not secret.isdisjoint(cached_tokens(r.text))
+        for r in perceived
+        if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
     )
 
 
