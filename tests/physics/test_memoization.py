@@ -435,3 +435,72 @@ def test_negative_control_a_search_memo_keyed_without_the_cast_is_caught(
     monkeypatch.setattr(identity._HEARD, "number", lambda key: 0)  # planted: one key for all
     assert _learned_rui(_CAST) == "Rui"
     assert _learned_rui(_renamed(_CAST, "C2", "Vasco")) == "Rui"  # stale: nobody said Vasco
+
+
+def _plain_feed(public: set[str], history: list[Any]) -> tuple[Any, ...]:
+    """The secrets fold as first written: each event word tested against every whisper."""
+    from tavern.records import ActionRecord, EventRecord, SystemRecord
+
+    owners: dict[str, set[str]] = {}
+    whispers: list[tuple[int, frozenset[str], set[str]]] = []
+    for record in history:
+        if isinstance(record, ThoughtRecord):
+            for token in salient_tokens(record.text) - public:
+                owners.setdefault(token, set()).add(record.speaker)
+        elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
+            payload = set(salient_tokens(record.text) - public)
+            for token in payload:
+                owners.pop(token, None)
+            whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
+        elif isinstance(record, SpeechRecord | ActionRecord):
+            said = salient_tokens(record.text)
+            public |= said
+            for token in said:
+                owners.pop(token, None)
+            for _seq, _who, payload in whispers:
+                payload -= said
+        elif isinstance(record, EventRecord | SystemRecord):
+            public.update(
+                token
+                for token in salient_tokens(record.text)
+                if token not in owners and not any(token in p for _s, _w, p in whispers)
+            )
+    return public, owners, whispers
+
+
+def _any_record(kind: str, seq: int, words: list[str], speaker: str) -> Any:
+    from tavern.records import EventRecord
+
+    if kind == "event":
+        return EventRecord(
+            seq=seq, turn_number=1, speaker="World", author="director", event_kind="world_event",
+            text=" ".join(words), audience=Audience(origin="public", perceivers=["C1", "C2"]),
+        )  # fmt: skip
+    return _record(kind, seq, " ".join(words), speaker)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["thought", "whisper", "speech", "event"]),
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
+            st.sampled_from(["C1", "C3"]),
+        ),
+        max_size=14,
+    )
+)
+def test_secrets_fold_equals_its_plain_form(spec: list[tuple[str, list[str], str]]) -> None:
+    history = [_any_record(k, i, w, s) for i, (k, w, s) in enumerate(spec)]
+    fold = guards._Fold({"ring"})
+    fold.feed(history)
+    assert (fold.public, fold.owners, fold.whispers) == _plain_feed({"ring"}, history)
+
+
+def test_an_event_repeating_a_whispered_word_does_not_make_it_public() -> None:
+    """The planted fault the property above was seen catching: an event fold that forgets
+    the whispers would publish "mill" here."""
+    history = [_any_record("whisper", 0, ["mill"], "C1"), _any_record("event", 1, ["mill"], "C1")]
+    fold = guards._Fold(set())
+    fold.feed(history)
+    assert "mill" not in fold.public and fold.whispers[0][2] == {"mill"}
