@@ -13,6 +13,7 @@ user message.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -61,6 +62,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of the renderer's answer."""
 
 
+_KEY, _TEXT = itemgetter(0), itemgetter(1)
 _LINES: RecordMemo[tuple[str, bool]] = RecordMemo()
 """Rendered transcript lines: a record stays in the transcript for many turns."""
 
@@ -99,14 +101,16 @@ def build_messages(
     hidden = frozenset(spoken_only_tokens(state, [*earlier, *beat]))
     key = _LINES.number(tuple(names.items()))
     lines = _transcript_lines(earlier, key, namer, hidden)
+    # C-level passes (map, itemgetter) over the transcript: it holds hundreds of lines.
     start = snapped_start(
-        [k for k, _ in lines],
-        [len(t) + 1 for _, t in lines],
+        list(map(_KEY, lines)),
+        list(map(len, map(_TEXT, lines))),
         budget_tokens * 4,
         max(4, budget_tokens // 75),  # about half a window, in seqs (~6 records a beat)
         truncated=bool(earlier) and earlier[0].seq > 0,
+        each=1,  # the newline joining the lines
     )
-    transcript = log_lines(t for _, t in lines[start:])
+    transcript = log_lines(map(_TEXT, lines[start:]))
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
