@@ -35,6 +35,7 @@ from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.wrappers import RetryPolicy
+from tavern.physics.redaction import redact, salient_tokens
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -129,11 +130,16 @@ def _synthetic_turn(state: SessionState, seq: int, turn: int, rng: random.Random
     hall = Audience(origin="zone", perceivers=HALL)
     tick = state.clock.tick
     common = {"turn_number": turn, "audience": hall, "tick": tick}
+    said, outcome = _sentence(rng, 16), _sentence(rng, 14)  # drawn in their old order
     records: list[HistoryRecord] = [
-        SpeechRecord(seq=seq, speaker="C1", author="human", text=_sentence(rng, 16), **common),
+        SpeechRecord(seq=seq, speaker="C1", author="human", text=said, **common),
+        # Events carry a reader text, as the kernel records them (`BeatLog.add_events`): the
+        # words spoken so far masked. Without one, an event counts as recorded before reader
+        # texts existed, and every prose prompt masks it anew (a path new sessions never take).
         EventRecord(
             seq=seq + 1, speaker="C1", author="director", event_kind="action_outcome",
-            text=_sentence(rng, 14), actor_id="C1", **common,
+            text=outcome, actor_id="C1", reader_text=redact(outcome, salient_tokens(said)),
+            **common,
         ),
         NarrationRecord(
             seq=seq + 2, speaker=NARRATOR, author="renderer",
