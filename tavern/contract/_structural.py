@@ -134,12 +134,8 @@ _PER_LINE_KEPT: Recent[tuple[str, tuple[str, ...], object], list[Any]] = Recent(
 def _named_results(
     content: str, names: tuple[str, ...], per_line: Callable[[str, tuple[str, ...]], T]
 ) -> list[T]:
-    """`per_line(line, names)` for each named line of `content`, in order.
-
-    A line of the base text that `_lines` keeps is the same line here, at the same index
-    and equally named: the base's results for those lines are reused, and only the rest is
-    computed (a lookup per line in `per_line`'s own cache cost more than the whole walk).
-    """
+    """`per_line(line, names)` for each named line of `content`, in order. A base line that
+    `_lines` keeps is the same line here (same index, equally named): its result is reused."""
     lines, _, named = _lines(content, names)
     base, shared = shared_base(content)
     reused: list[T] = []
