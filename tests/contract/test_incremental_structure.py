@@ -18,6 +18,8 @@ from tavern.contract import _prefilter, _structural, clear_caches
 from tavern.contract._prefilter import MIN_SHARED, fold
 from tavern.contract._reuse import WS_LIMIT, maybe_long_run
 
+from .reference import _odd_one as _odd_one_plain
+
 NAMES = ("Mara", "Rui", "Ana Sol")
 PIECES = [
     "Mara", "Rui", "Ana Sol", "Ana", "Present: ", "\n", "\r", "\r\n", "\x0c", "\u2028", " ",
@@ -148,17 +150,6 @@ def test_negative_control_reusing_a_line_past_the_cut_is_caught(
     monkeypatch.undo()
     clear_caches()
     assert reused != _structural._named_results(second, NAMES, _structural._line_header)
-
-
-def _odd_one_plain(values: list[object]) -> int | None:
-    """The definition: the index whose removal leaves values that all agree, unlike it."""
-    if len(values) < _structural.MIN_BLOCKS:
-        return None
-    for i, value in enumerate(values):
-        others = [v for j, v in enumerate(values) if j != i]
-        if all(v == others[0] for v in others) and value != others[0]:
-            return i
-    return None
 
 
 @settings(max_examples=300, deadline=None)
