@@ -103,9 +103,7 @@ def _lines(content: str, names: tuple[str, ...]) -> Lines:
     finder = _names_regex(names)
     base, shared = shared_base(content)
     old = _LINES_KEPT.get((base, names)) if base is not None else None
-    kept = 0
-    if old is not None:
-        kept = max(0, bisect_left(old[1], shared) - 1)
+    kept = _kept(old[1], shared) if old is not None else 0
     start = old[1][kept] if old is not None and old[1] else 0
     lines = content[start:].splitlines(keepends=True)
     offsets, pos = [], start
@@ -127,6 +125,12 @@ def _lines(content: str, names: tuple[str, ...]) -> Lines:
     return _LINES_KEPT.put((content, names), (lines, offsets, named))
 
 
+def _kept(offsets: list[int], shared: int) -> int:
+    """How many lines of a text starting at `offsets` lie wholly in its first `shared`
+    characters, the line break and the character after it included (see `_lines`)."""
+    return max(0, bisect_left(offsets, shared) - 1)
+
+
 T = TypeVar("T")
 _PER_LINE_KEPT: Recent[tuple[str, tuple[str, ...], object], list[Any]] = Recent()
 
@@ -143,8 +147,7 @@ def _named_results(
         old = _PER_LINE_KEPT.get((base, names, per_line))
         base_lines = _LINES_KEPT.get((base, names)) if old is not None else None
         if old is not None and base_lines is not None:
-            kept = max(0, bisect_left(base_lines[1], shared) - 1)
-            reused = old[: bisect_left(base_lines[2], kept)]
+            reused = old[: bisect_left(base_lines[2], _kept(base_lines[1], shared))]
     results = reused + [per_line(lines[i], names) for i in named[len(reused) :]]
     return _PER_LINE_KEPT.put((content, names, per_line), results)
 
