@@ -13,7 +13,7 @@ user message.
 
 from __future__ import annotations
 
-from operator import itemgetter
+from operator import is_, itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -196,12 +196,31 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> set
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    spoken = set().union(*_SPOKEN.all(records, 0, _spoken_tokens))
-    return spoken - tokens_in(_public_corpus(state))
+    return set(_spoken_union(records) - tokens_in(_public_corpus(state)))
 
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
 """Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
+_UNIONS: list[tuple[list[HistoryRecord], frozenset[str]]] = []
+"""The last few windows and the union of their spoken tokens: a beat asks again for the same
+window with its new records appended (kept alive with the entry, so identities stay unique)."""
+_UNIONS_KEPT = 4
+
+
+def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
+    """Every spoken token of `records`; a window extending a remembered one (the same
+    record objects first) adds only its new records' tokens to that window's union."""
+    union: frozenset[str] = frozenset()
+    tail = records
+    for old, old_union in reversed(_UNIONS):
+        if len(old) <= len(records) and all(map(is_, old, records)):
+            union, tail = old_union, records[len(old) :]
+            break
+    if tail:
+        union = union.union(*(_SPOKEN.get(r, 0, _spoken_tokens) for r in tail))
+    _UNIONS.append((list(records), union))
+    del _UNIONS[:-_UNIONS_KEPT]
+    return union
 
 
 def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
