@@ -11,7 +11,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from tavern.llm.wrappers import (
     RetryingProvider,
     RetryPolicy,
     ValidatingProvider,
+    loads_answer,
     schema_validator,
 )
 from tavern.records.config import AppConfig
@@ -152,7 +152,7 @@ class LlmClient:
         schema_validator(schema)  # a broken schema is a caller bug: fail before any call
         request = self._request(agent, messages, schema, session_id, turn_number, max_tokens)
         response = await self._stack.complete(request)
-        value = json.loads(response.content)  # validated by ValidatingProvider
+        value = loads_answer(response.content)  # validated by ValidatingProvider
         if not isinstance(value, dict):
             raise LlmCallError("schema", "answer is not a JSON object")
         return value

@@ -113,6 +113,28 @@ def schema_validator(schema: dict[str, Any]) -> Validator:
     return _compiled_for(schema).validator
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or infinities)")
+
+
+_ANSWER_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def loads_answer(content: str) -> Any:
+    """`json.loads`, except that NaN, Infinity and -Infinity are refused: Python's parser
+    accepts them, JSON has no such values, and a NaN passes every numeric bound.
+
+    Example:
+        >>> loads_answer('{"score": 0.5}')
+        {'score': 0.5}
+        >>> loads_answer('{"score": NaN}')
+        Traceback (most recent call last):
+        ...
+        ValueError: NaN is not JSON (RFC 8259 has no NaN or infinities)
+    """
+    return _ANSWER_DECODER.decode(content)
+
+
 def parse_json_answer(content: str, schema: dict[str, Any]) -> Any:
     """Parse `content` and validate it against `schema`.
 
@@ -123,7 +145,7 @@ def parse_json_answer(content: str, schema: dict[str, Any]) -> Any:
         LlmCallError: `parse` for invalid JSON, `schema` for a schema violation.
     """
     try:
-        value = json.loads(content)
+        value = loads_answer(content)
     except ValueError as exc:
         raise LlmCallError("parse", f"answer is not valid JSON: {exc}") from None
     compiled = _compiled_for(schema)

@@ -10,10 +10,12 @@ import jsonschema
 import pytest
 
 import tavern.llm
+import tavern.llm.wrappers
 from tavern.llm import FakeProvider, LlmCallError, LlmClient, RetryPolicy
 from tavern.llm.call_policy import policy_text
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.provider import ProviderRequest
+from tavern.llm.wrappers import parse_json_answer
 
 from .helpers import REPLY_SCHEMA, Journal, load_body, messages, mock_http
 
@@ -198,3 +200,38 @@ async def test_live_calls_refused_in_tests_unless_allowed(
     monkeypatch.setattr(tavern.llm, "ALLOW_LIVE_CALLS", True)
     await _call(client)
     assert len(transport.requests) == 1
+
+
+NON_JSON_NUMBERS = ['{"speech": NaN}', '{"speech": Infinity}', '{"speech": [-Infinity]}']
+
+
+@pytest.mark.parametrize("content", NON_JSON_NUMBERS)
+async def test_nan_and_infinities_are_parse_errors(content: str, journal: Journal) -> None:
+    # Python's json module reads these; the test would pass vacuously if it did not.
+    assert json.loads(content)
+    schema = {"type": "object", "properties": {"speech": {}}, "required": ["speech"]}
+    with pytest.raises(LlmCallError) as caught:
+        parse_json_answer(content, schema)
+    assert caught.value.error_type == "parse"
+    assert "is not JSON" in caught.value.message
+    # Through a real adapter: the answer is retried like any unparseable one, then refused.
+    handler = _scripted(*[httpx.Response(200, json=_body_with(content))] * 2)
+    with pytest.raises(LlmCallError) as failed:
+        await _client(handler, journal, attempts=2).call_json(
+            agent="character:C2",
+            messages=messages(),
+            schema=schema,
+            session_id="s1",
+            turn_number=4,
+        )
+    assert failed.value.error_type == "parse"
+    assert [line.error_type for line in journal] == ["parse", "parse"]
+
+
+def test_negative_control_a_plain_parser_lets_nan_through_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "number", "maximum": 1}}}
+    monkeypatch.setattr(tavern.llm.wrappers, "loads_answer", json.loads)
+    value = parse_json_answer('{"x": NaN}', schema)  # the hole the strict parser closes
+    assert value["x"] != value["x"]
