@@ -41,6 +41,7 @@ from tavern.store import (
     Library,
     NothingToUndo,
     NotInLibrary,
+    PendingSync,
     RevisionConflict,
     SchemaVersionMismatch,
     SessionLocks,
@@ -183,8 +184,10 @@ class Runner:
                 session_id, self.limits.director_turns, self.limits.window_step
             )
             number = state.turn_number + 1
-            # Every line of the turn reaches the disk before the commit, at one fsync.
-            with self.journal.synced_once(session_id):
+            # Every line of the turn reaches the disk before the commit, at one fsync. It runs
+            # while the store prepares the commit, which waits for it before COMMIT.
+            synced = PendingSync()
+            with self.journal.synced_once(session_id, synced):
                 self.journal.append(
                     session_id,
                     TurnInputLine(
@@ -217,7 +220,12 @@ class Runner:
                 ).run()
             try:
                 stored = self.store.commit_turn(
-                    session_id, number, outcome.records, outcome.state, state.revision
+                    session_id,
+                    number,
+                    outcome.records,
+                    outcome.state,
+                    state.revision,
+                    before_commit=synced.wait,
                 )
             except RevisionConflict as exc:
                 raise ConflictError(str(exc)) from exc

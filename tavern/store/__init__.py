@@ -25,7 +25,13 @@ from tavern.store.ids import (
     check_session_id,
     new_session_id,
 )
-from tavern.store.journal import JournalWriter, journal_path, read_journal, session_dir
+from tavern.store.journal import (
+    JournalWriter,
+    PendingSync,
+    journal_path,
+    read_journal,
+    session_dir,
+)
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
@@ -40,6 +46,7 @@ __all__ = [
     "Library",
     "NotInLibrary",
     "NothingToUndo",
+    "PendingSync",
     "RevisionConflict",
     "SchemaVersionMismatch",
     "SessionExists",

@@ -14,6 +14,7 @@ import os
 import threading
 import weakref
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,6 +39,45 @@ def session_dir(data_dir: Path | str, session_id: str) -> Path:
 def journal_path(data_dir: Path | str, session_id: str) -> Path:
     """The journal file of one session (it may not exist yet)."""
     return session_dir(data_dir, session_id) / JOURNAL_NAME
+
+
+class PendingSync:
+    """The fsync a `synced_once` block started in the background when it closed.
+
+    `wait` returns once the block's lines are on disk, or raises the fsync's error; it is a
+    no-op when the block started none (nothing written, not durable, an inner block).
+    """
+
+    __slots__ = ("_future",)
+
+    def __init__(self) -> None:
+        self._future: Future[None] | None = None
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the lines are on disk (at most once; later calls return at once).
+
+        Raises:
+            TimeoutError: `timeout` seconds passed first (the sync stays pending).
+        """
+        if self._future is not None:
+            self._future.result(timeout)
+            self._future = None
+
+
+_SYNC_THREADS: list[ThreadPoolExecutor] = []
+_SYNC_THREADS_LOCK = threading.Lock()
+# A forked child has none of its parent's threads: it must start its own pool, or an fsync
+# handed to the inherited one would never run.
+os.register_at_fork(after_in_child=_SYNC_THREADS.clear)
+
+
+def _sync_threads() -> ThreadPoolExecutor:
+    """The threads running background fsyncs, started on first use (`os.fsync` releases
+    the GIL, so the caller's own work goes on meanwhile)."""
+    with _SYNC_THREADS_LOCK:
+        if not _SYNC_THREADS:
+            _SYNC_THREADS.append(ThreadPoolExecutor(4, thread_name_prefix="tavern-journal-sync"))
+        return _SYNC_THREADS[0]
 
 
 class _WriterLock:
@@ -182,27 +222,40 @@ class JournalWriter:
                 os.close(fd)  # closing releases the flock
 
     @contextmanager
-    def synced_once(self, session_id: str) -> Iterator[None]:
+    def synced_once(self, session_id: str, pending: PendingSync | None = None) -> Iterator[None]:
         """Within the block, durable appends to this session skip their own fsync; leaving
-        it (normally or by an exception) fsyncs the journal once if a line was written.
+        it fsyncs the journal once if a line was written.
 
         For the lines of one turn: the runner leaves the block before it commits the turn, so
         every line of a committed turn is on disk first, at one fsync instead of one a line.
         A line is still written (to the page cache) before `append` returns, so a crash of the
         process loses nothing; only a crash of the machine can lose lines of a turn that
         was never committed. Blocks nest; the outermost one syncs.
+
+        Args:
+            session_id: The session whose appends are deferred.
+            pending: When given, a normal exit starts the fsync in the background and hands
+                it to `pending`, so the caller's next work (the runner's commit preparation)
+                overlaps the disk's wait; the caller must `pending.wait()` before acting on
+                the lines being durable. An exit by an exception still syncs at once.
         """
         holder = self._lock_for(session_id)  # held strongly here: the registry is weak
         with holder.lock:
             holder.deferred += 1
+        failed = True
         try:
             yield
+            failed = False
         finally:
             with holder.lock:
                 holder.deferred -= 1
-                if not holder.deferred and holder.unsynced:
+                due = not holder.deferred and holder.unsynced
+                if due:
                     holder.unsynced = False
-                    self._fsync(session_id)
+            if due and pending is not None and not failed:
+                pending._future = _sync_threads().submit(self._fsync, session_id)
+            elif due:
+                self._fsync(session_id)
 
     def _fsync(self, session_id: str) -> None:
         try:

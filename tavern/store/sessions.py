@@ -6,16 +6,15 @@ Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`)
   `memory_at` (which lines are each ledger's memory), and the columns `list()` needs.
   Rewritten on every commit; its size does not grow with history.
 - `memory_lines`: the ledgers' memory, one row per line, keyed by `(session_id, owner,
-  position)` and tagged with the turn that wrote it. Append-only between undos: a commit
-  inserts only the lines appended since the last write (`_memory.py`,
-  `docs/store-memory-lines.md`).
+  position)`, tagged with the turn that wrote it; a commit inserts only the lines appended
+  since the last write (`_memory.py`, `docs/store-memory-lines.md`).
 - `history`: one row per history record, keyed by `(session_id, seq)`.
 - `checkpoints`: one row per committed turn holding the *pre-turn* state and `memory_at`, so
   undo costs one turn, not one session.
 
-A format-1 file is migrated when opened; its rows (`memory_at` NULL) keep their memory in
-their JSON until their session's next write. Reads reuse the last state and history window
-while the row's stamp is unchanged; a commit extends them (`_states.py`, `_tails.py`).
+A format-1 file is migrated when opened (rows keep their memory in their JSON until their
+next write). Reads reuse the last state and history window while the row's stamp is
+unchanged; a commit extends them (`_states.py`, `_tails.py`).
 
 Every write runs in `BEGIN IMMEDIATE`, so a second process waits (busy timeout) instead of
 failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
@@ -26,10 +25,9 @@ from __future__ import annotations
 import builtins
 import shutil
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 
 from pydantic import BaseModel
 
@@ -121,12 +119,7 @@ class SessionStore:
     def __enter__(self) -> SessionStore:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # -- sessions -------------------------------------------------------------------------
@@ -244,12 +237,15 @@ class SessionStore:
         records: Sequence[HistoryRecord],
         new_state: SessionState,
         expected_revision: int,
+        before_commit: Callable[[], None] | None = None,
     ) -> SessionState:
         """Atomically append one turn's records and replace the state.
 
         The pre-turn state is kept in a checkpoint row so `undo` restores it exactly. The
         stored state gets `turn_number` and `revision = expected_revision + 1`; it is
         returned. Cost depends on the turn and the state, never on the history length.
+        `before_commit` runs last inside the transaction (the runner waits there for the
+        turn's journal fsync); if it raises, nothing is committed.
 
         Raises:
             RevisionConflict: the session changed since `expected_revision`.
@@ -278,6 +274,8 @@ class SessionStore:
             )
             bodies = insert_records(db, session_id, records)
             stamped = write_row(db, stored, turn_number=turn_number, old=old)
+            if before_commit is not None:
+                before_commit()
             remember(self._records, bodies, records)
         self._states.put(session_id, stamped, stored)
         self._tails.extend(session_id, before, stamped, records)

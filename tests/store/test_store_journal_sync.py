@@ -7,13 +7,14 @@ plain durable writer outside any block: one fsync per line, which the count tell
 from __future__ import annotations
 
 import os
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tavern.records.journal import UndoLine
-from tavern.store import JournalWriter, journal_path, read_journal
+from tavern.store import JournalWriter, PendingSync, journal_path, read_journal
 from tavern.store import journal as journal_module
 
 
@@ -125,3 +126,104 @@ def test_negative_control_a_writer_without_directory_syncs_is_caught(
     seen = _count_fsyncs(monkeypatch)
     JournalWriter(tmp_path).append("s01", _line("s01", 1))
     assert str(journal_path(tmp_path, "s01").parent) not in seen
+
+
+# A block given a PendingSync hands its fsync to a background thread.
+
+
+def test_a_pending_block_returns_before_its_sync_and_wait_joins_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started, release, done = threading.Event(), threading.Event(), threading.Event()
+    real = os.fsync
+
+    def held(fd: int) -> None:
+        started.set()
+        assert release.wait(10)
+        real(fd)
+        done.set()
+
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))  # a new journal: its own and its directories' syncs
+    monkeypatch.setattr(journal_module.os, "fsync", held)
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 1))
+    assert started.wait(10)  # the sync is under way and held, yet the block has returned
+    assert not done.is_set()
+    release.set()
+    pending.wait()
+    assert done.is_set()
+    pending.wait()  # a second wait returns at once
+
+
+def test_a_pending_sync_error_is_raised_by_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(journal_module.os, "fsync", broken)
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 1))
+    with pytest.raises(OSError, match="Input/output error"):
+        pending.wait()
+
+
+def test_a_failing_pending_block_syncs_at_once(tmp_path: Path, fsyncs: list[str]) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    fsyncs.clear()
+    pending = PendingSync()
+    with pytest.raises(RuntimeError), writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 1))
+        raise RuntimeError("the turn failed")
+    assert _files(fsyncs) == [str(journal_path(tmp_path, "s01"))]  # synced before re-raising
+    pending.wait()  # nothing left pending
+
+
+def test_a_pending_block_without_lines_starts_no_sync(tmp_path: Path, fsyncs: list[str]) -> None:
+    pending = PendingSync()
+    with JournalWriter(tmp_path).synced_once("s01", pending):
+        pass
+    pending.wait()
+    assert _files(fsyncs) == []
+
+
+def _sync_in_forked_child(writer: JournalWriter, keep_parent_pool: bool) -> int:
+    """Exit code of a forked child that syncs a block in the background: 0 when the sync
+    ran, 2 when it had not run after 3 seconds."""
+    parent_pool = list(journal_module._SYNC_THREADS)
+    pid = os.fork()
+    if pid == 0:  # the child: never return into pytest
+        code = 1
+        try:
+            if keep_parent_pool:  # planted: the at-fork reset did not happen
+                journal_module._SYNC_THREADS[:] = parent_pool
+            pending = PendingSync()
+            with writer.synced_once("s01", pending):
+                writer.append("s01", _line("s01", 9))
+            pending.wait(timeout=3)
+            code = 0
+        except TimeoutError:
+            code = 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_forked_child_starts_its_own_sync_threads(tmp_path: Path) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 1))
+    pending.wait()  # the pool now has an idle thread, which a child does not inherit
+    assert _sync_in_forked_child(writer, keep_parent_pool=False) == 0
+    # Negative control: with the parent's pool kept, the child's sync never runs.
+    assert _sync_in_forked_child(writer, keep_parent_pool=True) == 2
