@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +101,30 @@ def _as_paths(paths: JournalPaths) -> list[Path]:
     return out
 
 
+_LineKey = tuple[str, str, datetime, int]
+"""(kind, session_id, ts, turn_number): lines equal in full are equal here first."""
+
+
 def read_lines(paths: JournalPaths) -> list[JournalLine]:
-    """Read every journal line from files or directories of `*.jsonl` journals."""
+    """Read every journal line from files or directories of `*.jsonl` journals.
+
+    A forked session's journal starts with a verbatim copy of its source's lines (same
+    session id, same timestamps): a line equal to one already read from *another* file is
+    that copy, and is dropped, so the source's calls and turns count once. Equal lines
+    within one file are kept: they would be a double write, which analysis must show.
+    """
     lines: list[JournalLine] = []
+    seen: dict[_LineKey, list[JournalLine]] = {}
     for path in _as_paths(paths):
-        lines.extend(read_journal(path))
+        own: list[tuple[_LineKey, JournalLine]] = []
+        for line in read_journal(path):
+            key: _LineKey = (line.kind, line.session_id, line.ts, line.turn_number)
+            if any(line == earlier for earlier in seen.get(key, ())):
+                continue  # copied from a journal already read: the fork's inheritance
+            own.append((key, line))
+            lines.append(line)
+        for key, line in own:
+            seen.setdefault(key, []).append(line)
     return lines
 
 

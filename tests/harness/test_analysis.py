@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from harness import analysis
 from harness.analysis import Column, _check_paths, connect, leaks_df, llm_calls_df, turns_df
 from tavern.records import (
+    Body,
+    Character,
     ChatMessage,
     CommitLine,
     LlmCallLine,
     LlmRequestBody,
+    Mind,
     PromptCache,
+    Scene,
+    SessionState,
     UndoLine,
     utc_now,
 )
-from tavern.store import JournalWriter, journal_path
+from tavern.store import JournalWriter, SessionStore, journal_path, read_journal
 
 
 def _call(session: str, turn: int, agent: str, prompt: str, hit: int | None) -> LlmCallLine:
@@ -126,3 +134,69 @@ def test_structural_leaks_need_the_cast_names(tavern_data_dir: Path) -> None:
     assert set(leaks["rule"]) == {"structural_missing_field"}
     con = connect(path, ["Mara", "Rui", "Tomas"])
     assert con.execute("SELECT count(*) FROM leaks").fetchone() == (len(leaks),)
+
+
+def _forked_data_dir(data_dir: Path) -> Path:
+    """sess-a plays two turns, is forked (the store copies its journal) as sess-f, which plays
+    one turn of its own."""
+    cast = {
+        s: Character(
+            id=f"ch-{s.lower()}",
+            mind=Mind(),
+            body=Body(display_name=s, description_ref=f"figure {s}"),
+        )
+        for s in ("C1", "C2")
+    }
+    state = SessionState(
+        id="sess-a", scenario_id="sc", title="t", created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        world="w", cast=cast, controlled_id="C1", scene=Scene(location="room"),
+    )  # fmt: skip
+    store = SessionStore(data_dir, synchronous="OFF")
+    store.create(state)
+    writer = JournalWriter(data_dir, durable=False)
+    for turn in (1, 2):
+        writer.append("sess-a", _call("sess-a", turn, "director", "Mara waits.", 80))
+        writer.append("sess-a", _commit("sess-a", turn))
+    store.fork("sess-a", "sess-f")
+    writer.append("sess-f", _call("sess-f", 3, "director", "Mara waits.", 80))
+    writer.append("sess-f", _commit("sess-f", 3))
+    store.close()
+    return data_dir
+
+
+def test_a_forks_inherited_lines_count_once(tavern_data_dir: Path) -> None:
+    data_dir = _forked_data_dir(tavern_data_dir)
+    files = sorted(data_dir.rglob("*.jsonl"))
+    raw = [line for path in files for line in read_journal(path)]
+    # The scenario really holds copies: the plain concatenation counts sess-a twice.
+    assert [line.session_id for line in raw].count("sess-a") == 8
+    calls = llm_calls_df(data_dir)
+    assert calls.groupby("session_id").size().to_dict() == {"sess-a": 2, "sess-f": 1}
+    assert turns_df(data_dir)["session_id"].tolist().count("sess-a") == 2
+    usage = connect(data_dir).execute("SELECT session_id, attempts FROM usage").fetchall()
+    assert sorted(usage) == [("sess-a", 2), ("sess-f", 1)]
+    # The fork read alone still shows what it inherited, under the source's id.
+    fork_only = llm_calls_df(journal_path(data_dir, "sess-f"))
+    assert fork_only["session_id"].tolist() == ["sess-a", "sess-a", "sess-f"]
+
+
+def test_equal_lines_within_one_journal_are_kept(tavern_data_dir: Path) -> None:
+    """A double write inside one journal is a bug analysis must show, not hide."""
+    writer = JournalWriter(tavern_data_dir, durable=False)
+    line = _call("sess-a", 1, "director", "Mara waits.", 80)
+    writer.append("sess-a", line)
+    writer.append("sess-a", line)
+    assert len(llm_calls_df(tavern_data_dir)) == 2
+
+
+def test_negative_control_without_dropping_copies_the_source_counts_twice(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data_dir = _forked_data_dir(tavern_data_dir)
+
+    def every_line(paths: Any) -> list[Any]:  # planted: the plain concatenation
+        return [line for path in sorted(data_dir.rglob("*.jsonl")) for line in read_journal(path)]
+
+    monkeypatch.setattr(analysis, "read_lines", every_line)
+    calls = analysis.llm_calls_df(data_dir)
+    assert calls.groupby("session_id").size().to_dict() == {"sess-a": 4, "sess-f": 1}
