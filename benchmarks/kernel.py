@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +61,33 @@ SCENARIOS = {
 }
 SCENARIO = "the-vintners-wake"
 HALL = SCENARIOS[SCENARIO]
-WORDS = (
+STORY_WORDS = (
     "candle wax cellar vine cask ledger notary will coffin balcony trapdoor rain lantern "
     "silk cane habit cross satchel glasses glass wine debt harvest creditor letter seal "
     "midnight bell door stair shadow whisper bargain promise"
 ).split()
+FUNCTION_WORDS = "the a of and to in was his her that it with as on at by from but not".split()
+SYLLABLES = "ka ri mo sen tal ver lo min dra quel bor an est ul phi gar nes tor".split()
+
+
+def _made_up_words(count: int) -> list[str]:
+    """Pronounceable non-words, the same on every run (none spells an operator word)."""
+    rng = random.Random(1)
+    made: dict[str, None] = {}
+    while len(made) < count:
+        made["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
+    return list(made)
+
+
+WORDS = [*FUNCTION_WORDS, *STORY_WORDS, *_made_up_words(6000)]
+"""A story's vocabulary: thousands of words, not a few dozen. Token sets, secrets folds and
+redaction grow with it (a 36-word vocabulary measured 2 ms per turn less, 14%)."""
+_ZIPF = list(accumulate(1 / rank for rank in range(1, len(WORDS) + 1)))
+"""Cumulative Zipf weights (exponent 1): a few words everywhere, most words rare, as in prose."""
 
 
 def _sentence(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+    return " ".join(rng.choices(WORDS, cum_weights=_ZIPF, k=n)).capitalize() + "."
 
 
 def answer(request: ProviderRequest) -> dict[str, Any]:
