@@ -60,18 +60,39 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
+_NOBODY: frozenset[str] = frozenset()
+_OWNER_SETS: dict[tuple[frozenset[str], str], frozenset[str]] = {}
+
+
+def _with_owner(owners: frozenset[str], speaker: str) -> frozenset[str]:
+    """`owners | {speaker}`, one shared object per distinct set: a cast makes few of them,
+    so a fold's owner sets cost no allocation, and copying a fold copies no set."""
+    key = (owners, speaker)
+    found = _OWNER_SETS.get(key)
+    if found is None:
+        if len(_OWNER_SETS) >= 4096:
+            _OWNER_SETS.clear()
+        found = _OWNER_SETS[key] = owners | {speaker}
+    return found
+
+
 class _Fold:
-    """The running state of the secrets walk: it can be copied and fed more records."""
+    """The running state of the secrets walk: it can be copied and fed more records.
+
+    Owner sets and whisper payloads are frozensets, replaced rather than changed, so a copy
+    shares them: with a story's vocabulary (hundreds of thought-only tokens) a copy that
+    copied every set cost more than the walk it saved.
+    """
 
     def __init__(self, public: set[str]) -> None:
         self.public = public
-        self.owners: dict[str, set[str]] = {}
-        self.whispers: list[tuple[int, frozenset[str], set[str]]] = []
+        self.owners: dict[str, frozenset[str]] = {}
+        self.whispers: list[tuple[int, frozenset[str], frozenset[str]]] = []
 
     def copy(self) -> _Fold:
         twin = _Fold(set(self.public))
-        twin.owners = {t: set(o) for t, o in self.owners.items()}
-        twin.whispers = [(s, w, set(p)) for s, w, p in self.whispers]
+        twin.owners = dict(self.owners)
+        twin.whispers = list(self.whispers)
         return twin
 
     def feed(self, history: Iterable[HistoryRecord]) -> None:
@@ -85,10 +106,11 @@ class _Fold:
         public, owners, whispers = self.public, self.owners, self.whispers
         for record in history:
             if isinstance(record, ThoughtRecord):
+                speaker = record.speaker
                 for token in salient_tokens(record.text) - public:
-                    owners.setdefault(token, set()).add(record.speaker)
+                    owners[token] = _with_owner(owners.get(token, _NOBODY), speaker)
             elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-                payload = set(salient_tokens(record.text) - public)
+                payload = frozenset(salient_tokens(record.text) - public)
                 for token in payload:
                     owners.pop(token, None)
                 whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
@@ -97,8 +119,9 @@ class _Fold:
                 public |= said
                 for token in said:
                     owners.pop(token, None)
-                for _seq, _who, payload in whispers:
-                    payload -= said
+                for i, (seq, who, payload) in enumerate(whispers):
+                    if not payload.isdisjoint(said):
+                        whispers[i] = (seq, who, payload - said)
             elif isinstance(record, EventRecord | SystemRecord):
                 # Set differences in C: a window holds dozens of whispers to test each word on.
                 public.update(
@@ -191,8 +214,8 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
             records,
             ids,
             fold,
-            {t: frozenset(o) for t, o in fold.owners.items()},
-            [WhisperPayload(s, w, frozenset(p)) for s, w, p in fold.whispers if p],
+            dict(fold.owners),  # its values are frozensets the fold replaces, never changes
+            [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
             frozenset(fold.owners),
             base=weakref.ref(base) if base is not None else (lambda: None),
             base_length=len(base.ids) if base is not None else 0,
