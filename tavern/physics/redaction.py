@@ -60,7 +60,12 @@ def is_salient(word: str) -> bool:
         >>> is_salient("dagger"), is_salient("the"), is_salient("42"), is_salient("a7")
         (True, False, True, True)
     """
-    norm = normalize(word)
+    return _salient_normalized(normalize(word))
+
+
+def _salient_normalized(norm: str) -> bool:
+    if norm.isalpha():  # the common case, in C: no digit to look for
+        return len(norm) >= 3 and norm not in STOPWORDS
     if any(ch.isdigit() for ch in norm):
         return len(norm) >= 2
     return len(norm) >= 3 and norm not in STOPWORDS
@@ -77,7 +82,7 @@ def salient_tokens(text: str) -> frozenset[str]:
         >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
         ['4471', 'code', 'lamp', 'red', 'vault']
     """
-    return frozenset(normalize(w) for w in _WORD.findall(text) if is_salient(w))
+    return frozenset(filter(_salient_normalized, map(normalize, _WORD.findall(text))))
 
 
 def tokens_of(texts: Iterable[str]) -> set[str]:
@@ -96,8 +101,11 @@ def _words(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=64)
 def _normalized(tokens: frozenset[str]) -> frozenset[str]:
-    # The same hidden set is applied to every line of an observation.
-    return frozenset(normalize(t) for t in tokens)
+    # The same hidden set is applied to every line of an observation. Callers nearly always
+    # pass tokens already normalized: then the set itself comes back, so the per-line cache
+    # below meets the very object it was keyed by (an identity check, not a set compare).
+    found = frozenset(map(normalize, tokens))
+    return tokens if found == tokens else found
 
 
 def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
