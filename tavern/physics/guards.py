@@ -80,17 +80,30 @@ class _Fold:
     """The running state of the secrets walk: it can be copied and fed more records.
 
     Owner sets and whisper payloads are frozensets, replaced rather than changed, so a copy
-    shares them: with a story's vocabulary (hundreds of thought-only tokens) a copy that
-    copied every set cost more than the walk it saved.
+    shares them. The public words are a shared frozen base plus this fold's own additions:
+    with a story's vocabulary (hundreds of public words), one set copy per remembered walk
+    cost more than the walk it saved, and kept the collector traversing every copy.
     """
 
-    def __init__(self, public: set[str]) -> None:
-        self.public = public
+    _FLATTEN = 64
+    """Own additions beyond which a copy first merges them into the shared base."""
+
+    def __init__(self, public: Iterable[str]) -> None:
+        self._base: frozenset[str] = frozenset(public)
+        self._added: set[str] = set()
         self.owners: dict[str, frozenset[str]] = {}
         self.whispers: list[tuple[int, frozenset[str], frozenset[str]]] = []
 
+    @property
+    def public(self) -> frozenset[str]:
+        """Every word out in the open so far."""
+        return self._base | self._added
+
     def copy(self) -> _Fold:
-        twin = _Fold(set(self.public))
+        if len(self._added) > self._FLATTEN:
+            self._base, self._added = self._base | self._added, set()
+        twin = _Fold(())
+        twin._base, twin._added = self._base, set(self._added)
         twin.owners = dict(self.owners)
         twin.whispers = list(self.whispers)
         return twin
@@ -103,20 +116,20 @@ class _Fold:
         that was already secret: the Director reads every thought, so its prose proves
         nothing. Narration is ignored for the same reason.
         """
-        public, owners, whispers = self.public, self.owners, self.whispers
+        base, added, owners, whispers = self._base, self._added, self.owners, self.whispers
         for record in history:
             if isinstance(record, ThoughtRecord):
                 speaker = record.speaker
-                for token in salient_tokens(record.text) - public:
+                for token in salient_tokens(record.text) - base - added:
                     owners[token] = _with_owner(owners.get(token, _NOBODY), speaker)
             elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-                payload = frozenset(salient_tokens(record.text) - public)
+                payload = salient_tokens(record.text) - base - added
                 for token in payload:
                     owners.pop(token, None)
                 whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
             elif isinstance(record, SpeechRecord | ActionRecord):
                 said = salient_tokens(record.text)
-                public |= said
+                added |= said
                 for token in said:
                     owners.pop(token, None)
                 for i, (seq, who, payload) in enumerate(whispers):
@@ -124,7 +137,7 @@ class _Fold:
                         whispers[i] = (seq, who, payload - said)
             elif isinstance(record, EventRecord | SystemRecord):
                 # Set differences in C: a window holds dozens of whispers to test each word on.
-                public.update(
+                added.update(
                     salient_tokens(record.text).difference(owners, *(p for _s, _w, p in whispers))
                 )
 
