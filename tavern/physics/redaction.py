@@ -42,6 +42,12 @@ STOPWORDS: frozenset[str] = frozenset(w.casefold() for w in _STOP_EN + _STOP_PT)
 """Words never treated as payload, in both supported languages."""
 
 
+_FIXED: set[str] = set()
+"""Words seen to be their own normal form (`normalize(w) == w`): a hidden set made of them
+needs no normalizing pass (`_normalized`). Bounded: cleared at `_FIXED_KEPT`."""
+_FIXED_KEPT = 1 << 18
+
+
 @lru_cache(maxsize=1 << 16)
 def normalize(word: str) -> str:
     """Casefold and NFC-normalize a word, the form tokens are compared in.
@@ -50,7 +56,12 @@ def normalize(word: str) -> str:
         >>> normalize("CHAVE")
         'chave'
     """
-    return unicodedata.normalize("NFC", word).casefold()
+    norm = unicodedata.normalize("NFC", word).casefold()
+    if norm == word:
+        if len(_FIXED) >= _FIXED_KEPT:
+            _FIXED.clear()
+        _FIXED.add(word)
+    return norm
 
 
 def is_salient(word: str) -> bool:
@@ -104,6 +115,9 @@ def _normalized(tokens: frozenset[str]) -> frozenset[str]:
     # The same hidden set is applied to every line of an observation. Callers nearly always
     # pass tokens already normalized: then the set itself comes back, so the per-line cache
     # below meets the very object it was keyed by (an identity check, not a set compare).
+    # Words already seen to be fixed points skip the pass (a subset test, no new set).
+    if tokens <= _FIXED:
+        return tokens
     found = frozenset(map(normalize, tokens))
     return tokens if found == tokens else found
 

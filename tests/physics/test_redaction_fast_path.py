@@ -69,3 +69,21 @@ def test_negative_control_a_shortcut_that_forgets_digits_is_caught(
         assert salient_tokens("code 42") != _plain_salient_tokens("code 42")
     finally:
         salient_tokens.cache_clear()
+
+
+def test_a_hidden_set_of_normal_words_is_used_as_it_is() -> None:
+    redact("warm-up", frozenset({"vault", "4471", "ação"}))  # learns they are fixed points
+    redaction._normalized.cache_clear()
+    hidden = frozenset({"vault", "4471", "ação"})
+    assert redaction._normalized(hidden) is hidden  # no normalizing pass, no new set
+
+
+def test_negative_control_a_wrong_fixed_point_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The subset shortcut trusts `_FIXED`: a word planted there that is not its own normal
+    form makes redaction miss it, which the plain form shows."""
+    monkeypatch.setattr(redaction, "_FIXED", {"Vault"})  # planted: normalize("Vault") is "vault"
+    redaction._normalized.cache_clear()
+    try:
+        assert redact("the vault", {"Vault"}) != _plain_redact("the vault", {"Vault"})
+    finally:
+        redaction._normalized.cache_clear()
