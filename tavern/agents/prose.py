@@ -98,7 +98,7 @@ def build_messages(
     # bodies show anyway. This is a superset of `physics.guards.hidden_tokens_for` for a
     # reader who perceives nothing (thought-only tokens and whisper payloads), because the
     # public corpus subtracted here is smaller than the guards' one.
-    hidden = frozenset(spoken_only_tokens(state, [*earlier, *beat]))
+    hidden = spoken_only_tokens(state, [*earlier, *beat])
     key = _LINES.number(tuple(names.items()))
     lines = _transcript_lines(earlier, key, namer, hidden)
     # C-level passes (map, itemgetter) over the transcript: it holds hundreds of lines.
@@ -190,13 +190,14 @@ def reader_line(record: HistoryRecord, namer: Any) -> str:
     return f"({record.text})" if record.text else ""
 
 
-def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> set[str]:
+def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> frozenset[str]:
     """Salient tokens of spoken lines (and thoughts) that the public corpus does not contain.
 
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    return set(_spoken_union(records) - tokens_in(_public_corpus(state)))
+    # A frozenset (the union's difference), handed on as it is: no copy of every spoken word.
+    return _spoken_union(records) - tokens_in(_public_corpus(state))
 
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()

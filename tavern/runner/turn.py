@@ -179,7 +179,7 @@ class TurnTransaction:
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
         """Words the prose renderer must not read: so far only ever spoken (or thought)."""
-        return frozenset(prose.spoken_only_tokens(state, [*self.history, *self.log.records]))
+        return prose.spoken_only_tokens(state, [*self.history, *self.log.records])
 
     def _skip_bound(self, invited: bool) -> int:
         return self.limits.skip_invite_ticks if invited else self.limits.max_skip_ticks
