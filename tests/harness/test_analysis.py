@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +10,22 @@ import pytest
 from harness import analysis
 from harness.analysis import Column, _check_paths, connect, leaks_df, llm_calls_df, turns_df
 from tavern.records import (
-    Body,
-    Character,
     ChatMessage,
     CommitLine,
     LlmCallLine,
     LlmRequestBody,
-    Mind,
     PromptCache,
-    Scene,
-    SessionState,
     UndoLine,
     utc_now,
 )
-from tavern.store import JournalWriter, SessionStore, journal_path, read_journal
+from tavern.store import (
+    JournalWriter,
+    Library,
+    SessionStore,
+    journal_path,
+    materialize_session,
+    read_journal,
+)
 
 
 def _call(session: str, turn: int, agent: str, prompt: str, hit: int | None) -> LlmCallLine:
@@ -139,18 +140,8 @@ def test_structural_leaks_need_the_cast_names(tavern_data_dir: Path) -> None:
 def _forked_data_dir(data_dir: Path) -> Path:
     """sess-a plays two turns, is forked (the store copies its journal) as sess-f, which plays
     one turn of its own."""
-    cast = {
-        s: Character(
-            id=f"ch-{s.lower()}",
-            mind=Mind(),
-            body=Body(display_name=s, description_ref=f"figure {s}"),
-        )
-        for s in ("C1", "C2")
-    }
-    state = SessionState(
-        id="sess-a", scenario_id="sc", title="t", created_at=datetime(2026, 1, 1, tzinfo=UTC),
-        world="w", cast=cast, controlled_id="C1", scene=Scene(location="room"),
-    )  # fmt: skip
+    library = Library(data_dir)
+    state = materialize_session(library.get_scenario("the-toll-house"), library, "sess-a")
     store = SessionStore(data_dir, synchronous="OFF")
     store.create(state)
     writer = JournalWriter(data_dir, durable=False)
