@@ -116,33 +116,51 @@ def _project_line(
     hidden: frozenset[str],
     render: Callable[[str], str] | None = None,
 ) -> tuple[LineMode, str] | None:
+    parts = _line_parts(record, viewer, ledger, cast, render or renderer(viewer, ledger, cast))
+    return None if parts is None else _redacted(parts, hidden)
+
+
+_Parts = tuple[LineMode, str, str, str]
+"""(mode, before, shown, after): the line is `before + redact(shown, hidden) + after`."""
+
+
+def _redacted(parts: _Parts, hidden: frozenset[str]) -> tuple[LineMode, str]:
+    mode, before, shown, after = parts
+    return mode, before + redact(shown, hidden) + after if shown else before
+
+
+def _line_parts(
+    record: HistoryRecord,
+    viewer: str,
+    ledger: PerspectiveLedger,
+    cast: Mapping[str, Character],
+    render: Callable[[str], str],
+) -> _Parts | None:
+    """A line in the viewer's names, with the text that redaction may touch kept apart: the
+    hidden set changes nearly every beat (each new thought), the rest only with the names."""
     mode = perceives(record, viewer)
     if mode == "none":
         return None
-    render = render or renderer(viewer, ledger, cast)
 
     def who(slot: str) -> str:
         return "you" if slot == viewer else ref_for(slot, viewer, ledger, cast)
 
-    def show(text: str) -> str:
-        return redact(render(text), hidden)
-
     actor = "You" if record.speaker == viewer else who(record.speaker)
     actor = actor[:1].upper() + actor[1:]
     if isinstance(record, ThoughtRecord):
-        return "own_thought", f"You think: {render(record.text)}"
+        return "own_thought", f"You think: {render(record.text)}", "", ""
     if isinstance(record, SpeechRecord):
         if record.audience.origin != "whisper":
-            return mode, f'{actor} said: "{show(record.text)}"'
+            return mode, f'{actor} said: "', render(record.text), '"'
         targets = [who(s) for s in record.audience.perceivers if s != record.speaker]
         to = " and ".join(targets) or "no one"
         if mode == "aware":
-            return mode, f"{actor} whispered something to {to}."
-        return mode, f'{actor} whispered to {to}: "{show(record.text)}"'
+            return mode, f"{actor} whispered something to {to}.", "", ""
+        return mode, f'{actor} whispered to {to}: "', render(record.text), '"'
     if isinstance(record, ActionRecord):
-        return mode, f"{actor} attempted: {show(record.text)}"
+        return mode, f"{actor} attempted: ", render(record.text), ""
     if isinstance(record, EventRecord) and mode == "content":
-        return mode, show(record.text)
+        return mode, "", render(record.text), ""
     return None
 
 
@@ -205,6 +223,8 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
 
 _LINES: RecordMemo[ObservedLine | None] = RecordMemo()
 """Projected lines: a record stays in a viewer's perception window for several beats."""
+_PARTS: RecordMemo[_Parts | None] = RecordMemo()
+"""Lines before redaction (`_line_parts`), per viewer and names: they outlive hidden sets."""
 _MEMORY: ItemMemo[str, str] = ItemMemo()
 """Memory lines in the viewer's current names (keyed by the render number): a ledger's
 memory only grows at its end between evictions."""
@@ -236,14 +256,19 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     render = renderer(viewer, ledger, cast)
 
-    def line(record: HistoryRecord) -> ObservedLine | None:
-        projected = _project_line(record, viewer, ledger, cast, hidden, render)
-        if projected is None:
-            return None
-        return ObservedLine(record.seq, record.turn_number, record.kind, *projected)
+    def parts(record: HistoryRecord) -> _Parts | None:
+        return _line_parts(record, viewer, ledger, cast, render)
 
-    # A line reads the record, the viewer, its names (the render number) and the hidden set.
+    def line(record: HistoryRecord) -> ObservedLine | None:
+        found = _PARTS.get(record, parts_key, parts)
+        if found is None:
+            return None
+        return ObservedLine(record.seq, record.turn_number, record.kind, *_redacted(found, hidden))
+
+    # A line reads the record, the viewer, its names (the render number) and the hidden set;
+    # its parts read all but the hidden set, so a new hidden set costs only the redaction.
     key_number = render.number
+    parts_key = _PARTS.number((viewer, key_number))
     key = _LINES.number((viewer, key_number, hidden))
     lines = [x for x in _LINES.all(history, key, line) if x is not None]
 

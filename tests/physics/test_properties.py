@@ -209,8 +209,9 @@ def test_remembered_observation_lines_equal_fresh_ones(
         window = history[lo : lo + n]
         for viewer in world.state.cast:
             remembered = observe(world.state, window, viewer)
-            kept, observation._LINES = observation._LINES, RecordMemo()
+            kept = observation._LINES, observation._PARTS
+            observation._LINES, observation._PARTS = RecordMemo(), RecordMemo()
             try:
                 assert remembered == observe(world.state, window, viewer)
             finally:
-                observation._LINES = kept
+                observation._LINES, observation._PARTS = kept
