@@ -31,9 +31,15 @@ def cached_tokens(text: str) -> frozenset[str]:
     return frozenset(salient_tokens(text))
 
 
-def tokens_in(texts: Iterable[str]) -> set[str]:
-    """Union of `cached_tokens` over `texts`."""
-    return set().union(*map(cached_tokens, texts))
+def tokens_in(texts: Iterable[str]) -> frozenset[str]:
+    """Union of `cached_tokens` over `texts` (remembered per sequence of texts: callers ask
+    every beat about the same stage and cast)."""
+    return _tokens_in(tuple(texts))
+
+
+@lru_cache(maxsize=256)
+def _tokens_in(texts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset().union(*map(cached_tokens, texts))
 
 
 def log_lines(texts: Iterable[str]) -> str:

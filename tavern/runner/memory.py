@@ -9,6 +9,7 @@ a whisper's outsiders must not know. A thought enters its owner's memory only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from tavern.agents import character
 from tavern.agents.render import cached_tokens, tokens_in
@@ -62,7 +63,7 @@ def capture_memory(
     """
     out = dict(ledgers)
     secret = _secret_tokens(context)
-    names = _name_tokens(cast) if secret else set()
+    names = _name_tokens(cast) if secret else frozenset()
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
@@ -126,7 +127,9 @@ def _record_secrets(record: HistoryRecord) -> frozenset[str]:
     return frozenset()
 
 
-def _shows_secret(secret: set[str], names: set[str], perceived: Sequence[HistoryRecord]) -> bool:
+def _shows_secret(
+    secret: set[str], names: AbstractSet[str], perceived: Sequence[HistoryRecord]
+) -> bool:
     """Whether a viewer's digests of `perceived` can contain a `secret` token: the tokens
     they can hold are their texts' plus `names`, those of every name or description a digest
     may insert (`_name_tokens`). Tested text by text, stopping at the first hit.
@@ -141,7 +144,7 @@ def _shows_secret(secret: set[str], names: set[str], perceived: Sequence[History
     )
 
 
-def _name_tokens(cast: Mapping[str, Character]) -> set[str]:
+def _name_tokens(cast: Mapping[str, Character]) -> frozenset[str]:
     return tokens_in(
         [
             *(c.body.display_name for c in cast.values()),
