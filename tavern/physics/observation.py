@@ -126,7 +126,7 @@ _Parts = tuple[LineMode, str, str, str]
 
 def _redacted(parts: _Parts, hidden: frozenset[str]) -> tuple[LineMode, str]:
     mode, before, shown, after = parts
-    return mode, before + redact(shown, hidden) + after if shown else before
+    return mode, before + (redact(shown, hidden) if shown else "") + after
 
 
 def _line_parts(

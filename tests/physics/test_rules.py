@@ -368,6 +368,19 @@ def test_observation_is_viewer_projected() -> None:
     assert digest_line(history[4], "C3", led, CAST) is None
 
 
+def test_an_empty_line_keeps_its_quotes() -> None:
+    """A speech with no words still reads as one: its closing quote comes after the part
+    redaction could touch, even when that part is empty (and an action's trailer likewise)."""
+    st = state()
+    said = speech(0, "C2", "", audience_for(FLAT, "C2", "speech"))
+    whispered = speech(1, "C2", "", audience_for(FLAT, "C2", "speech", whisper_to=["C3"]))
+    lines = [line.text for line in observe(st, [said, whispered], "C3").lines]
+    assert lines == [
+        'The man in the open shirt said: ""',
+        'The man in the open shirt whispered to you: ""',
+    ]
+
+
 def test_zoned_roster_hides_what_cannot_be_seen() -> None:
     obs = observe(state(ZONED), [], "C3")
     assert [(r.ref, r.zone, r.appearance) for r in obs.roster] == [
