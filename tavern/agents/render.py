@@ -24,11 +24,9 @@ would read as a character card to the prompt contract's structural rules, and hi
 """
 
 
-@lru_cache(maxsize=32768)
-def cached_tokens(text: str) -> frozenset[str]:
-    """`physics.redaction.salient_tokens`, memoized: the same record texts are tokenized
-    again every turn while they stay in the window, and tokenizing dominates guard cost."""
-    return frozenset(salient_tokens(text))
+cached_tokens = salient_tokens
+"""`physics.redaction.salient_tokens`, which is memoized per text itself (a second cache here
+only added a lookup): record texts are tokenized again every turn while in the window."""
 
 
 def tokens_in(texts: Iterable[str]) -> frozenset[str]:
