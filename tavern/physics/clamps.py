@@ -15,6 +15,7 @@ from itertools import compress
 from operator import attrgetter
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
+from tavern.physics.cast_refs import drop_duplicate_events, resolve_names
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.physics.zones import perceivers_of_zone, zone_of
@@ -346,17 +347,20 @@ def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
 
 
 CLAMP_RULES: list[tuple[str, ClampRule]] = [
+    ("cast_reference", resolve_names),
     ("zone_move", clamp_zone_moves),
     ("link_update", clamp_link_updates),
     ("location", clamp_location),
     ("mood_target", clamp_moods),
     ("witness_zone", clamp_witnesses),
+    ("duplicate_event", drop_duplicate_events),
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
 ]
-"""Clamp rules in application order. Guards run last, on the final witness lists."""
+"""Clamp rules in application order. Names become ids first, so every other rule judges ids;
+guards run last, on the final witness lists."""
 
 
 def clamp_decision(

@@ -220,6 +220,8 @@ def hostile_decisions(draw: st.DrawFn, world: World) -> DirectorDecision:
         )
         for _ in range(draw(st.integers(0, 3)))
     ]
+    if events and draw(st.booleans()):  # a weak model repeats an event verbatim
+        events.insert(draw(st.integers(0, len(events))), draw(st.sampled_from(events)))
     moves = [
         ZoneMove(
             character_id=draw(st.sampled_from(slots)),

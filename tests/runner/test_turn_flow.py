@@ -61,6 +61,21 @@ def test_queue_runs_in_order_and_each_speaker_hears_the_earlier(make_kit: KitFac
     assert not result.control_returned
 
 
+def test_a_director_naming_speakers_by_name_still_reaches_them(make_kit: KitFactory) -> None:
+    """Small models write display names where ids belong; the clamp maps them (journaled)."""
+    probe = make_kit()
+    sid = probe.create()
+    names = {slot: c.body.display_name for slot, c in probe.state(sid).cast.items()}
+    kit = make_kit(fn=scripted([names["C2"].upper(), f" {names['C4']}"]))
+    sid = kit.create()
+    kit.play(sid, speech="Well?")
+    assert [r.agent for r in kit.requests("character:")] == ["character:C2", "character:C4"]
+    commits = [
+        line for line in read_journal(journal_path(kit.data_dir, sid)) if line.kind == "commit"
+    ]
+    assert [c.rule for c in commits[-1].clamp_changes] == ["cast_reference"]
+
+
 def test_queue_stops_at_the_controlled_character(make_kit: KitFactory) -> None:
     kit = make_kit(fn=scripted(["C2", "C1", "C4"]))
     sid = kit.create(controlled="C1")

@@ -1,0 +1,139 @@
+"""Clamps on how a Director proposal refers to the cast: names where ids belong, repeated events.
+
+Small local models often write a character's display name where the schema asks for a slot id
+("Dorotea Sand" in `witness_ids`, `next_speakers`, `actor_id`). The id clamps would then drop
+that reference as unknown: the witness perceives nothing, the queued speaker never speaks. The
+Director is shown every present character's name next to its id, so a reference that is exactly
+one cast member's name (ignoring case and spacing) can only mean that member: `resolve_names`
+maps it to the id before any other clamp judges it. Nothing is widened by this: the mapped ids
+still go through the zone, presence and audience clamps like ids the model wrote itself.
+
+The same models also repeat one event verbatim within a beat; `drop_duplicate_events` keeps the
+first copy, so memories and narration do not repeat it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from tavern.records import NARRATOR, Character, ClampChange, DirectorDecision
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+Changes = list[ClampChange]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def name_index(cast: Mapping[str, Character]) -> dict[str, str]:
+    """Folded display name -> slot id, for names that belong to exactly one cast member.
+
+    A name equal to some slot id is left out, so a resolved reference is never resolved again.
+
+    Example:
+        >>> from tavern.records.character import Body, Character, Mind
+        >>> body = Body(display_name="Mara  Vell", description_ref="a tall woman")
+        >>> name_index({"C1": Character(id="mara", mind=Mind(), body=body)})
+        {'mara vell': 'C1'}
+    """
+    slots: dict[str, list[str]] = {}
+    for slot, character in cast.items():
+        slots.setdefault(_key(character.body.display_name), []).append(slot)
+    ids = {_key(slot) for slot in cast} | {_key(NARRATOR)}
+    return {
+        name: found[0]
+        for name, found in slots.items()
+        if len(found) == 1 and name and name not in ids
+    }
+
+
+def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Replace cast members' display names in the id fields by their slot ids.
+
+    Fields: each event's `actor_id` and `witness_ids`, `next_speakers` (where any spelling of
+    `Narrator` also becomes the sentinel), the keys of `mood_updates`, and each zone move's
+    `character_id`. Anything else is left for the other clamps to judge.
+    """
+    index = name_index(ctx.cast or {})
+    if not index:
+        return d, []
+    changes: Changes = []
+
+    def one(value: str) -> str:
+        return index.get(_key(value), value)
+
+    def many(path: str, values: list[str], extra: Mapping[str, str] | None = None) -> list[str]:
+        found = [extra[_key(v)] if extra and _key(v) in extra else one(v) for v in values]
+        if found != values:
+            changes.append(
+                ClampChange(rule="cast_reference", path=path, before=values, after=found)
+            )
+        return found
+
+    events = []
+    for i, ev in enumerate(d.events):
+        update: dict[str, object] = {}
+        if ev.actor_id is not None and one(ev.actor_id) != ev.actor_id:
+            update["actor_id"] = one(ev.actor_id)
+            changes.append(
+                ClampChange(
+                    rule="cast_reference",
+                    path=f"events[{i}].actor_id",
+                    before=ev.actor_id,
+                    after=update["actor_id"],
+                )
+            )
+        witnesses = many(f"events[{i}].witness_ids", ev.witness_ids)
+        if witnesses != ev.witness_ids:
+            update["witness_ids"] = witnesses
+        events.append(ev.model_copy(update=update) if update else ev)
+    speakers = many("next_speakers", d.next_speakers, {_key(NARRATOR): NARRATOR})
+    moods = dict(
+        zip(many("mood_updates", list(d.mood_updates)), d.mood_updates.values(), strict=True)
+    )
+    moves = []
+    for i, move in enumerate(d.zone_moves):
+        slot = one(move.character_id)
+        if slot != move.character_id:
+            changes.append(
+                ClampChange(
+                    rule="cast_reference",
+                    path=f"zone_moves[{i}].character_id",
+                    before=move.character_id,
+                    after=slot,
+                )
+            )
+            move = move.model_copy(update={"character_id": slot})
+        moves.append(move)
+    if not changes:
+        return d, []
+    update = {
+        "events": events,
+        "next_speakers": speakers,
+        "mood_updates": moods,
+        "zone_moves": moves,
+    }
+    return d.model_copy(update=update), changes
+
+
+def drop_duplicate_events(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, Changes]:
+    """Keep the first of events that are equal in every field (after the witness clamp)."""
+    kept, changes = [], []
+    for i, ev in enumerate(d.events):
+        if ev in kept:
+            changes.append(
+                ClampChange(
+                    rule="duplicate_event", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+        else:
+            kept.append(ev)
+    if not changes:
+        return d, []
+    return d.model_copy(update={"events": kept}), changes
