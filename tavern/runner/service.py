@@ -35,7 +35,7 @@ from tavern.runner.interface import (
     SessionNotFoundError,
 )
 from tavern.runner.own_view import own_sheet
-from tavern.runner.turn import KernelLimits, TurnTransaction, perceived_by
+from tavern.runner.turn import KernelLimits, TurnTransaction, display_names, perceived_by
 from tavern.store import (
     JournalWriter,
     Library,
@@ -168,7 +168,7 @@ class Runner:
             tick=state.clock.tick,
             turn_number=state.turn_number,
             revision=state.revision,
-            transcript=perceived_by(tail, controlled),
+            transcript=perceived_by(tail, controlled, display_names(state)),
             whose_turn=controlled,
             warnings=sheet_warnings(state) if warn else [],
         )
@@ -247,7 +247,7 @@ class Runner:
             return TurnResult(
                 session_id=session_id,
                 turn_number=number,
-                records=perceived_by(outcome.records, state.controlled_id),
+                records=perceived_by(outcome.records, state.controlled_id, display_names(state)),
                 control_returned=outcome.control_returned,
                 next_speaker=outcome.next_speaker,
                 tick=stored.clock.tick,

@@ -10,13 +10,14 @@ keeps every attempt.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
+from tavern.physics.identity import SLOT_ID
 from tavern.physics.observation import Observation, observe
 from tavern.physics.perception import perceives
 from tavern.records import (
@@ -26,6 +27,7 @@ from tavern.records import (
     CharacterReply,
     ClampChange,
     DirectorDecision,
+    EventRecord,
     HistoryRecord,
     NarrationRecord,
     SessionState,
@@ -302,22 +304,36 @@ WHISPER_MARKER = "(whispered)"
 """What the human reads of a whisper their character only noticed."""
 
 
-def perceived_by(records: Sequence[HistoryRecord], viewer: str) -> list[HistoryRecord]:
+def perceived_by(
+    records: Sequence[HistoryRecord], viewer: str, names: Mapping[str, str] | None = None
+) -> list[HistoryRecord]:
     """The human's view: what their character perceived, their own records, and narration.
 
     A whisper the character only noticed keeps its speaker and audience but not its words.
+    With `names` (slot id -> display name, the names the human's screen labels speakers with),
+    a slot id the Director wrote into an event's text reads as that name: ids are internal.
     """
     out: list[HistoryRecord] = []
     for r in records:
         if r.speaker == viewer or isinstance(r, NarrationRecord):
-            out.append(r)
-            continue
-        seen = perceives(r, viewer)
-        if seen == "content":
-            out.append(r)
-        elif seen == "aware":
+            seen = "content"
+        else:
+            seen = perceives(r, viewer)
+        if seen == "aware":
             out.append(r.model_copy(update={"text": WHISPER_MARKER}))
+        elif seen == "content":
+            out.append(_named_ids(r, names) if names and isinstance(r, EventRecord) else r)
     return out
+
+
+def display_names(state: SessionState) -> dict[str, str]:
+    """Slot id -> display name for the session's cast (the human's labels)."""
+    return {slot: c.body.display_name for slot, c in state.cast.items()}
+
+
+def _named_ids(record: EventRecord, names: Mapping[str, str]) -> EventRecord:
+    text = SLOT_ID.sub(lambda m: names.get(m.group(), m.group()), record.text)
+    return record if text == record.text else record.model_copy(update={"text": text})
 
 
 def _clamp_public(state: SessionState) -> list[str]:

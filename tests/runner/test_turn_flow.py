@@ -13,6 +13,7 @@ from tavern.agents import prose
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
+    NARRATOR,
     Audience,
     DirectorDecision,
     EventRecord,
@@ -150,6 +151,26 @@ def test_the_human_reads_only_that_a_whisper_happened() -> None:
     [seen] = perceived_by([whisper], "C1")
     assert seen.text == "(whispered)" and seen.audience == whisper.audience
     assert perceived_by([whisper], "C4") == [whisper] and perceived_by([whisper], "C3") == []
+
+
+def test_the_human_reads_names_where_the_director_wrote_ids(make_kit: KitFactory) -> None:
+    """A live Director wrote 'C1 walks slowly to the window': the screen shows the name."""
+    event = {
+        "kind": "action_outcome", "text": "C1 waves at C4 and C9.", "actor_id": "C1",
+        "witness_ids": ["C1", "C4"], "utterance_ref": None,
+    }  # fmt: skip
+    kit = make_kit(fn=scripted([NARRATOR], events=[event]))
+    sid = kit.create(controlled="C1")
+    result = kit.play(sid, action="waves")
+    names = {slot: c.body.display_name for slot, c in kit.state(sid).cast.items()}
+    wanted = f"{names['C1']} waves at {names['C4']} and C9."
+    assert [r.text for r in result.records if r.kind == "event"] == [wanted]
+    view = run(kit.runner.view(sid))
+    assert [r.text for r in view.transcript if r.kind == "event"] == [wanted]
+    # Stored and journaled as the Director wrote it; only the human's view is named.
+    assert [r.text for r in kit.history(sid) if r.kind == "event"] == [event["text"]]
+    stored = [r for r in kit.history(sid) if r.kind == "event"]
+    assert [r.text for r in perceived_by(stored, "C1")] == [event["text"]]  # control
 
 
 def test_a_failing_model_commits_nothing(make_kit: KitFactory) -> None:
