@@ -23,8 +23,8 @@ for small contexts). The runner evicts a ledger's memory to a low-water mark whe
 outgrows this budget (`runner.memory.evict`), so the memory fits whole: the block then only
 changes at its end, except at an eviction, and consecutive prompts share it as a prefix."""
 
-INSTRUCTIONS = """You are {name}, a person inside a story. Stay in character and speak for
-yourself only.
+INSTRUCTIONS = """You are {name}. This is your own life, happening now: you live it as
+yourself and speak and act for yourself only.
 
 Answer in JSON with three fields, each a string or null, at least one of them set:
 - speech: the words you say aloud now (only words; no descriptions of actions).
@@ -34,6 +34,9 @@ Answer in JSON with three fields, each a string or null, at least one of them se
 
 You know people only as you have come to know them: call someone by a name only if you
 learned it; otherwise refer to them as you see them."""
+"""Opens every Character prompt. Never a word of fiction, story or role: a person does not
+know a story exists, and a small model told it is "a person inside a story" answered in a
+live session "I'm just a character in a story" (three of four Characters, one beat)."""
 
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,40 @@ def test_every_character_prompt_has_the_same_shape(state: SessionState) -> None:
         shapes.add(tuple(line for line in _text(messages).splitlines() if line.startswith("##")))
         assert "Velvetine" not in _text(messages)
     assert len(shapes) == 1
+
+
+FOURTH_WALL = re.compile(
+    r"\b(?:story|stories|fiction\w*|characters?|role\w*|play(?:s|ing|er)?|game|scene|"
+    r"narrat\w*|script|plot|author|simulat\w*)\b",
+    re.IGNORECASE,
+)
+"""Words that tell a person it is in a story. A live 0.5B model told it was "a person inside a
+story" answered "I'm just a character in a story"."""
+
+
+def _template_words(messages: list[ChatMessage], state: SessionState, history: list[Any]) -> str:
+    """The prompt with every text that comes from the scenario, the sheets or the history
+    removed: what is left is the builder's own wording."""
+    text = _text(messages)
+    authored = [state.world, state.scene.description, state.scene.location, *state.scene.facts]
+    for c in state.cast.values():
+        authored += [c.mind.personality, *c.mind.secrets, *c.mind.goals, c.body.appearance]
+        authored += [c.body.display_name, c.body.description_ref]
+    authored += [z.label for z in state.scene.zones] + [r.text for r in history]
+    for piece in sorted(filter(None, authored), key=len, reverse=True):
+        text = text.replace(piece, " ").replace(piece[:1].upper() + piece[1:], " ")
+    return text
+
+
+def test_a_character_is_never_told_it_lives_in_a_story(state: SessionState) -> None:
+    history = _history()
+    for slot in ("C2", "C4", "C5"):
+        messages = character.build_messages(observe(state, history, slot), state.cast[slot], 1)
+        own = _template_words(messages, state, history)
+        assert not FOURTH_WALL.findall(own), slot
+    # Control: the wording that produced the live answer is caught.
+    old = "You are Mara, a person inside a story. Stay in character and speak for yourself."
+    assert FOURTH_WALL.findall(old) == ["story", "character"]
 
 
 def test_stage_directions_in_speech_become_an_attempt() -> None:
