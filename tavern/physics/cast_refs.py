@@ -8,8 +8,9 @@ one cast member's name (ignoring case and spacing) can only mean that member: `r
 maps it to the id before any other clamp judges it. Nothing is widened by this: the mapped ids
 still go through the zone, presence and audience clamps like ids the model wrote itself.
 
-The same models also repeat one event verbatim within a beat; `drop_duplicate_events` keeps the
-first copy, so memories and narration do not repeat it.
+The same models also repeat an event within a beat, verbatim or with other witnesses;
+`drop_duplicate_events` merges the copies into the first, so memories and narration do not
+repeat it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from tavern.records import NARRATOR, Character, ClampChange, DirectorDecision
+from tavern.records import NARRATOR, Character, ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
@@ -123,17 +124,45 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
 def drop_duplicate_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, Changes]:
-    """Keep the first of events that are equal in every field (after the witness clamp)."""
-    kept, changes = [], []
+    """One event per (kind, text, actor) in a beat: repeats merge into the first.
+
+    Runs last, after the witness clamp and the guards: each copy's witnesses are already
+    admissible for its actor and `utterance_ref`, and texts are compared as they will be
+    shown. The first copy takes the union of the copies' witnesses: each of them perceived
+    that same text already, so nobody perceives more. When the copies cite different lines,
+    the merged event cites none: the ref only narrows who may witness, so the union stays
+    admissible and clamping again changes nothing.
+    """
+    del ctx  # the rule needs only the decision; the signature is every clamp rule's
+    first: dict[tuple[str, str, str | None], int] = {}
+    events: list[PerceptionEvent] = []
+    origins: list[int] = []
+    changes: Changes = []
     for i, ev in enumerate(d.events):
-        if ev in kept:
-            changes.append(
-                ClampChange(
-                    rule="duplicate_event", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
+        at = first.setdefault((ev.kind, ev.text, ev.actor_id), len(events))
+        if at == len(events):
+            events.append(ev)
+            origins.append(i)
+            continue
+        changes.append(
+            ClampChange(
+                rule="duplicate_event", path=f"events[{i}]", before=ev.model_dump(), after=None
             )
-        else:
-            kept.append(ev)
+        )
+        kept = events[at]
+        witnesses = list(dict.fromkeys([*kept.witness_ids, *ev.witness_ids]))
+        ref = kept.utterance_ref if kept.utterance_ref == ev.utterance_ref else None
+        events[at] = kept.model_copy(update={"witness_ids": witnesses, "utterance_ref": ref})
     if not changes:
         return d, []
-    return d.model_copy(update={"events": kept}), changes
+    for ev, i in zip(events, origins, strict=True):
+        if ev != d.events[i]:
+            changes.append(
+                ClampChange(
+                    rule="duplicate_event",
+                    path=f"events[{i}]",
+                    before=d.events[i].model_dump(),
+                    after=ev.model_dump(),
+                )
+            )
+    return d.model_copy(update={"events": events}), changes

@@ -353,14 +353,16 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("location", clamp_location),
     ("mood_target", clamp_moods),
     ("witness_zone", clamp_witnesses),
-    ("duplicate_event", drop_duplicate_events),
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
+    ("duplicate_event", drop_duplicate_events),
 ]
-"""Clamp rules in application order. Names become ids first, so every other rule judges ids;
-guards run last, on the final witness lists."""
+"""Clamp rules in application order. Names become ids first, so every other rule judges ids.
+The guards run on the final witness lists; repeats merge last, on the texts as they will be
+shown (two texts can become equal once redacted). A merged event's witnesses never make a
+guard redact more: copies that the guards left equal hold nothing hidden from any of them."""
 
 
 def clamp_decision(

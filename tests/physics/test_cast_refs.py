@@ -8,12 +8,14 @@ outside the id fields), its equivalence with ids written directly, and a planted
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
-from tavern.physics import ClampContext, clamp_decision
+from tavern.physics import ClampContext, audience_for, clamp_decision
 from tavern.physics.cast_refs import name_index
 from tavern.records import (
     NARRATOR,
@@ -26,7 +28,7 @@ from tavern.records import (
 )
 
 from .test_properties import SETTINGS, world_and_decision
-from .test_rules import CAST, FLAT, ZONED
+from .test_rules import CAST, FLAT, ZONED, speech
 
 
 def ctx(**kw: object) -> ClampContext:
@@ -179,22 +181,101 @@ def test_negative_control_without_the_rule_a_named_witness_is_lost(
 
 def test_an_event_repeated_in_a_beat_is_kept_once() -> None:
     bell = PerceptionEvent(kind="world_event", text="The bell tolls.", witness_ids=["C1", "C2"])
-    other = bell.model_copy(update={"witness_ids": ["C1"]})
-    proposal = DirectorDecision(events=[bell, bell, other, bell], next_speakers=[NARRATOR])
+    proposal = DirectorDecision(events=[bell, bell, bell], next_speakers=[NARRATOR])
     out, changes = clamp_decision(proposal, ctx())
-    assert out.events == [bell, other]  # equal in every field: only then a repeat
-    assert [(c.rule, c.path) for c in changes] == [
-        ("duplicate_event", "events[1]"),
-        ("duplicate_event", "events[3]"),
+    assert out.events == [bell]
+    assert [(c.rule, c.path, c.after) for c in changes] == [
+        ("duplicate_event", "events[1]", None),
+        ("duplicate_event", "events[2]", None),
     ]
     assert clamp_decision(out, ctx()) == (out, [])
 
 
-def test_events_equal_only_after_the_witness_clamp_are_repeats() -> None:
-    a = PerceptionEvent(kind="world_event", text="Thunder.", witness_ids=["C1", "C9"])
-    b = a.model_copy(update={"witness_ids": ["C1"]})
-    out, _ = clamp_decision(DirectorDecision(events=[a, b]), ctx())
-    assert out.events == [b]
+def test_copies_with_other_witnesses_merge_into_the_first() -> None:
+    """Live: the same 'walks to the window' event twice, with other witnesses and refs."""
+    said = [
+        speech(4, "C1", "Hello", audience_for(FLAT, "C1", "speech")),
+        speech(5, "C2", "Psst", audience_for(FLAT, "C2", "speech", whisper_to=["C3"])),
+    ]
+    walk = PerceptionEvent(
+        kind="action_outcome", text="Tomas walks to the window.", actor_id="C3",
+        witness_ids=["C3"], utterance_ref=4,
+    )  # fmt: skip
+    again = walk.model_copy(update={"witness_ids": ["C2", "C3"], "utterance_ref": 5})
+    thunder = PerceptionEvent(kind="world_event", text="Thunder.", witness_ids=["C1"])
+    context = ctx(history=said)
+    proposal = DirectorDecision(events=[walk, thunder, again], next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, context)
+    assert out.events == [
+        walk.model_copy(update={"witness_ids": ["C3", "C2"], "utterance_ref": None}),
+        thunder,
+    ]
+    assert {(c.rule, c.path) for c in changes} == {
+        ("duplicate_event", "events[2]"),
+        ("duplicate_event", "events[0]"),
+    }
+    assert clamp_decision(out, context) == (out, [])
+    same_ref = again.model_copy(update={"utterance_ref": 4, "witness_ids": ["C1", "C3"]})
+    out, _ = clamp_decision(DirectorDecision(events=[walk, same_ref]), context)
+    assert out.events == [walk.model_copy(update={"witness_ids": ["C3", "C1"]})]
+
+
+def _words_seen(d: DirectorDecision, viewer: str | None) -> set[str]:
+    """Words of the events `viewer` witnesses (None: of the unwitnessed events, which still
+    reach the prose renderer)."""
+    return {
+        w
+        for e in d.events
+        if (viewer in e.witness_ids if viewer else not e.witness_ids)
+        for w in e.text.split()
+    }
+
+
+def _shows_more(merged: DirectorDecision, unmerged: DirectorDecision, viewers: list[str]) -> bool:
+    return any(not _words_seen(merged, v) <= _words_seen(unmerged, v) for v in [*viewers, None])
+
+
+@SETTINGS
+@given(world_and_decision())
+def test_merging_repeats_never_shows_anyone_more(pair: tuple[object, object]) -> None:
+    """Per viewer, the words of the events it witnesses only shrink when repeats merge."""
+    world, proposal = pair
+    assert isinstance(proposal, DirectorDecision)
+    context = ClampContext(
+        scene=world.state.scene,  # type: ignore[attr-defined]
+        history=world.history,  # type: ignore[attr-defined]
+    )
+    merged, _ = clamp_decision(proposal, context)
+    keys = [(e.kind, e.text, e.actor_id) for e in merged.events]
+    assert len(keys) == len(set(keys))
+    unmerged, _ = _clamp_without(proposal, context, "duplicate_event")
+    assert not _shows_more(merged, unmerged, list(world.state.cast))  # type: ignore[attr-defined]
+
+
+def test_negative_control_a_widening_merge_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    bell = PerceptionEvent(kind="world_event", text="Bell", witness_ids=["C1"])
+    proposal = DirectorDecision(events=[bell, bell])
+    unmerged, _ = _clamp_without(proposal, ctx(), "duplicate_event")
+    assert not _shows_more(clamp_decision(proposal, ctx())[0], unmerged, list(CAST))
+
+    def widening(d: DirectorDecision, c: ClampContext) -> tuple[DirectorDecision, list[Any]]:
+        everyone = [e.model_copy(update={"witness_ids": list(c.present)}) for e in d.events]
+        return d.model_copy(update={"events": everyone[:1]}), []
+
+    rules = [(n, widening if n == "duplicate_event" else r) for n, r in clamps_module.CLAMP_RULES]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", rules)
+    assert _shows_more(clamp_decision(proposal, ctx())[0], unmerged, list(CAST))
+
+
+def _clamp_without(
+    proposal: DirectorDecision, context: ClampContext, rule: str
+) -> tuple[DirectorDecision, list[object]]:
+    changes: list[object] = []
+    for name, apply in clamps_module.CLAMP_RULES:
+        if name != rule:
+            proposal, found = apply(proposal, context)
+            changes.extend(found)
+    return proposal, changes
 
 
 def test_negative_control_without_the_rule_repeats_survive(
