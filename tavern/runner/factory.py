@@ -33,9 +33,9 @@ def default_limits(config: AppConfig) -> KernelLimits:
     name = config.active_provider
     if name not in SMALL_CONTEXT_PROVIDERS:
         return KernelLimits()
-    options = config.settings_for(name).options
-    ctx = options.get("ctx_per_slot", SMALL_CONTEXT_PROVIDERS[name])
-    return KernelLimits.for_context(int(ctx))
+    settings = config.settings_for(name)
+    ctx = settings.options.get("ctx_per_slot", SMALL_CONTEXT_PROVIDERS[name])
+    return KernelLimits.for_context(int(ctx), settings.max_tokens)
 
 
 def build_runner(

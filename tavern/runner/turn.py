@@ -34,11 +34,16 @@ from tavern.records import (
 )
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
+from tavern.runner.fit import CALL_TIME_TOKENS, fitted
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.speech_guard import speech_guard
+
+ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600}
+"""Tokens kept free for an answer when the provider's settings give no output limit: about
+twice the longest answers of a live session (Director 757, prose 400, Character 61)."""
 
 
 @dataclass(frozen=True)
@@ -65,21 +70,46 @@ class KernelLimits:
     """Token budget of the prose renderer's reader transcript."""
     character_memory_tokens: int = character.MEMORY_BUDGET_TOKENS
     """Token budget of the memory lines in a Character prompt."""
+    context_tokens: int | None = None
+    """The model's context per request. When set, each prompt's history part (the Director's
+    window, the prose transcript, a Character's memory) shrinks until the prompt, counted
+    pessimistically (`fit.prompt_tokens_ceiling`), leaves `answer_tokens` of its role free."""
+    answer_tokens: Mapping[str, int] = field(default_factory=lambda: dict(ANSWER_TOKENS))
+    """Tokens kept free for each role's answer (`director`, `prose`, `character`)."""
+
+    def room(self, role: str) -> int | None:
+        """Tokens a `role` prompt may take, or None when the context is not bounded."""
+        if self.context_tokens is None:
+            return None
+        answer = self.answer_tokens.get(role, ANSWER_TOKENS[role])
+        return self.context_tokens - answer - CALL_TIME_TOKENS
 
     @classmethod
-    def for_context(cls, context_tokens: int) -> KernelLimits:
+    def for_context(
+        cls, context_tokens: int, answer_tokens: Mapping[str, int] | None = None
+    ) -> KernelLimits:
         """Budgets that keep every prompt (plus its answer) inside a model's context.
 
-        The Director's sheets, instructions and answer take about half of it, so its window
-        gets the rest; a Character's memory likewise.
+        The shares are starting budgets; `context_tokens` makes each prompt fit as built.
+        `answer_tokens` are the configured output limits per role (`default` applies to
+        roles without their own); unset roles keep `ANSWER_TOKENS`.
 
-        >>> KernelLimits.for_context(4096).director_history_tokens
-        1638
+        >>> limits = KernelLimits.for_context(4096, {"default": 500, "director": 900})
+        >>> limits.director_history_tokens, limits.room("director"), limits.room("prose")
+        (1638, 3143, 3543)
         """
+        given = dict(answer_tokens or {})
+        fallback = given.pop("default", None)
+        answers = {
+            role: given.get(role, fallback if fallback is not None else tokens)
+            for role, tokens in ANSWER_TOKENS.items()
+        }
         return cls(
             director_history_tokens=int(context_tokens * 0.4),
             prose_transcript_tokens=int(context_tokens * 0.35),
             character_memory_tokens=int(context_tokens * 0.45),
+            context_tokens=context_tokens,
+            answer_tokens=answers,
         )
 
 
@@ -190,11 +220,11 @@ class TurnTransaction:
         self, beat: director.DirectorBeat, invited: bool
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         state = self.state
-        messages = director.build_messages(
-            state,
-            [*self.history, *self.log.records],
-            beat,
-            budget_tokens=self.limits.director_history_tokens,
+        history = [*self.history, *self.log.records]
+        messages = fitted(
+            lambda budget: director.build_messages(state, history, beat, budget_tokens=budget),
+            self.limits.director_history_tokens,
+            self.limits.room("director"),
         )
         raw = await self.caller.call("director", messages, director.OUTPUT_SCHEMA, self.turn_number)
         proposal = director.parse(raw)
@@ -229,11 +259,11 @@ class TurnTransaction:
         return decision, changes
 
     async def _narrate(self, staged: SessionState) -> str:
-        messages = prose.build_messages(
-            staged,
-            self.history,
-            list(self.log.records),
-            budget_tokens=self.limits.prose_transcript_tokens,
+        beat = list(self.log.records)
+        messages = fitted(
+            lambda budget: prose.build_messages(staged, self.history, beat, budget_tokens=budget),
+            self.limits.prose_transcript_tokens,
+            self.limits.room("prose"),
         )
         raw = await self.caller.call("prose", messages, prose.OUTPUT_SCHEMA, self.turn_number)
         return prose.parse(raw)
@@ -283,11 +313,13 @@ class TurnTransaction:
         self, staged: SessionState, slot: str, observation: Observation
     ) -> CharacterReply:
         """One Character call; an unusable answer is asked again once."""
-        messages = character.build_messages(
-            observation,
-            own_sheet(staged, slot),
-            self.turn_number,
-            memory_budget_tokens=self.limits.character_memory_tokens,
+        sheet = own_sheet(staged, slot)
+        messages = fitted(
+            lambda budget: character.build_messages(
+                observation, sheet, self.turn_number, memory_budget_tokens=budget
+            ),
+            self.limits.character_memory_tokens,
+            self.limits.room("character"),
         )
         agent = f"character:{slot}"
         for attempt in (1, 2):
