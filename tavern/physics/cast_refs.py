@@ -124,22 +124,23 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
 def drop_duplicate_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, Changes]:
-    """One event per (kind, text, actor) in a beat: repeats merge into the first.
+    """One event per text and actor in a beat: repeats merge into the first.
 
     Runs last, after the witness clamp and the guards: each copy's witnesses are already
     admissible for its actor and `utterance_ref`, and texts are compared as they will be
-    shown. The first copy takes the union of the copies' witnesses: each of them perceived
-    that same text already, so nobody perceives more. When the copies cite different lines,
-    the merged event cites none: the ref only narrows who may witness, so the union stays
-    admissible and clamping again changes nothing.
+    shown. The first copy keeps its kind (a small model labels one happening "arrival" and
+    "utterance" in the same answer) and takes the union of the copies' witnesses: each of
+    them perceived that same text already, so nobody perceives more. When the copies cite
+    different lines, the merged event cites none: the ref only narrows who may witness, so
+    the union stays admissible and clamping again changes nothing.
     """
     del ctx  # the rule needs only the decision; the signature is every clamp rule's
-    first: dict[tuple[str, str, str | None], int] = {}
+    first: dict[tuple[str, str | None], int] = {}
     events: list[PerceptionEvent] = []
     origins: list[int] = []
     changes: Changes = []
     for i, ev in enumerate(d.events):
-        at = first.setdefault((ev.kind, ev.text, ev.actor_id), len(events))
+        at = first.setdefault((ev.text, ev.actor_id), len(events))
         if at == len(events):
             events.append(ev)
             origins.append(i)

@@ -201,7 +201,9 @@ def test_copies_with_other_witnesses_merge_into_the_first() -> None:
         kind="action_outcome", text="Tomas walks to the window.", actor_id="C3",
         witness_ids=["C3"], utterance_ref=4,
     )  # fmt: skip
-    again = walk.model_copy(update={"witness_ids": ["C2", "C3"], "utterance_ref": 5})
+    again = walk.model_copy(
+        update={"kind": "utterance", "witness_ids": ["C2", "C3"], "utterance_ref": 5}
+    )
     thunder = PerceptionEvent(kind="world_event", text="Thunder.", witness_ids=["C1"])
     context = ctx(history=said)
     proposal = DirectorDecision(events=[walk, thunder, again], next_speakers=[NARRATOR])
@@ -246,7 +248,7 @@ def test_merging_repeats_never_shows_anyone_more(pair: tuple[object, object]) ->
         history=world.history,  # type: ignore[attr-defined]
     )
     merged, _ = clamp_decision(proposal, context)
-    keys = [(e.kind, e.text, e.actor_id) for e in merged.events]
+    keys = [(e.text, e.actor_id) for e in merged.events]
     assert len(keys) == len(set(keys))
     unmerged, _ = _clamp_without(proposal, context, "duplicate_event")
     assert not _shows_more(merged, unmerged, list(world.state.cast))  # type: ignore[attr-defined]
