@@ -231,10 +231,12 @@ def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
 
 
 def _public_corpus(state: SessionState) -> list[str]:
-    """Text whose words any reader may see: the stage and the cast's bodies."""
+    """Text whose words any reader may see: the stage, the scenario's own facts and the
+    cast's bodies. Facts the Director added are not in it: it could copy spoken words there."""
     return [
         state.scene.location,
         state.scene.description,
+        *state.opening_facts,
         *(z.label for z in state.scene.zones),
         *(z.id for z in state.scene.zones),
         *(c.body.display_name for c in state.cast.values()),

@@ -76,6 +76,9 @@ class SessionState(Record):
     """Slot id of the human-controlled character. Known to the runner only."""
     scene: Scene
     """The canonical stage."""
+    opening_facts: list[str] = Field(default_factory=list)
+    """The scenario's own scene facts, as the session opened: public from the first beat, so
+    a character repeating one does not make its words speech the prose must not see."""
     moods: dict[str, str] = Field(default_factory=dict)
     """Slot id -> current mood word."""
     clock: NarrativeClock = Field(default_factory=NarrativeClock)

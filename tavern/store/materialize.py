@@ -76,6 +76,7 @@ def materialize_session(
         cast=cast,
         controlled_id=controlled,
         scene=scene,
+        opening_facts=list(scene.facts),
         moods=dict.fromkeys(cast, INITIAL_MOOD),
         clock=NarrativeClock(deadlines=[d.model_copy() for d in scenario.act_deadlines]),
         ledgers=ledgers,

@@ -81,6 +81,27 @@ def test_prose_never_receives_words_thoughts_or_minds(state: SessionState) -> No
     assert "C2" not in text  # ids become names for the reader
 
 
+def test_a_scenario_fact_stays_readable_when_a_character_repeats_it(state: SessionState) -> None:
+    """Live: Dorotea repeated the opening fact 'shut and bolted from the hall side', and the
+    prose then read 'shut and [...] from the hall [...]' and narrated the markers."""
+    fact = "The trapdoor to the cellar is shut and bolted from the hall side."
+    assert state.opening_facts == state.scene.facts and fact in state.opening_facts
+    words = "The trapdoor is bolted from the hall side, and Quoinwick knows."
+    said = SpeechRecord(
+        seq=9, turn_number=2, speaker="C4", author="character", audience=HALL, text=words
+    )
+    text = _text(prose.build_messages(state, [said], []))
+    assert fact in text
+    assert "Quoinwick" not in text  # what was only spoken stays masked
+    # A fact the Director added is no scenario fact: copying speech there launders nothing.
+    added = state.scene.model_copy(update={"facts": [*state.scene.facts, "Quoinwick is here."]})
+    text = _text(prose.build_messages(state.model_copy(update={"scene": added}), [said], []))
+    assert "Quoinwick" not in text
+    # Control: a session opened before opening facts were kept masks the fact's words.
+    old = state.model_copy(update={"opening_facts": []})
+    assert fact not in _text(prose.build_messages(old, [said], []))
+
+
 def test_every_character_prompt_has_the_same_shape(state: SessionState) -> None:
     history = _history()
     shapes = set()
