@@ -16,7 +16,7 @@ repeat it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tavern.records import NARRATOR, Character, ClampChange, DirectorDecision, PerceptionEvent
 
@@ -64,52 +64,36 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
         return d, []
     changes: Changes = []
 
-    def one(value: str) -> str:
-        return index.get(_key(value), value)
+    def mapped(path: str, value: Any, found: Any) -> Any:
+        if found != value:
+            changes.append(ClampChange(rule="cast_reference", path=path, before=value, after=found))
+        return found
+
+    def one(path: str, value: str) -> str:
+        return str(mapped(path, value, index.get(_key(value), value)))
 
     def many(path: str, values: list[str], extra: Mapping[str, str] | None = None) -> list[str]:
-        found = [extra[_key(v)] if extra and _key(v) in extra else one(v) for v in values]
-        if found != values:
-            changes.append(
-                ClampChange(rule="cast_reference", path=path, before=values, after=found)
-            )
-        return found
+        table = {**index, **(extra or {})}
+        return list(mapped(path, values, [table.get(_key(v), v) for v in values]))
 
     events = []
     for i, ev in enumerate(d.events):
-        update: dict[str, object] = {}
-        if ev.actor_id is not None and one(ev.actor_id) != ev.actor_id:
-            update["actor_id"] = one(ev.actor_id)
-            changes.append(
-                ClampChange(
-                    rule="cast_reference",
-                    path=f"events[{i}].actor_id",
-                    before=ev.actor_id,
-                    after=update["actor_id"],
-                )
-            )
+        actor = None if ev.actor_id is None else one(f"events[{i}].actor_id", ev.actor_id)
         witnesses = many(f"events[{i}].witness_ids", ev.witness_ids)
-        if witnesses != ev.witness_ids:
-            update["witness_ids"] = witnesses
-        events.append(ev.model_copy(update=update) if update else ev)
+        same = actor == ev.actor_id and witnesses == ev.witness_ids
+        events.append(
+            ev if same else ev.model_copy(update={"actor_id": actor, "witness_ids": witnesses})
+        )
     speakers = many("next_speakers", d.next_speakers, {_key(NARRATOR): NARRATOR})
     moods = dict(
         zip(many("mood_updates", list(d.mood_updates)), d.mood_updates.values(), strict=True)
     )
-    moves = []
-    for i, move in enumerate(d.zone_moves):
-        slot = one(move.character_id)
-        if slot != move.character_id:
-            changes.append(
-                ClampChange(
-                    rule="cast_reference",
-                    path=f"zone_moves[{i}].character_id",
-                    before=move.character_id,
-                    after=slot,
-                )
-            )
-            move = move.model_copy(update={"character_id": slot})
-        moves.append(move)
+    moves = [
+        move.model_copy(update={"character_id": slot})
+        if (slot := one(f"zone_moves[{i}].character_id", move.character_id)) != move.character_id
+        else move
+        for i, move in enumerate(d.zone_moves)
+    ]
     if not changes:
         return d, []
     update = {

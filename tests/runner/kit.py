@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tavern.llm.fake import FakeProvider
+from tavern.llm.client import LlmClient
+from tavern.llm.fake import FakeFunction, FakeProvider
 from tavern.llm.provider import ProviderRequest
+from tavern.llm.wrappers import RetryPolicy
 from tavern.records import HistoryRecord, LlmCallLine, SessionState, TurnInput
 from tavern.records.views import TurnResult
 from tavern.runner import Runner
+from tavern.runner.turn import KernelLimits
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
 
 T = TypeVar("T")
@@ -74,3 +77,24 @@ def director_answer(speakers: list[str], **extra: Any) -> dict[str, Any]:
         "time_skip_ticks": 0,
         "nothing_happens": False,
     } | extra
+
+
+def recording_runner(
+    data_dir: Path, fn: FakeFunction, limits: KernelLimits
+) -> tuple[Runner, SessionStore, list[LlmCallLine]]:
+    """A runner over `data_dir` answering from `fn` once per call, and every call it makes."""
+    store = SessionStore(data_dir, synchronous="OFF")
+    journal = JournalWriter(data_dir, durable=False)
+    calls: list[LlmCallLine] = []
+
+    def sink(line: LlmCallLine) -> None:
+        calls.append(line)
+        journal.append(line.session_id, line)
+
+    client = LlmClient(
+        FakeProvider("function", fn=fn),
+        sink=sink,
+        retry=RetryPolicy(max_attempts=1),
+        sleep=no_sleep,
+    )
+    return Runner(store, Library(data_dir), journal, client, limits=limits), store, calls

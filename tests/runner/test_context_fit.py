@@ -14,19 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.llm.client import LlmClient
-from tavern.llm.fake import FakeProvider
 from tavern.llm.provider import ProviderRequest
-from tavern.llm.wrappers import RetryPolicy
 from tavern.records import ChatMessage, LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
-from tavern.runner import Runner
 from tavern.runner.factory import default_limits
 from tavern.runner.fit import fitted, prompt_tokens_ceiling
 from tavern.runner.turn import ANSWER_TOKENS, KernelLimits
-from tavern.store import JournalWriter, Library, SessionStore
 
-from .kit import director_answer, no_sleep, run
+from .kit import director_answer, recording_runner, run
 
 WORDS = "cask lantern vow ledger bell veil candle satchel cellar notary wax debt".split()
 
@@ -73,21 +68,7 @@ def _answer(request: ProviderRequest) -> Any:
 
 
 def _played(data_dir: Path, limits: KernelLimits, turns: int = 24) -> list[LlmCallLine]:
-    calls: list[LlmCallLine] = []
-    journal = JournalWriter(data_dir, durable=False)
-
-    def sink(line: LlmCallLine) -> None:
-        calls.append(line)
-        journal.append(line.session_id, line)
-
-    client = LlmClient(
-        FakeProvider("function", fn=_answer),
-        sink=sink,
-        retry=RetryPolicy(max_attempts=1),
-        sleep=no_sleep,
-    )
-    store = SessionStore(data_dir, synchronous="OFF")
-    runner = Runner(store, Library(data_dir), journal, client, limits=limits)
+    runner, _, calls = recording_runner(data_dir, _answer, limits)
     sid = run(runner.create_session("the-vintners-wake")).id
     for turn in range(turns):
         speech = " ".join(WORDS[(turn + i) % len(WORDS)] for i in range(30))

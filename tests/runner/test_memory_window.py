@@ -16,25 +16,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.llm.client import LlmClient
-from tavern.llm.fake import FakeProvider
 from tavern.llm.provider import ProviderRequest
-from tavern.llm.wrappers import RetryPolicy
 from tavern.physics.observation import observe
 from tavern.records import (
     Audience,
     EventRecord,
     HistoryRecord,
-    LlmCallLine,
     ThoughtRecord,
     TurnInput,
 )
-from tavern.runner import KernelLimits, Runner
+from tavern.runner import KernelLimits
 from tavern.runner import memory as memory_module
 from tavern.runner.memory import capture_memory, evict
-from tavern.store import JournalWriter, Library, SessionStore, materialize_session
+from tavern.store import Library, materialize_session
 
-from .kit import director_answer, no_sleep, run
+from .kit import director_answer, recording_runner, run
 
 BUDGET_TOKENS = 400
 WORDS = "candle cellar ledger notary coffin balcony lantern satchel bell stair".split()
@@ -67,22 +63,8 @@ def _answer(request: ProviderRequest) -> dict[str, Any]:
 
 
 def _memory_blocks(data_dir: Path, turns: int) -> list[str]:
-    store = SessionStore(data_dir, synchronous="OFF")
-    journal = JournalWriter(data_dir, durable=False)
-    calls: list[LlmCallLine] = []
-
-    def sink(line: LlmCallLine) -> None:
-        calls.append(line)
-        journal.append(line.session_id, line)
-
-    client = LlmClient(
-        FakeProvider("function", fn=_answer),
-        sink=sink,
-        retry=RetryPolicy(max_attempts=1),
-        sleep=no_sleep,
-    )
     limits = KernelLimits(character_memory_tokens=BUDGET_TOKENS)
-    runner = Runner(store, Library(data_dir), journal, client, limits=limits)
+    runner, store, calls = recording_runner(data_dir, _answer, limits)
     sid = run(runner.create_session("the-vintners-wake")).id
     for turn in range(turns):
         speech = " ".join(WORDS[(turn + i) % len(WORDS)] for i in range(10))
