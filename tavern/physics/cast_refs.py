@@ -59,7 +59,18 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     `Narrator` also becomes the sentinel), the keys of `mood_updates`, and each zone move's
     `character_id`. Anything else is left for the other clamps to judge.
     """
-    index = name_index(ctx.cast or {})
+    cast = ctx.cast or {}
+    ids = {*cast, NARRATOR}
+    references = [
+        *(ev.actor_id for ev in d.events if ev.actor_id is not None),
+        *(w for ev in d.events for w in ev.witness_ids),
+        *d.next_speakers,
+        *d.mood_updates,
+        *(m.character_id for m in d.zone_moves),
+    ]
+    if ids.issuperset(references):  # the usual answer: ids only, nothing to look up
+        return d, []
+    index = name_index(cast)
     if not index:
         return d, []
     changes: Changes = []
