@@ -8,17 +8,25 @@ one cast member's name (ignoring case and spacing) can only mean that member: `r
 maps it to the id before any other clamp judges it. Nothing is widened by this: the mapped ids
 still go through the zone, presence and audience clamps like ids the model wrote itself.
 
-The same models also repeat an event within a beat, verbatim or with other witnesses;
-`drop_duplicate_events` merges the copies into the first, so memories and narration do not
-repeat it.
+The same models also repeat an event within a beat, verbatim or with other witnesses, and copy
+a line just spoken into an event; `drop_duplicate_events` merges the copies into the first and
+drops the spoken copies, so memories and narration do not repeat them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tavern.records import NARRATOR, Character, ClampChange, DirectorDecision, PerceptionEvent
+from tavern.records import (
+    NARRATOR,
+    Character,
+    ClampChange,
+    DirectorDecision,
+    HistoryRecord,
+    PerceptionEvent,
+    SpeechRecord,
+)
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
@@ -128,13 +136,24 @@ def drop_duplicate_events(
     them perceived that same text already, so nobody perceives more. When the copies cite
     different lines, the merged event cites none: the ref only narrows who may witness, so
     the union stays admissible and clamping again changes nothing.
+
+    An event whose text is a line already spoken (a speech in `ctx.history`, ignoring case,
+    spacing, quotes and end punctuation) is dropped too: the Director never authors dialogue,
+    and the speech record already reached its audience.
     """
-    del ctx  # the rule needs only the decision; the signature is every clamp rule's
+    spoken = _spoken_lines(d.events, ctx.history)
     first: dict[tuple[str, str | None], int] = {}
     events: list[PerceptionEvent] = []
     origins: list[int] = []
     changes: Changes = []
     for i, ev in enumerate(d.events):
+        if spoken and _line_key(ev.text) in spoken:
+            changes.append(
+                ClampChange(
+                    rule="spoken_copy", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+            continue
         at = first.setdefault((ev.text, ev.actor_id), len(events))
         if at == len(events):
             events.append(ev)
@@ -162,3 +181,24 @@ def drop_duplicate_events(
                 )
             )
     return d.model_copy(update={"events": events}), changes
+
+
+_QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?;:"
+
+
+def _line_key(text: str) -> str:
+    return _key(text).strip(_QUOTES_AND_STOPS)
+
+
+def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord]) -> set[str]:
+    """Keys of the spoken lines some event's text could repeat (only speeches of about an
+    event's length are folded: the window holds hundreds of records)."""
+    lengths = {len(ev.text) for ev in events}
+    if not lengths:
+        return set()
+    low, high = min(lengths) - 8, max(lengths) + 8
+    return {
+        _line_key(r.text)
+        for r in history
+        if isinstance(r, SpeechRecord) and low <= len(r.text) <= high
+    }

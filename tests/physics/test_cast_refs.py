@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tavern.physics.cast_refs as cast_refs_module
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, audience_for, clamp_decision
 from tavern.physics.cast_refs import name_index
@@ -24,6 +25,7 @@ from tavern.records import (
     DirectorDecision,
     Mind,
     PerceptionEvent,
+    SpeechRecord,
     ZoneMove,
 )
 
@@ -278,6 +280,58 @@ def _clamp_without(
             proposal, found = apply(proposal, context)
             changes.extend(found)
     return proposal, changes
+
+
+def test_an_event_repeating_a_spoken_line_is_dropped() -> None:
+    """Live: 'event World: Let's get on with it.' right after the human said it."""
+    said = speech(4, "C1", "Let's get on with it.", audience_for(FLAT, "C1", "speech"))
+    copy = PerceptionEvent(kind="utterance", text="  let's GET on with it ", witness_ids=["C2"])
+    near = PerceptionEvent(kind="world_event", text="Let's get on with it, then.", witness_ids=[])
+    proposal = DirectorDecision(events=[copy, near], next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, ctx(history=[said]))
+    assert out.events == [near]  # only a verbatim line is a copy
+    assert [(c.rule, c.path) for c in changes] == [("spoken_copy", "events[0]")]
+    assert clamp_decision(out, ctx(history=[said])) == (out, [])
+    assert clamp_decision(proposal, ctx())[0].events == [copy, near]  # nobody said it
+
+
+@SETTINGS
+@given(world_and_decision(), st.data())
+def test_no_clamped_event_repeats_a_spoken_line(
+    pair: tuple[object, object], data: st.DataObject
+) -> None:
+    world, proposal = pair
+    assert isinstance(proposal, DirectorDecision)
+    history = world.history  # type: ignore[attr-defined]
+    lines = [r.text for r in history if isinstance(r, SpeechRecord)]
+    if lines and proposal.events:  # plant a copy of a spoken line among the events
+        i = data.draw(st.integers(0, len(proposal.events) - 1))
+        planted = proposal.events[i].model_copy(update={"text": data.draw(st.sampled_from(lines))})
+        proposal = proposal.model_copy(update={"events": [*proposal.events, planted]})
+    context = ClampContext(scene=world.state.scene, history=history)  # type: ignore[attr-defined]
+    clamped, _ = clamp_decision(proposal, context)
+    assert not _spoken_copies(clamped, lines)
+
+
+def _spoken_copies(d: DirectorDecision, lines: list[str]) -> list[str]:
+    spoken = {_line(t) for t in lines}
+    return [e.text for e in d.events if _line(e.text) in spoken]
+
+
+def test_negative_control_a_blind_lookup_lets_the_copy_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said = speech(4, "C1", "Let's get on with it.", audience_for(FLAT, "C1", "speech"))
+    copy = PerceptionEvent(kind="utterance", text="Let's get on with it.", witness_ids=["C2"])
+    proposal = DirectorDecision(events=[copy])
+    assert not _spoken_copies(clamp_decision(proposal, ctx(history=[said]))[0], [said.text])
+    monkeypatch.setattr(cast_refs_module, "_spoken_lines", lambda *a: set())
+    out, _ = clamp_decision(proposal, ctx(history=[said]))
+    assert _spoken_copies(out, [said.text]) == [copy.text]
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split()).casefold().strip(" \"'.,!?;:")
 
 
 def test_negative_control_without_the_rule_repeats_survive(

@@ -63,9 +63,10 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     ctx = ClampContext(scene=world.state.scene, history=world.history)
     clamped, changes = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
     present = set(world.state.scene.present)
-    # Only a repeat of an earlier event of the beat is dropped (merged into that event, whose
-    # witnesses are then the copies' own: `test_cast_refs` checks that per viewer).
-    merges = [c for c in changes if c.rule == "duplicate_event"]
+    # Only a repeat of an earlier event of the beat (merged into that event, whose
+    # witnesses are then the copies' own: `test_cast_refs` checks that per viewer) or of a
+    # spoken line is dropped.
+    merges = [c for c in changes if c.rule in ("duplicate_event", "spoken_copy")]
     repeats = {c.path for c in merges if c.after is None}
     merged = {c.path for c in merges if c.after is not None}
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]
