@@ -16,6 +16,8 @@ drops the spoken copies, so memories and narration do not repeat them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from tavern.records import (
@@ -190,15 +192,21 @@ def _line_key(text: str) -> str:
     return _key(text).strip(_QUOTES_AND_STOPS)
 
 
+SPOKEN_COPY_WINDOW = 64
+"""Records looked back over for a spoken line an event repeats (copies seen live came from
+the same beat or two turns earlier; the clamp context holds hundreds of records)."""
+
+
 def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord]) -> set[str]:
-    """Keys of the spoken lines some event's text could repeat (only speeches of about an
-    event's length are folded: the window holds hundreds of records)."""
-    lengths = {len(ev.text) for ev in events}
-    if not lengths:
+    """Keys of the recent spoken lines some event's text could repeat: only speeches of
+    about an event's length are folded, found in C-level passes."""
+    if not events:
         return set()
+    lengths = [len(ev.text) for ev in events]
     low, high = min(lengths) - 8, max(lengths) + 8
-    return {
-        _line_key(r.text)
-        for r in history
-        if isinstance(r, SpeechRecord) and low <= len(r.text) <= high
-    }
+    recent = history[-SPOKEN_COPY_WINDOW:]
+    speeches = compress(recent, map(isinstance, recent, repeat(SpeechRecord)))
+    return {_line_key(t) for t in map(_TEXT, speeches) if low <= len(t) <= high}
+
+
+_TEXT = attrgetter("text")
