@@ -236,7 +236,7 @@ class TurnTransaction:
         )
         ctx = ClampContext(
             scene=state.scene,
-            history=[*self.history, *self.log.records],
+            history=history,  # the window the Director was shown; the call adds no record
             max_skip_ticks=self._skip_bound(invited),
             unresolved_action=pending,
             public_texts=public,
