@@ -139,9 +139,10 @@ def drop_duplicate_events(
     different lines, the merged event cites none: the ref only narrows who may witness, so
     the union stays admissible and clamping again changes nothing.
 
-    An event whose text is a line already spoken (a speech in `ctx.history`, ignoring case,
-    spacing, quotes and end punctuation) is dropped too: the Director never authors dialogue,
-    and the speech record already reached its audience.
+    An event whose text is a line already spoken (a speech among the last
+    `SPOKEN_COPY_WINDOW` records of `ctx.history`, ignoring case, spacing, quotes and end
+    punctuation) is dropped too: the Director never authors dialogue, and the speech record
+    already reached its audience.
     """
     spoken = _spoken_lines(d.events, ctx.history)
     first: dict[tuple[str, str | None], int] = {}
