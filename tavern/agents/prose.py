@@ -24,6 +24,7 @@ from tavern.agents.render import (
     tokens_in,
     zone_graph_block,
 )
+from tavern.agents.runaway import cut_runaway
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
@@ -53,11 +54,12 @@ Turn the confirmed events of this beat into vivid narration in the third person,
 
 Answer in JSON: {"narration": "..."}."""
 
+NARRATION_MAX_CHARS = 1500
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["narration"],
-    "properties": {"narration": {"type": "string", "maxLength": 1500}},
+    "properties": {"narration": {"type": "string", "maxLength": NARRATION_MAX_CHARS}},
 }
 """JSON Schema of the renderer's answer."""
 
@@ -245,5 +247,6 @@ def _public_corpus(state: SessionState) -> list[str]:
 
 
 def parse(data: dict[str, Any]) -> str:
-    """The narration text of a schema-valid answer."""
-    return str(data["narration"]).strip()
+    """The narration text of a schema-valid answer, up to any runaway repetition
+    (`agents.runaway`: small models loop until the length cap closes the string)."""
+    return cut_runaway(str(data["narration"]), cap=NARRATION_MAX_CHARS)

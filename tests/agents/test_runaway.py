@@ -1,0 +1,115 @@
+"""Runaway repetition is cut from narration (`agents.runaway`), and only runaway repetition.
+
+The loops below are shortened from live sessions on the embedded model, where most long
+narrations cycled through the same sentences until the 1,500-character cap closed them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tavern.agents import runaway
+from tavern.agents.runaway import TRAILING_OFF, cut_runaway
+
+FACTS = (
+    "The trapdoor to the cellar is shut and bolted from the hall side. The will is in the "
+    "notary's satchel. The coffin lies open in the middle of the hall. "
+)
+CYCLE = "In the long hall, the air is cold. " + FACTS * 8 + "Dorotea Sand walks slow"
+CLAUSE = "I read aloud, and " * 20 + "I read aloud."
+
+
+def _loops(text: str) -> list[str]:
+    """An independent oracle: every repeated long sentence and every thrice-said clause."""
+    found = []
+    sentences = [" ".join(s.lower().split()) for s in text.replace("!", ".").split(". ")]
+    long = [s.rstrip(".") for s in sentences if len(s.split()) >= runaway.MIN_SENTENCE_WORDS]
+    found += [s for i, s in enumerate(long) if s in long[:i]]
+    words = [w.strip(".,;:!?…\"'") for w in text.lower().split()]
+    for unit in range(runaway.MIN_UNIT_WORDS, runaway.MAX_UNIT_WORDS + 1):
+        for at in range(len(words) - 3 * unit + 1):
+            copies = {tuple(words[at + k * unit : at + (k + 1) * unit]) for k in range(3)}
+            if len(copies) == 1:
+                found.append(" ".join(words[at : at + unit]))
+    return found
+
+
+def test_a_sentence_cycle_ends_before_its_first_repeat() -> None:
+    assert (
+        cut_runaway(CYCLE, cap=len(CYCLE)) == "In the long hall, the air is cold. " + FACTS.strip()
+    )
+
+
+def test_a_looping_clause_keeps_one_copy_and_trails_off() -> None:
+    assert cut_runaway(CLAUSE) == "I read aloud, and I read aloud" + TRAILING_OFF
+    assert cut_runaway("Wind. " + "he said no, " * 3) == "Wind. he said no" + TRAILING_OFF
+    assert cut_runaway("Steps — " * 2 + "a bell — " * 4) == "Steps — Steps — a bell" + TRAILING_OFF
+
+
+def test_a_capped_text_loses_its_unfinished_sentence_only() -> None:
+    capped = "Rain falls on the roof. The candles gutter low and the"
+    assert cut_runaway(capped, cap=len(capped)) == "Rain falls on the roof."
+    assert cut_runaway(capped, cap=len(capped) + 1) == capped  # the model stopped there itself
+    assert cut_runaway("no full stop anywhere", cap=21) == "no full stop anywhere"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Knock, knock, knock. The bell tolls. Nothing moves. The bell tolls.",
+        "Again and again and again the rain came down on the cask house.",
+        "Mara waits by the door. Rui waits by the door, too. Tomas waits by the window.",
+        "She turned. She turned again. She turned once more, slower now.",
+    ],
+)
+def test_ordinary_repetition_in_prose_is_kept(text: str) -> None:
+    assert cut_runaway(text) == text
+
+
+def test_the_oracle_sees_the_planted_loops() -> None:
+    assert _loops(CYCLE) and _loops(CLAUSE)
+    assert not _loops(cut_runaway(CYCLE, cap=len(CYCLE))) and not _loops(cut_runaway(CLAUSE))
+
+
+VOCAB = "cask lantern vow ledger bell veil candle satchel cellar notary wax debt rain".split()
+clauses = st.lists(st.sampled_from(VOCAB), min_size=1, max_size=14).map(" ".join)
+texts = st.lists(
+    st.tuples(clauses, st.sampled_from([". ", ", ", " ", "! ", " — "]), st.integers(1, 4)),
+    min_size=1,
+    max_size=12,
+).map(lambda parts: "".join((c + sep) * n for c, sep, n in parts))
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=texts, capped=st.booleans())
+def test_the_cut_keeps_a_prefix_with_no_loop_left(text: str, capped: bool) -> None:
+    out = cut_runaway(text, cap=len(text) if capped else None)
+    assert text.lstrip().startswith(out.removesuffix(TRAILING_OFF))
+    assert not _loops(out)
+    assert cut_runaway(out) == out
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.sampled_from(VOCAB), unique=True, min_size=1, max_size=13))
+def test_text_without_repeats_is_untouched(words: list[str]) -> None:
+    text = ". ".join(" ".join(words[i : i + 4]) for i in range(0, len(words), 4)) + "."
+    assert cut_runaway(text) == text
+
+
+def test_negative_control_without_the_clause_rule_a_loop_survives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(runaway, "_through_first_copy", lambda text: text)
+    assert _loops(cut_runaway(CLAUSE))
+
+
+def test_negative_control_without_the_sentence_rule_a_cycle_survives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(runaway, "_before_repeated_sentence", lambda text: text)
+    assert (
+        "bolted from the hall side. The will is in the notary's satchel. The coffin lies "
+        "open in the middle of the hall. The trapdoor" in cut_runaway(CYCLE, cap=len(CYCLE))
+    )
