@@ -13,6 +13,8 @@ user message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from operator import is_, itemgetter
 from typing import Any
 
@@ -24,7 +26,7 @@ from tavern.agents.render import (
     tokens_in,
     zone_graph_block,
 )
-from tavern.agents.runaway import cut_runaway
+from tavern.agents.repetition import cut_runaway, drop_retold, sentence_keys
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
@@ -246,7 +248,27 @@ def _public_corpus(state: SessionState) -> list[str]:
     ]
 
 
-def parse(data: dict[str, Any]) -> str:
-    """The narration text of a schema-valid answer, up to any runaway repetition
-    (`agents.runaway`: small models loop until the length cap closes the string)."""
-    return cut_runaway(str(data["narration"]), cap=NARRATION_MAX_CHARS)
+def parse(data: dict[str, Any], told: AbstractSet[str] = frozenset()) -> str:
+    """The narration text of a schema-valid answer, up to any runaway repetition and without
+    the sentences in `told` (`agents.repetition`; see `told_sentences`)."""
+    return drop_retold(cut_runaway(str(data["narration"]), cap=NARRATION_MAX_CHARS), told)
+
+
+RETOLD_NARRATIONS = 8
+"""Earlier narrations whose sentences a new one may not tell again word for word."""
+_TOLD: RecordMemo[frozenset[str]] = RecordMemo()
+
+
+def told_sentences(earlier: Sequence[HistoryRecord]) -> frozenset[str]:
+    """The sentence keys of the last `RETOLD_NARRATIONS` narrations among `earlier`."""
+    narrations: list[HistoryRecord] = []
+    for record in reversed(earlier[-RETOLD_NARRATIONS * 32 :]):  # beats without narration
+        if isinstance(record, NarrationRecord):
+            narrations.append(record)
+            if len(narrations) == RETOLD_NARRATIONS:
+                break
+    return frozenset().union(*(_TOLD.get(r, 0, _narration_keys) for r in narrations))
+
+
+def _narration_keys(record: HistoryRecord) -> frozenset[str]:
+    return sentence_keys(record.text)

@@ -1,4 +1,4 @@
-"""Runaway repetition in a model's prose, cut in code.
+"""Repetition in a model's prose, cut in code: runaway loops, and retelling earlier beats.
 
 Five ten-to-twelve-turn live sessions on the embedded 0.5B model: most narrations of more
 than 250 words repeated the same sentences, in a cycle, until the schema's length cap closed
@@ -15,6 +15,9 @@ keeps the model's whole answer.
   the text after its first copy.
 When the text reached the cap, its unfinished last sentence is dropped too, if a finished one
 precedes it.
+
+`drop_retold` removes the sentences an earlier narration already told word for word. The same
+sessions opened nearly every narration with the scene's three standing facts, beat after beat.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
+from collections.abc import Set as AbstractSet
 
 MIN_SENTENCE_WORDS = 4
 """Shorter sentences may recur on purpose ("The bell tolls." as a refrain)."""
@@ -66,13 +70,41 @@ def cut_runaway(text: str, cap: int | None = None) -> str:
     return kept.strip()
 
 
+def drop_retold(text: str, told: AbstractSet[str]) -> str:
+    """`text` without its sentences whose `sentence_keys` are in `told`.
+
+    >>> told = sentence_keys("The coffin lies open in the hall. Rain falls.")
+    >>> drop_retold("The coffin lies open  in the hall. A door bangs upstairs.", told)
+    'A door bangs upstairs.'
+    """
+    if not told:
+        return text
+    kept = [text[start:end] for start, end in _sentences(text) if _key(text[start:end]) not in told]
+    return "".join(kept).strip()
+
+
+def sentence_keys(text: str) -> frozenset[str]:
+    """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
+    its lower-case words without end punctuation."""
+    keys = (_key(text[start:end]) for start, end in _sentences(text))
+    return frozenset(key for key in keys if key)
+
+
+def _key(sentence: str) -> str:
+    """The sentence's lower-case words without end punctuation (a capped copy may lack its
+    full stop); "" when it is shorter than `MIN_SENTENCE_WORDS`."""
+    words = sentence.lower().split()
+    if len(words) < MIN_SENTENCE_WORDS:
+        return ""
+    return " ".join(words).rstrip(_SENTENCE_END)
+
+
 def _before_repeated_sentence(text: str) -> str:
     seen: set[str] = set()
     for start, end in _sentences(text):
-        words = text[start:end].lower().split()
-        if len(words) < MIN_SENTENCE_WORDS:
+        key = _key(text[start:end])
+        if not key:
             continue
-        key = " ".join(words).rstrip(_SENTENCE_END)  # a capped copy may lack its full stop
         if key in seen:
             return text[:start]
         seen.add(key)

@@ -1,4 +1,4 @@
-"""Runaway repetition is cut from narration (`agents.runaway`), and only runaway repetition.
+"""Runaway repetition is cut from narration (`agents.repetition`), and only runaway repetition.
 
 The loops below are shortened from live sessions on the embedded model, where most long
 narrations cycled through the same sentences until the 1,500-character cap closed them.
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import runaway
-from tavern.agents.runaway import TRAILING_OFF, cut_runaway
+from tavern.agents import repetition
+from tavern.agents.repetition import TRAILING_OFF, cut_runaway
 
 FACTS = (
     "The trapdoor to the cellar is shut and bolted from the hall side. The will is in the "
@@ -25,10 +25,10 @@ def _loops(text: str) -> list[str]:
     """An independent oracle: every repeated long sentence and every thrice-said clause."""
     found = []
     sentences = [" ".join(s.lower().split()) for s in text.replace("!", ".").split(". ")]
-    long = [s.rstrip(".") for s in sentences if len(s.split()) >= runaway.MIN_SENTENCE_WORDS]
+    long = [s.rstrip(".") for s in sentences if len(s.split()) >= repetition.MIN_SENTENCE_WORDS]
     found += [s for i, s in enumerate(long) if s in long[:i]]
     words = [w.strip(".,;:!?…\"'") for w in text.lower().split()]
-    for unit in range(runaway.MIN_UNIT_WORDS, runaway.MAX_UNIT_WORDS + 1):
+    for unit in range(repetition.MIN_UNIT_WORDS, repetition.MAX_UNIT_WORDS + 1):
         for at in range(len(words) - 3 * unit + 1):
             copies = {tuple(words[at + k * unit : at + (k + 1) * unit]) for k in range(3)}
             if len(copies) == 1:
@@ -101,15 +101,38 @@ def test_text_without_repeats_is_untouched(words: list[str]) -> None:
 def test_negative_control_without_the_clause_rule_a_loop_survives(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(runaway, "_through_first_copy", lambda text: text)
+    monkeypatch.setattr(repetition, "_through_first_copy", lambda text: text)
     assert _loops(cut_runaway(CLAUSE))
 
 
 def test_negative_control_without_the_sentence_rule_a_cycle_survives(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(runaway, "_before_repeated_sentence", lambda text: text)
+    monkeypatch.setattr(repetition, "_before_repeated_sentence", lambda text: text)
     assert (
         "bolted from the hall side. The will is in the notary's satchel. The coffin lies "
         "open in the middle of the hall. The trapdoor" in cut_runaway(CYCLE, cap=len(CYCLE))
     )
+
+
+def test_sentences_told_before_are_dropped_and_new_ones_kept() -> None:
+    told = repetition.sentence_keys(FACTS)
+    beat = "A door bangs upstairs. " + FACTS + "Rain begins, hard, on the roof tiles."
+    assert repetition.drop_retold(beat, told) == (
+        "A door bangs upstairs. Rain begins, hard, on the roof tiles."
+    )
+    assert repetition.drop_retold(FACTS, told) == ""
+    assert repetition.drop_retold(
+        "It was cold. It was cold.", repetition.sentence_keys("It was cold.")
+    ) == ("It was cold. It was cold.")  # too short to count as told
+
+
+@settings(max_examples=300, deadline=None)
+@given(earlier=texts, text=texts)
+def test_a_retold_narration_keeps_only_untold_sentences_in_order(earlier: str, text: str) -> None:
+    told = repetition.sentence_keys(earlier)
+    out = repetition.drop_retold(text, told)
+    assert not repetition.sentence_keys(out) & told
+    kept = iter(" ".join(text.split()))  # the output is a subsequence of the text
+    assert all(ch in kept for ch in " ".join(out.split()))
+    assert repetition.drop_retold(text, frozenset()) == text
