@@ -34,6 +34,7 @@ from tavern.records import (
 )
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
+from tavern.runner.echo import without_echo
 from tavern.runner.fit import CALL_TIME_TOKENS, fitted
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
@@ -305,8 +306,11 @@ class TurnTransaction:
             prepared = self._observations.get(slot) if first else None
             observation = prepared or observe(staged, self._context(), slot)
             first = False
-            reply = await self._character(staged, slot, observation)
-            self.log.add_reply(staged.scene, slot, reply)
+            reply = without_echo(
+                await self._character(staged, slot, observation), self._context(), slot
+            )
+            if reply is not None:
+                self.log.add_reply(staged.scene, slot, reply)
         return False, None
 
     async def _character(

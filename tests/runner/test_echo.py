@@ -1,0 +1,71 @@
+"""A Character never says back, word for word, a line it heard (`runner.echo`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tavern.llm.provider import ProviderRequest
+from tavern.records import HistoryRecord, SpeechRecord, ThoughtRecord, TurnInput
+from tavern.runner import turn
+from tavern.runner.turn import KernelLimits
+
+from .kit import director_answer, recording_runner, run
+
+LINE = "I think we should open it now."
+
+
+def _characters_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any]:
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer(["C2"])
+        if request.agent == "prose":
+            return {"narration": "Candles gutter."}
+        return {"speech": None, "thought": None, "action_intent": None} | reply
+
+    return answer
+
+
+def _beat(tmp_path: Path, reply: dict[str, Any], **said: Any) -> list[HistoryRecord]:
+    runner, store, _ = recording_runner(tmp_path, _characters_answer(reply), KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    run(runner.play_turn(sid, TurnInput(**said)))
+    return [r for r in store.history(sid) if r.speaker == "C2"]
+
+
+def test_an_echoed_line_is_dropped_and_the_thought_kept(tmp_path: Path) -> None:
+    said = _beat(tmp_path, {"speech": f'"{LINE.upper()}"', "thought": "Why now?"}, speech=LINE)
+    assert [(type(r), r.text) for r in said] == [(ThoughtRecord, "Why now?")]
+
+
+def test_a_reply_that_is_only_an_echo_says_nothing(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"speech": LINE}, speech=LINE) == []
+
+
+@pytest.mark.parametrize(
+    ("heard", "reply"),
+    [
+        (LINE, "Open it now? Are you mad?"),  # an answer, not the line
+        ("Yes.", "Yes."),  # too short to be an echo
+    ],
+)
+def test_an_answer_or_a_short_line_is_said(tmp_path: Path, heard: str, reply: str) -> None:
+    said = _beat(tmp_path, {"speech": reply}, speech=heard)
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, reply)]
+
+
+def test_a_line_the_character_did_not_hear_is_no_echo(tmp_path: Path) -> None:
+    # Whispered to C4 only: C2 heard that something was said, not the words.
+    said = _beat(tmp_path, {"speech": LINE}, speech=LINE, whisper_to=["C4"])
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, LINE)]
+
+
+def test_negative_control_without_the_rule_the_echo_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
+    said = _beat(tmp_path, {"speech": LINE}, speech=LINE)
+    assert [r.text for r in said] == [LINE]
