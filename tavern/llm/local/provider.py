@@ -17,7 +17,7 @@ import httpx
 
 from tavern.llm._http import ensure_live_allowed
 from tavern.llm.errors import LlmCallError
-from tavern.llm.llama_cpp import LlamaCppProvider
+from tavern.llm.llama_cpp import LlamaCppProvider, dry_multiplier_option
 from tavern.llm.local.paths import MODEL_NAME, LocalPaths, local_paths
 from tavern.llm.local.server import LocalServer, LocalServerError, ServerOptions
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
@@ -48,6 +48,11 @@ def shared_server(paths: LocalPaths, options: ServerOptions) -> LocalServer:
         return server
 
 
+DEFAULT_DRY_MULTIPLIER = 0.8
+"""DRY sampling for the prose roles, on by default for the managed llama-server (it has the
+sampler; `LlamaCppProvider` explains the measurement). Option `dry_multiplier`, 0 = off."""
+
+
 class LocalProvider:
     """`llama_cpp` over a managed `llama-server`, started lazily on the first call."""
 
@@ -61,8 +66,10 @@ class LocalProvider:
         model: str = MODEL_NAME,
         timeout_s: float = 300.0,
         name: str = "local",
+        dry_multiplier: float = DEFAULT_DRY_MULTIPLIER,
     ) -> None:
         self.name = name
+        self.dry_multiplier = dry_multiplier
         self.model = model
         self._http = http_client
         self._server_factory = server
@@ -80,6 +87,7 @@ class LocalProvider:
             timeout_s=self._timeout_s,
             structured_output="json_schema",
             name=self.name,
+            dry_multiplier=self.dry_multiplier,
         )
 
     @property
@@ -154,4 +162,5 @@ def build_local_provider(
         server=lambda: shared_server(local_paths(), options),
         model=settings.model or MODEL_NAME,
         timeout_s=settings.timeout_s or 300.0,
+        dry_multiplier=dry_multiplier_option(settings, default=DEFAULT_DRY_MULTIPLIER),
     )
