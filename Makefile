@@ -6,7 +6,7 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 PYTEST_WORKERS ?= 2
 
-.PHONY: play serve test lint typecheck check test-live bench schemas clean-venv model
+.PHONY: play serve test lint typecheck check test-live bench soak schemas clean-venv model
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,13 @@ test-live: $(STAMP_DEV)
 	$(BIN)/pip install --quiet -e '.[dev,local]'
 	$(BIN)/tavern model install
 	$(BIN)/pytest -m live --runlive tests
+
+## A 12-turn scripted session on the embedded model, reporting every failed call (SCENARIO=...).
+SCENARIO ?= the-vintners-wake
+soak: $(STAMP_DEV)
+	$(BIN)/pip install --quiet -e '.[dev,local]'
+	$(BIN)/tavern model install
+	$(BIN)/python -m harness.soak $(SCENARIO) --turns 12
 
 bench: $(STAMP_DEV)
 	$(BIN)/python -m benchmarks.store
