@@ -74,7 +74,9 @@ class LlamaCppProvider:
     free-prose roles (`PROSE_ROLES`). On the embedded 0.5B model, the 8 prose prompts of turns
     5-12 of a live session, replayed in pairs at temperature 0.7 and seed 11: without DRY, 6
     answers looped until the 1,500-character cap (369-430 tokens); with a multiplier of 0.8,
-    none did (16-238 tokens). The 8 calls took 348 s without DRY and 68 s with it.
+    none did (16-238 tokens). The 8 calls took 348 s without DRY and 68 s with it. It is off
+    by default: the penalty also falls on phrases copied from the prompt, and the model then
+    breaks the words it copies ("countingtable", "sashel").
     """
 
     source: Source = "live"

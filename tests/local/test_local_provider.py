@@ -57,7 +57,7 @@ def test_options_come_from_settings_and_are_checked() -> None:
         server_options(ProviderSettings(options={"slots": "many"}))
 
 
-def test_dry_sampling_is_on_by_default_for_the_managed_server() -> None:
+def test_dry_sampling_is_off_by_default_and_an_option() -> None:
     async def build(options: dict[str, str | int | float | bool]) -> float:
         async with httpx.AsyncClient() as http:
             settings = ProviderSettings(options=options)
@@ -65,8 +65,8 @@ def test_dry_sampling_is_on_by_default_for_the_managed_server() -> None:
             assert isinstance(provider, LocalProvider)
             return provider.dry_multiplier
 
-    assert asyncio.run(build({})) == DEFAULT_DRY_MULTIPLIER > 0
-    assert asyncio.run(build({"dry_multiplier": 0})) == 0
+    assert asyncio.run(build({})) == DEFAULT_DRY_MULTIPLIER == 0  # it breaks copied words
+    assert asyncio.run(build({"dry_multiplier": 0.8})) == 0.8
 
 
 def _client(provider: LocalProvider, lines: list[LlmCallLine]) -> LlmClient:

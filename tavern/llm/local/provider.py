@@ -48,9 +48,12 @@ def shared_server(paths: LocalPaths, options: ServerOptions) -> LocalServer:
         return server
 
 
-DEFAULT_DRY_MULTIPLIER = 0.8
-"""DRY sampling for the prose roles, on by default for the managed llama-server (it has the
-sampler; `LlamaCppProvider` explains the measurement). Option `dry_multiplier`, 0 = off."""
+DEFAULT_DRY_MULTIPLIER = 0.0
+"""DRY sampling for the prose roles: off by default. It stops the 0.5B model's narration
+loops (`LlamaCppProvider`), but it also penalizes copying the prompt's own phrases, and the
+model then breaks the words it copies ("countingtable", "ofoil", "Marenolt", "sashel" in a
+12-turn soak and the replay); loops are cut in code instead (`agents.repetition`). Option
+`dry_multiplier` (0.8 was measured) turns it on."""
 
 
 class LocalProvider:
