@@ -139,24 +139,12 @@ def drop_duplicate_events(
     different lines, the merged event cites none: the ref only narrows who may witness, so
     the union stays admissible and clamping again changes nothing.
 
-    An event whose text is a line already spoken (a speech among the last
-    `SPOKEN_COPY_WINDOW` records of `ctx.history`, ignoring case, spacing, quotes and end
-    punctuation) is dropped too: the Director never authors dialogue, and the speech record
-    already reached its audience.
     """
-    spoken = _spoken_lines(d.events, ctx.history)
     first: dict[tuple[str, str | None], int] = {}
     events: list[PerceptionEvent] = []
     origins: list[int] = []
     changes: Changes = []
     for i, ev in enumerate(d.events):
-        if spoken and _line_key(ev.text) in spoken:
-            changes.append(
-                ClampChange(
-                    rule="spoken_copy", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
-            )
-            continue
         at = first.setdefault((ev.text, ev.actor_id), len(events))
         if at == len(events):
             events.append(ev)
@@ -183,6 +171,34 @@ def drop_duplicate_events(
                     after=ev.model_dump(),
                 )
             )
+    return d.model_copy(update={"events": events}), changes
+
+
+def drop_spoken_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Drop each event whose text is a line already spoken: a speech among the last
+    `SPOKEN_COPY_WINDOW` records of `ctx.history`, ignoring case, spacing, quotes and end
+    punctuation. The Director never authors dialogue, and the speech record already reached
+    its audience.
+
+    Runs before the guards, on the text as the Director wrote it: a whispered line copied
+    into a public event was once masked instead ('[...] your [...] down.') and shown.
+    """
+    spoken = _spoken_lines(d.events, ctx.history)
+    if not spoken:
+        return d, []
+    changes: Changes = []
+    events: list[PerceptionEvent] = []
+    for i, ev in enumerate(d.events):
+        if _line_key(ev.text) in spoken:
+            changes.append(
+                ClampChange(
+                    rule="spoken_copy", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+        else:
+            events.append(ev)
+    if not changes:
+        return d, []
     return d.model_copy(update={"events": events}), changes
 
 

@@ -15,7 +15,7 @@ from itertools import compress
 from operator import attrgetter
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
-from tavern.physics.cast_refs import drop_duplicate_events, resolve_names
+from tavern.physics.cast_refs import drop_duplicate_events, drop_spoken_copies, resolve_names
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.physics.zones import perceivers_of_zone, zone_of
@@ -355,12 +355,14 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("witness_zone", clamp_witnesses),
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
+    ("spoken_copy", drop_spoken_copies),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("duplicate_event", drop_duplicate_events),
 ]
 """Clamp rules in application order. Names become ids first, so every other rule judges ids.
-The guards run on the final witness lists; repeats merge last, on the texts as they will be
+Copies of spoken lines go before the guards could mask them. The guards run on the final
+witness lists; repeats merge last, on the texts as they will be
 shown (two texts can become equal once redacted). A merged event's witnesses never make a
 guard redact more: copies that the guards left equal hold nothing hidden from any of them."""
 

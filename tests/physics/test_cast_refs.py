@@ -295,6 +295,19 @@ def test_an_event_repeating_a_spoken_line_is_dropped() -> None:
     assert clamp_decision(proposal, ctx())[0].events == [copy, near]  # nobody said it
 
 
+def test_a_whispered_line_copied_into_a_public_event_is_dropped_not_masked() -> None:
+    """Live: the human whispered 'Keep your voice down.'; the Director made it a World event
+    for everyone, the whisper guard masked it, and the screen showed '[...] your [...] down.'"""
+    said = speech(6, "C1", "Keep your voice down.", audience_for(FLAT, "C1", "speech", ["C2"]))
+    copy = PerceptionEvent(
+        kind="world_event", text="Keep your voice down.", witness_ids=["C1", "C2", "C3"]
+    )
+    proposal = DirectorDecision(events=[copy], next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, ctx(history=[said]))
+    assert out.events == []
+    assert [c.rule for c in changes] == ["spoken_copy"]
+
+
 @SETTINGS
 @given(world_and_decision(), st.data())
 def test_no_clamped_event_repeats_a_spoken_line(
