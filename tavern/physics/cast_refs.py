@@ -15,7 +15,9 @@ drops the spoken copies, so memories and narration do not repeat them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -124,6 +126,58 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
         "zone_moves": moves,
     }
     return d.model_copy(update=update), changes
+
+
+def collapse_glosses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """A cast member glossed with its own id or name, "Ilse Brandt (C1)" or "C1 (Ilse
+    Brandt)", becomes the bare id, in event texts and new facts.
+
+    Live, the 0.5B Director wrote "Ilse Brandt (C1) walks slowly to the window"; every prompt
+    names the id, so readers got "Ilse Brandt (Ilse Brandt) walks ...". Event texts keep slot
+    ids, which each viewer sees in the names it knows. A gloss naming another member, or
+    nobody in the cast, is left alone.
+    """
+    cast = ctx.cast or {}
+    facts = d.scene.add_facts
+    if not cast or not any("(" in t for t in (*(ev.text for ev in d.events), *facts)):
+        return d, []
+    pattern = _gloss_pattern(tuple((slot, c.body.display_name) for slot, c in cast.items()))
+    slots = list(cast)
+    changes: Changes = []
+
+    def collapsed(path: str, text: str) -> str:
+        if "(" not in text:
+            return text
+        found = pattern.sub(lambda m: slots[int(str(m.lastgroup)[1:])], text)
+        if found != text:
+            changes.append(ClampChange(rule="cast_gloss", path=path, before=text, after=found))
+        return found
+
+    events = [
+        ev.model_copy(update={"text": text})
+        if (text := collapsed(f"events[{i}].text", ev.text)) != ev.text
+        else ev
+        for i, ev in enumerate(d.events)
+    ]
+    new_facts = [collapsed(f"scene.add_facts[{i}]", fact) for i, fact in enumerate(facts)]
+    if not changes:
+        return d, []
+    scene = d.scene.model_copy(update={"add_facts": new_facts})
+    return d.model_copy(update={"events": events, "scene": scene}), changes
+
+
+@lru_cache(maxsize=64)
+def _gloss_pattern(members: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    """One alternative per member (group `m<index>`): its name glossed with its id, or its id
+    glossed with its name; names match in any case and spacing."""
+    forms = []
+    for index, (slot, name) in enumerate(members):
+        named = r"\s+".join(map(re.escape, name.split())) or re.escape(slot)
+        slot_id = re.escape(slot)
+        forms.append(
+            rf"(?P<m{index}>\b{named}\s*\(\s*{slot_id}\s*\)|\b{slot_id}\s*\(\s*{named}\s*\))"
+        )
+    return re.compile("|".join(forms), re.IGNORECASE)
 
 
 def drop_duplicate_events(

@@ -15,7 +15,12 @@ from itertools import compress
 from operator import attrgetter
 
 from tavern.physics.canon import apply_canon, preview_zone_ids
-from tavern.physics.cast_refs import drop_duplicate_events, drop_spoken_copies, resolve_names
+from tavern.physics.cast_refs import (
+    collapse_glosses,
+    drop_duplicate_events,
+    drop_spoken_copies,
+    resolve_names,
+)
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.physics.zones import perceivers_of_zone, zone_of
@@ -348,6 +353,7 @@ def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
 
 CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("cast_reference", resolve_names),
+    ("cast_gloss", collapse_glosses),
     ("zone_move", clamp_zone_moves),
     ("link_update", clamp_link_updates),
     ("location", clamp_location),

@@ -25,6 +25,7 @@ from tavern.records import (
     DirectorDecision,
     Mind,
     PerceptionEvent,
+    SceneDelta,
     SpeechRecord,
     ZoneMove,
 )
@@ -355,3 +356,55 @@ def test_negative_control_without_the_rule_repeats_survive(
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     out, _ = clamp_decision(DirectorDecision(events=[bell, bell]), ctx())
     assert len(out.events) == 2
+
+
+def test_a_member_glossed_with_its_own_id_or_name_becomes_the_id() -> None:
+    """Live: 'Ilse Brandt (C1) walks slowly ...' reached readers as 'Ilse Brandt (Ilse Brandt)'."""
+    walks = PerceptionEvent(
+        kind="action_outcome", text="Rui Lopes (C2) walks to the window", actor_id="C2",
+        witness_ids=["C1", "C2", "C3"],
+    )  # fmt: skip
+    present = PerceptionEvent(
+        kind="world_event", text="Present: C1 (ana), C2 ( rui  LOPES ), C3 (Rui Lopes)",
+        witness_ids=["C1", "C2", "C3"],
+    )  # fmt: skip
+    proposal = DirectorDecision(
+        events=[walks, present],
+        next_speakers=[NARRATOR],
+        scene=SceneDelta(add_facts=["Tomas (C3) bars the door.", "A lamp (lit) hangs."]),
+    )
+    out, changes = clamp_decision(proposal, ctx())
+    assert [e.text for e in out.events] == [
+        "C2 walks to the window",
+        "Present: C1, C2, C3 (Rui Lopes)",  # a gloss naming another member stays
+    ]
+    assert out.scene.add_facts == ["C3 bars the door.", "A lamp (lit) hangs."]
+    assert {c.rule for c in changes} == {"cast_gloss"} and len(changes) == 3
+    assert clamp_decision(out, ctx()) == (out, [])
+
+
+@SETTINGS
+@given(
+    slot=st.sampled_from(sorted(CAST)),
+    name_first=st.booleans(),
+    before=st.sampled_from(["", "Then ", "Present: "]),
+    after=st.sampled_from(["", " nods.", ", then C1 waits"]),
+)
+def test_any_gloss_collapses_to_the_bare_id(
+    slot: str, name_first: bool, before: str, after: str
+) -> None:
+    name = CAST[slot].body.display_name.upper()
+    gloss = f"{name} ({slot})" if name_first else f"{slot} ( {name} )"
+    event = PerceptionEvent(kind="world_event", text=before + gloss + after, witness_ids=["C1"])
+    out, _ = clamp_decision(DirectorDecision(events=[event], next_speakers=[NARRATOR]), ctx())
+    assert [e.text for e in out.events] == [before + slot + after]
+
+
+def test_negative_control_without_the_rule_the_gloss_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "cast_gloss"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    event = PerceptionEvent(kind="world_event", text="Tomas (C3) bars the door.", witness_ids=[])
+    out, _ = clamp_decision(DirectorDecision(events=[event], next_speakers=[NARRATOR]), ctx())
+    assert out.events[0].text == "Tomas (C3) bars the door."
