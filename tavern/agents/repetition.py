@@ -79,14 +79,16 @@ def drop_retold(text: str, told: AbstractSet[str]) -> str:
     """
     if not told:
         return text
-    kept = [text[start:end] for start, end in _sentences(text) if _key(text[start:end]) not in told]
+    kept = [
+        text[start:end] for start, end in sentence_spans(text) if _key(text[start:end]) not in told
+    ]
     return "".join(kept).strip()
 
 
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without end punctuation."""
-    keys = (_key(text[start:end]) for start, end in _sentences(text))
+    keys = (_key(text[start:end]) for start, end in sentence_spans(text))
     return frozenset(key for key in keys if key)
 
 
@@ -101,7 +103,7 @@ def _key(sentence: str) -> str:
 
 def _before_repeated_sentence(text: str) -> str:
     seen: set[str] = set()
-    for start, end in _sentences(text):
+    for start, end in sentence_spans(text):
         key = _key(text[start:end])
         if not key:
             continue
@@ -111,7 +113,7 @@ def _before_repeated_sentence(text: str) -> str:
     return text
 
 
-def _sentences(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Spans of the sentences of `text`; the last one may be unfinished."""
     spans, start = [], 0
     for stop in _SENTENCE_STOP.finditer(text):
@@ -164,5 +166,5 @@ def _finished_sentences(text: str) -> str:
     stripped = text.rstrip()
     if _ENDS_SENTENCE.search(stripped):
         return text
-    finished = [end for _, end in _sentences(stripped)[:-1]]
+    finished = [end for _, end in sentence_spans(stripped)[:-1]]
     return stripped[: finished[-1]] if finished else text

@@ -3,9 +3,10 @@
 Live, the embedded 0.5B model answered for Characters with lines they had just heard: the
 human's "I think we should open it now." came back from another character six turns later,
 and "Who are you, exactly?" from the one it was asked of. Nobody repeats a whole sentence back
-by accident, and a reader sees a broken echo. The echoed speech is dropped; the reply's
-thought and intent stay, and a reply left empty says nothing this beat. The journal keeps the
-model's answer.
+by accident, and a reader sees a broken echo. The echoed speech is dropped, sentence by
+sentence ("Good evening to you all." came back from "Good evening to you all. What brings
+everyone here tonight?"); the reply's thought and intent stay, and a reply left empty says
+nothing this beat. The journal keeps the model's answer.
 
 Short lines ("Yes.", "Come in.") are said by many people in earnest: only lines of
 `MIN_ECHO_WORDS` or more count.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tavern.agents.repetition import sentence_spans
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
@@ -33,35 +35,62 @@ def line_key(text: str) -> str:
     return " ".join(words) if len(words) >= MIN_ECHO_WORDS else ""
 
 
-_KEYS: RecordMemo[str] = RecordMemo()
+_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
-def _speech_key(record: HistoryRecord) -> str:
-    return line_key(record.text) if isinstance(record, SpeechRecord) else ""
+def _speech_keys(record: HistoryRecord) -> frozenset[str]:
+    """The keys of a speech's whole line and of each of its sentences."""
+    if not isinstance(record, SpeechRecord):
+        return frozenset()
+    return _keys(record.text)
 
 
-def echoes(speech: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
-    """Whether `speech` repeats a line among `records` that `viewer` heard (its own too)."""
-    key = line_key(speech)
-    return bool(key) and any(
-        _KEYS.get(r, 0, _speech_key) == key and perceives(r, viewer) == "content" for r in records
-    )
+def _keys(text: str) -> frozenset[str]:
+    parts = [text, *(text[start:end] for start, end in sentence_spans(text))]
+    return frozenset(key for key in map(line_key, parts) if key)
+
+
+def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozenset[str]:
+    """The keys of `speech` (whole, or a sentence of it) that repeat a line or a sentence
+    among `records` that `viewer` heard (its own too)."""
+    mine = _keys(speech)
+    found: set[str] = set()
+    if mine:
+        for record in records:
+            common = mine & _KEYS.get(record, 0, _speech_keys)
+            if common and perceives(record, viewer) == "content":
+                found |= common
+    return frozenset(found)
 
 
 def without_echo(
     reply: CharacterReply, records: Sequence[HistoryRecord], viewer: str
 ) -> CharacterReply | None:
-    """`reply` without echoed speech (see the module); None when nothing else is left.
+    """`reply` without the echoed sentences of its speech (see the module); None when
+    nothing is left.
 
     >>> from tavern.records import Audience
     >>> heard = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human",
     ...                      audience=Audience(origin="public", perceivers=["C1", "C2"]),
-    ...                      text="Let's get on with it.")
+    ...                      text="Good evening to you all. Let's get on with it.")
     >>> without_echo(CharacterReply(speech="let's get on with it", thought="Fine."), [heard], "C2")
     CharacterReply(speech=None, thought='Fine.', action_intent=None)
+    >>> without_echo(CharacterReply(speech="Good evening to you all. Sit."), [heard], "C2")
+    CharacterReply(speech='Sit.', thought=None, action_intent=None)
     """
-    if not reply.speech or not echoes(reply.speech, records, viewer):
+    if not reply.speech:
         return reply
-    if not (reply.thought or reply.action_intent):
+    echoes = echoed(reply.speech, records, viewer)
+    if not echoes:
+        return reply
+    speech = None
+    if line_key(reply.speech) not in echoes:
+        kept = [
+            reply.speech[start:end]
+            for start, end in sentence_spans(reply.speech)
+            if line_key(reply.speech[start:end]) not in echoes
+        ]
+        speech = "".join(kept).strip() or None
+    if not (speech or reply.thought or reply.action_intent):
         return None
-    return reply.model_copy(update={"speech": None})
+    return reply.model_copy(update={"speech": speech})

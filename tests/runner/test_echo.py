@@ -41,6 +41,17 @@ def test_an_echoed_line_is_dropped_and_the_thought_kept(tmp_path: Path) -> None:
     assert [(type(r), r.text) for r in said] == [(ThoughtRecord, "Why now?")]
 
 
+def test_an_echoed_sentence_is_dropped_and_the_rest_said(tmp_path: Path) -> None:
+    """Live: the human's 'Good evening to you all. What brings everyone here tonight?' came
+    back as 'Good evening to you all.'"""
+    greeting = "Good evening to you all. What brings everyone here tonight?"
+    reply = "Good evening to you all!  The rain brought me, as it brought you."
+    said = _beat(tmp_path, {"speech": reply}, speech=greeting)
+    assert [(type(r), r.text) for r in said] == [
+        (SpeechRecord, "The rain brought me, as it brought you.")
+    ]
+
+
 def test_a_reply_that_is_only_an_echo_says_nothing(tmp_path: Path) -> None:
     assert _beat(tmp_path, {"speech": LINE}, speech=LINE) == []
 
