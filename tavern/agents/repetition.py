@@ -79,17 +79,31 @@ def drop_retold(text: str, told: AbstractSet[str]) -> str:
     """
     if not told:
         return text
-    kept = [
-        text[start:end] for start, end in sentence_spans(text) if _key(text[start:end]) not in told
-    ]
-    return "".join(kept).strip()
+    keys = _keys(text)
+    if told.isdisjoint(keys):
+        return text
+    spans = sentence_spans(text)
+    return "".join(
+        text[start:end] for (start, end), key in zip(spans, keys, strict=False) if key not in told
+    ).strip()
 
 
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without end punctuation."""
-    keys = (_key(text[start:end]) for start, end in sentence_spans(text))
-    return frozenset(key for key in keys if key)
+    return frozenset(key for key in _keys(text) if key)
+
+
+def _keys(text: str) -> list[str]:
+    """`_key` of each sentence, in the order of `sentence_spans` (plus, last, the blank rest
+    of the text after its final stop, if any: its key is "")."""
+    return [_key(sentence) for sentence in sentence_texts(text)]
+
+
+def sentence_texts(text: str) -> list[str]:
+    """The sentences of `text` without their end punctuation, in the order of
+    `sentence_spans` (one C-level split; the last may be the blank rest of the text)."""
+    return _SENTENCE_STOP.split(text)
 
 
 def _key(sentence: str) -> str:
@@ -103,12 +117,11 @@ def _key(sentence: str) -> str:
 
 def _before_repeated_sentence(text: str) -> str:
     seen: set[str] = set()
-    for start, end in sentence_spans(text):
-        key = _key(text[start:end])
+    for index, key in enumerate(_keys(text)):
         if not key:
             continue
         if key in seen:
-            return text[:start]
+            return text[: sentence_spans(text)[index][0]]
         seen.add(key)
     return text
 
@@ -157,8 +170,10 @@ def _may_loop(words: list[str]) -> bool:
     """False when no clause can loop: a loop says its first `MIN_UNIT_WORDS` words (all in
     its unit) `LOOP_COPIES` times. Ordinary prose almost never does, so the exact search
     mostly does not run (8 of 2,000 benchmark narrations)."""
-    grams = Counter(zip(*(words[k:] for k in range(MIN_UNIT_WORDS)), strict=False))
-    return bool(grams) and max(grams.values()) >= LOOP_COPIES
+    grams = list(zip(*(words[k:] for k in range(MIN_UNIT_WORDS)), strict=False))
+    if len(set(grams)) > len(grams) - (LOOP_COPIES - 1):  # no gram can occur that often
+        return False
+    return max(Counter(grams).values()) >= LOOP_COPIES
 
 
 def _finished_sentences(text: str) -> str:

@@ -243,7 +243,7 @@ def drop_spoken_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[Director
     changes: Changes = []
     events: list[PerceptionEvent] = []
     for i, ev in enumerate(d.events):
-        if _line_key(ev.text) in spoken:
+        if line_key(ev.text) in spoken:
             changes.append(
                 ClampChange(
                     rule="spoken_copy", path=f"events[{i}]", before=ev.model_dump(), after=None
@@ -259,7 +259,12 @@ def drop_spoken_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[Director
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?;:"
 
 
-def _line_key(text: str) -> str:
+def line_key(text: str) -> str:
+    """A text as copies are compared: case, spacing, quotes and end punctuation aside.
+
+    >>> line_key('  "Shut the DOOR."  ')
+    'shut the door'
+    """
     return _key(text).strip(_QUOTES_AND_STOPS)
 
 
@@ -277,7 +282,7 @@ def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord
     low, high = min(lengths) - 8, max(lengths) + 8
     recent = history[-SPOKEN_COPY_WINDOW:]
     speeches = compress(recent, map(isinstance, recent, repeat(SpeechRecord)))
-    return {_line_key(t) for t in map(_TEXT, speeches) if low <= len(t) <= high}
+    return {line_key(t) for t in map(_TEXT, speeches) if low <= len(t) <= high}
 
 
 _TEXT = attrgetter("text")

@@ -23,6 +23,7 @@ from tavern.physics.cast_refs import (
 )
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
+from tavern.physics.restated import drop_restated_events
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
@@ -362,6 +363,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
     ("spoken_copy", drop_spoken_copies),
+    ("restated_event", drop_restated_events),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("duplicate_event", drop_duplicate_events),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tavern.agents.repetition import sentence_spans
+from tavern.agents.repetition import sentence_spans, sentence_texts
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
@@ -46,8 +46,7 @@ def _speech_keys(record: HistoryRecord) -> frozenset[str]:
 
 
 def _keys(text: str) -> frozenset[str]:
-    parts = [text, *(text[start:end] for start, end in sentence_spans(text))]
-    return frozenset(key for key in map(line_key, parts) if key)
+    return frozenset(key for key in map(line_key, [text, *sentence_texts(text)]) if key)
 
 
 def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozenset[str]:
@@ -57,9 +56,11 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     found: set[str] = set()
     if mine:
         for record in records:
-            common = mine & _KEYS.get(record, 0, _speech_keys)
-            if common and perceives(record, viewer) == "content":
-                found |= common
+            if record.__class__ is not SpeechRecord:
+                continue
+            keys = _KEYS.get(record, 0, _speech_keys)
+            if not mine.isdisjoint(keys) and perceives(record, viewer) == "content":
+                found |= mine & keys
     return frozenset(found)
 
 

@@ -66,7 +66,7 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     # Only a repeat of an earlier event of the beat (merged into that event, whose
     # witnesses are then the copies' own: `test_cast_refs` checks that per viewer) or of a
     # spoken line is dropped.
-    merges = [c for c in changes if c.rule in ("duplicate_event", "spoken_copy")]
+    merges = [c for c in changes if c.rule in ("duplicate_event", "spoken_copy", "restated_event")]
     repeats = {c.path for c in merges if c.after is None}
     merged = {c.path for c in merges if c.after is not None}
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]

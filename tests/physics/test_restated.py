@@ -1,0 +1,83 @@
+"""Clamp `restated_event`: events that only restate a standing fact or an earlier event."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.records import (
+    NARRATOR,
+    ActionRecord,
+    Audience,
+    DirectorDecision,
+    EventRecord,
+    PerceptionEvent,
+    Scene,
+)
+
+from .test_properties import SETTINGS, world_and_decision
+from .test_rules import CAST
+
+FACT = "The trapdoor to the cellar is shut and bolted from the hall side."
+SCENE = Scene(location="the hall", present=["C1", "C2", "C3"], facts=[FACT])
+EARLIER = EventRecord(
+    seq=3, turn_number=2, speaker="C2", author="director", event_kind="action_outcome",
+    text="Rui walks to the window.", actor_id="C2",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+PULL = ActionRecord(
+    seq=5, turn_number=3, speaker="C1", author="human", text="pulls at the trapdoor",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+
+
+def _event(text: str) -> PerceptionEvent:
+    return PerceptionEvent(kind="world_event", text=text, witness_ids=["C1", "C2", "C3"])
+
+
+def _clamped(events: list[PerceptionEvent], **context: object) -> list[str]:
+    ctx = ClampContext(scene=SCENE, cast=CAST, **context)  # type: ignore[arg-type]
+    proposal = DirectorDecision(events=events, next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events]
+
+
+def test_a_restated_fact_or_earlier_event_goes_and_news_stays() -> None:
+    events = [_event(f"  {FACT.upper()}"), _event("Rui walks to the window"), _event("Rain.")]
+    assert _clamped(events, history=[EARLIER]) == ["Rain."]
+
+
+def test_while_an_action_awaits_its_outcome_a_restated_fact_stays() -> None:
+    """'The trapdoor is bolted' may be what pulling at it achieved."""
+    assert _clamped([_event(FACT)], history=[EARLIER, PULL]) == [FACT]
+    resolved = PULL.model_copy(update={"resolved": True})
+    assert _clamped([_event(FACT)], history=[EARLIER, resolved]) == []
+
+
+@SETTINGS
+@given(world_and_decision(), st.data())
+def test_no_clamped_event_restates_a_fact_when_no_action_awaits(
+    pair: tuple[object, object], data: st.DataObject
+) -> None:
+    world, proposal = pair
+    assert isinstance(proposal, DirectorDecision)
+    scene = world.state.scene.model_copy(update={"facts": [FACT]})  # type: ignore[attr-defined]
+    if proposal.events:  # plant a restatement of the fact
+        i = data.draw(st.integers(0, len(proposal.events) - 1))
+        planted = proposal.events[i].model_copy(update={"text": FACT + " "})
+        proposal = proposal.model_copy(update={"events": [*proposal.events, planted]})
+    ctx = ClampContext(scene=scene, history=world.history, unresolved_action=False)  # type: ignore[attr-defined]
+    clamped, _ = clamp_decision(proposal, ctx)
+    assert all(e.text.strip() != FACT for e in clamped.events)
+
+
+def test_negative_control_without_the_rule_the_fact_is_restated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "restated_event"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _clamped([_event(FACT)]) == [FACT]
