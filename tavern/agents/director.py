@@ -70,6 +70,11 @@ number of its line (utterance_ref).
 Lines marked PRIVATE THOUGHT are interiority: only their owner knows them. Use them for
 timing, pressure and dramatic intent, never as public fact; nobody else can perceive them."""
 
+MAX_LISTED = 16
+"""Most entries of a list of ids the Director may write (witnesses, zone moves, link
+updates). Live, the 0.5B model looped inside `witness_ids` ("The Vintner's Wake", "The
+Vintner's Wake", ...) until its 900-token answer was cut off, twice in 12 turns; a bound in
+the schema makes the sampler's grammar close the list."""
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -105,13 +110,21 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                         ]
                     },
                     "text": {"type": "string", "maxLength": 200},
-                    "actor_id": {"type": ["string", "null"]},
-                    "witness_ids": {"type": "array", "items": {"type": "string"}},
+                    "actor_id": {"type": ["string", "null"], "maxLength": 48},
+                    "witness_ids": {
+                        "type": "array",
+                        "maxItems": MAX_LISTED,
+                        "items": {"type": "string", "maxLength": 48},
+                    },
                     "utterance_ref": {"type": ["integer", "null"]},
                 },
             },
         },
-        "next_speakers": {"type": "array", "maxItems": 3, "items": {"type": "string"}},
+        "next_speakers": {
+            "type": "array",
+            "maxItems": 3,
+            "items": {"type": "string", "maxLength": 48},
+        },
         "scene": {
             "type": "object",
             "additionalProperties": False,
@@ -136,12 +149,13 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         },
         "zone_moves": {
             "type": "array",
+            "maxItems": MAX_LISTED,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["character_id", "to_zone", "new_zone_label"],
                 "properties": {
-                    "character_id": {"type": "string"},
+                    "character_id": {"type": "string", "maxLength": 48},
                     "to_zone": {"type": "string", "maxLength": 48},
                     "new_zone_label": {"type": ["string", "null"], "maxLength": 80},
                 },
@@ -149,13 +163,14 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         },
         "link_updates": {
             "type": "array",
+            "maxItems": MAX_LISTED,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["source", "target", "sound", "sight"],
                 "properties": {
-                    "source": {"type": "string"},
-                    "target": {"type": "string"},
+                    "source": {"type": "string", "maxLength": 48},
+                    "target": {"type": "string", "maxLength": 48},
                     "sound": {"enum": ["open", "sealed", None]},
                     "sight": {"enum": ["open", "sealed", None]},
                 },
