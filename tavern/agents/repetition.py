@@ -12,7 +12,8 @@ keeps the model's whole answer.
 - a sentence of `MIN_SENTENCE_WORDS` or more words that already occurred, word for word
   (case and spacing aside), ends the text before it;
 - a run of `MIN_UNIT_WORDS` to `MAX_UNIT_WORDS` words said `LOOP_COPIES` times in a row ends
-  the text after its first copy.
+  the text after its first copy, when the text ran to its cap (or no cap is given): such a
+  loop never stopped by itself live, and looking for it costs more than the rest together.
 When the text reached the cap, its unfinished last sentence is dropped too, if a finished one
 precedes it.
 
@@ -26,6 +27,7 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
 
 MIN_SENTENCE_WORDS = 4
 """Shorter sentences may recur on purpose ("The bell tolls." as a refrain)."""
@@ -59,13 +61,16 @@ def cut_runaway(text: str, cap: int | None = None) -> str:
         >>> cut_runaway("Rain falls. The candles gutter low and", cap=38)
         'Rain falls.'
     """
+    capped = cap is not None and len(text) >= cap
     kept = text
     while True:  # a cut can leave a shorter loop inside the copy it keeps
-        shorter = _through_first_copy(_before_repeated_sentence(kept))
+        shorter = _before_repeated_sentence(kept)
+        if cap is None or capped:
+            shorter = _through_first_copy(shorter)
         if shorter == kept:
             break
         kept = shorter
-    if cap is not None and len(text) >= cap and kept == text:
+    if capped and kept == text:
         kept = _finished_sentences(kept)
     return kept.strip()
 
@@ -88,16 +93,19 @@ def drop_retold(text: str, told: AbstractSet[str]) -> str:
     ).strip()
 
 
+@lru_cache(maxsize=64)
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without end punctuation."""
     return frozenset(key for key in _keys(text) if key)
 
 
-def _keys(text: str) -> list[str]:
+@lru_cache(maxsize=64)
+def _keys(text: str) -> tuple[str, ...]:
     """`_key` of each sentence, in the order of `sentence_spans` (plus, last, the blank rest
-    of the text after its final stop, if any: its key is "")."""
-    return [_key(sentence) for sentence in sentence_texts(text)]
+    of the text after its final stop, if any: its key is ""). Cached: a narration's keys are
+    read when it is cut, when it is checked against the told sentences, and when it is told."""
+    return tuple(map(_key, sentence_texts(text)))
 
 
 def sentence_texts(text: str) -> list[str]:

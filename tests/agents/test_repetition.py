@@ -48,6 +48,11 @@ def test_a_looping_clause_keeps_one_copy_and_trails_off() -> None:
     assert cut_runaway("Steps — " * 2 + "a bell — " * 4) == "Steps — Steps — a bell" + TRAILING_OFF
 
 
+def test_a_clause_loop_is_looked_for_in_a_capped_answer_only() -> None:
+    assert cut_runaway(CLAUSE, cap=len(CLAUSE)) == "I read aloud, and I read aloud" + TRAILING_OFF
+    assert cut_runaway(CLAUSE, cap=len(CLAUSE) + 1) == CLAUSE  # the model stopped by itself
+
+
 def test_a_capped_text_loses_its_unfinished_sentence_only() -> None:
     capped = "Rain falls on the roof. The candles gutter low and the"
     assert cut_runaway(capped, cap=len(capped)) == "Rain falls on the roof."
