@@ -6,19 +6,31 @@ from the hall side.", five beats of twelve), or an event of an earlier beat. Eac
 a memory line of every witness, so the small context filled with the same sentences, and
 the human's screen showed them beat after beat. The facts are in every prompt already.
 
-While an action awaits adjudication such an event stays: it may be the action's outcome
-("the trapdoor is bolted" after a pull at it). Texts compare as the spoken-copy rule compares
-them: case, spacing, quotes and end punctuation aside.
+An event by a character whose attempt awaits adjudication stays: it may be that attempt's
+outcome ("the trapdoor is bolted" after a pull at it); so does a world event (no actor) while
+any attempt waits. Only the attempts of this beat and the last can wait: older ones were
+adjudicated by a later Director call. (Characters state an attempt in most beats, so judging
+by "any attempt waits" alone, as the time-skip clamp does, would have kept every restatement
+of the second soak.) Texts compare as the spoken-copy rule compares them: case, spacing,
+quotes and end punctuation aside.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import SPOKEN_COPY_WINDOW, line_key
-from tavern.records import ClampChange, DirectorDecision, EventRecord, PerceptionEvent
+from tavern.records import (
+    ActionRecord,
+    ClampChange,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    PerceptionEvent,
+)
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
@@ -30,16 +42,18 @@ def drop_restated_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop events whose text is a standing scene fact or an event of the last
-    `SPOKEN_COPY_WINDOW` records, unless an action awaits adjudication."""
-    if not d.events or ctx.mid_action:
+    `SPOKEN_COPY_WINDOW` records, unless they may be a waiting attempt's outcome."""
+    if not d.events:
         return d, []
     recent = ctx.history[-SPOKEN_COPY_WINDOW:]
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
     known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
+    waiting = waiting_actors(recent)
     kept: list[PerceptionEvent] = []
     changes: list[ClampChange] = []
     for i, ev in enumerate(d.events):
-        if line_key(ev.text) in known:
+        outcome = ev.actor_id in waiting if ev.actor_id is not None else bool(waiting)
+        if not outcome and line_key(ev.text) in known:
             change = ClampChange(
                 rule="restated_event", path=f"events[{i}]", before=ev.model_dump(), after=None
             )
@@ -49,3 +63,15 @@ def drop_restated_events(
     if not changes:
         return d, []
     return d.model_copy(update={"events": kept}), changes
+
+
+def waiting_actors(history: Sequence[HistoryRecord]) -> set[str]:
+    """Who has an attempt not yet adjudicated, among the records of the last two turns."""
+    if not history:
+        return set()
+    since = history[-1].turn_number - 1
+    return {
+        r.speaker
+        for r in history
+        if isinstance(r, ActionRecord) and not r.resolved and r.turn_number >= since
+    }

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
+from tavern.physics.restated import waiting_actors
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -51,16 +52,27 @@ def test_a_restated_fact_or_earlier_event_goes_and_news_stays() -> None:
     assert _clamped(events, history=[EARLIER]) == ["Rain."]
 
 
-def test_while_an_action_awaits_its_outcome_a_restated_fact_stays() -> None:
-    """'The trapdoor is bolted' may be what pulling at it achieved."""
-    assert _clamped([_event(FACT)], history=[EARLIER, PULL]) == [FACT]
+def test_a_restatement_that_may_be_a_waiting_attempts_outcome_stays() -> None:
+    """'The trapdoor is bolted' may be what C1's pull at it achieved."""
+    by_puller = _event(FACT).model_copy(update={"actor_id": "C1"})
+    by_other = _event(FACT + " ").model_copy(update={"actor_id": "C2"})
+    world = _event(" " + FACT)
+    assert _clamped([by_puller, by_other, world], history=[EARLIER, PULL]) == [FACT, " " + FACT]
     resolved = PULL.model_copy(update={"resolved": True})
-    assert _clamped([_event(FACT)], history=[EARLIER, resolved]) == []
+    assert _clamped([by_puller, world], history=[EARLIER, resolved]) == []
+
+
+def test_only_attempts_of_this_beat_and_the_last_can_wait() -> None:
+    """A Character's stated intent stays unresolved in the store: later beats adjudicated it."""
+    now = EARLIER.model_copy(update={"seq": 9, "turn_number": 5, "text": "Rain."})
+    assert _clamped([_event(FACT)], history=[PULL, now]) == []
+    last_beat = now.model_copy(update={"turn_number": 4})
+    assert _clamped([_event(FACT)], history=[PULL, last_beat]) == [FACT]
 
 
 @SETTINGS
 @given(world_and_decision(), st.data())
-def test_no_clamped_event_restates_a_fact_when_no_action_awaits(
+def test_a_clamped_event_restates_a_fact_only_as_a_possible_outcome(
     pair: tuple[object, object], data: st.DataObject
 ) -> None:
     world, proposal = pair
@@ -70,9 +82,12 @@ def test_no_clamped_event_restates_a_fact_when_no_action_awaits(
         i = data.draw(st.integers(0, len(proposal.events) - 1))
         planted = proposal.events[i].model_copy(update={"text": FACT + " "})
         proposal = proposal.model_copy(update={"events": [*proposal.events, planted]})
-    ctx = ClampContext(scene=scene, history=world.history, unresolved_action=False)  # type: ignore[attr-defined]
+    ctx = ClampContext(scene=scene, history=world.history)  # type: ignore[attr-defined]
     clamped, _ = clamp_decision(proposal, ctx)
-    assert all(e.text.strip() != FACT for e in clamped.events)
+    waiting = waiting_actors(world.history[-64:])  # type: ignore[attr-defined]
+    for event in clamped.events:
+        if event.text.strip() == FACT:  # only as a waiting attempt's possible outcome
+            assert event.actor_id in waiting if event.actor_id else waiting
 
 
 def test_negative_control_without_the_rule_the_fact_is_restated(
