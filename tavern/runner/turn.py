@@ -36,6 +36,7 @@ from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
 from tavern.runner.echo import without_echo
 from tavern.runner.fit import CALL_TIME_TOKENS, fitted
+from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.memory import capture_memory
@@ -306,9 +307,9 @@ class TurnTransaction:
             prepared = self._observations.get(slot) if first else None
             observation = prepared or observe(staged, self._context(), slot)
             first = False
-            reply = without_echo(
-                await self._character(staged, slot, observation), self._context(), slot
-            )
+            reply = in_world(await self._character(staged, slot, observation))
+            if reply is not None:
+                reply = without_echo(reply, self._context(), slot)
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
         return False, None

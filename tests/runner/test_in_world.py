@@ -1,0 +1,61 @@
+"""A Character's words that step out of the world are not said (`runner.in_world`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tavern.records import SpeechRecord, ThoughtRecord
+from tavern.runner import turn
+from tavern.runner.in_world import OUT_OF_WORLD
+
+from .test_echo import _beat
+
+REFUSAL = "I'm sorry, but I can't assist with that."
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        REFUSAL,
+        "As an AI language model, I cannot take part.",
+        "I'm just a character in a story.",
+        "Let's continue the roleplay.",
+        "Como uma IA, não tenho opiniões.",
+        "Desculpe, mas não posso ajudar com isso.",
+        "Eu sou apenas um personagem.",
+    ],
+)
+def test_an_assistants_words_are_recognised(line: str) -> None:
+    assert OUT_OF_WORLD.search(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Sorry, I can't help you with the door.",
+        "He's quite a character, that notary.",
+        "The notary's assistant waits by the coffin.",
+        "We cannot comply with the guild's toll tonight.",
+        "I play the lute, badly.",
+        "Não posso ajudar você com a porta.",
+    ],
+)
+def test_words_a_person_says_are_kept(line: str) -> None:
+    assert not OUT_OF_WORLD.search(line)
+
+
+def test_a_refusal_is_not_said_and_the_thought_stays(tmp_path: Path) -> None:
+    """Live: 'I'm sorry, but I can't assist with that.' from Maren Holt, turn 10."""
+    said = _beat(tmp_path, {"speech": REFUSAL, "thought": "The river is rising."}, speech="Hello.")
+    assert [(type(r), r.text) for r in said] == [(ThoughtRecord, "The river is rising.")]
+    assert _beat(tmp_path / "b", {"speech": REFUSAL}, speech="Hello.") == []
+
+
+def test_negative_control_without_the_guard_the_refusal_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "in_world", lambda reply: reply)
+    said = _beat(tmp_path, {"speech": REFUSAL}, speech="Hello.")
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, REFUSAL)]
