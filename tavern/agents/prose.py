@@ -250,8 +250,17 @@ def _public_corpus(state: SessionState) -> list[str]:
 
 def parse(data: dict[str, Any], told: AbstractSet[str] = frozenset()) -> str:
     """The narration text of a schema-valid answer, up to any runaway repetition and without
-    the sentences in `told` (`agents.repetition`; see `told_sentences`)."""
-    return drop_retold(cut_runaway(str(data["narration"]), cap=NARRATION_MAX_CHARS), told)
+    the sentences in `told` (`agents.repetition`; see `told_sentences`).
+
+    >>> parse({"narration": "Teodor speaks to Maren.}"})
+    'Teodor speaks to Maren.'
+    """
+    raw = str(data["narration"])
+    # A small model sometimes writes the JSON's closing brace inside the string ("... Vask.}");
+    # the cap still counts the characters the model wrote.
+    text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
+    cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
+    return drop_retold(cut_runaway(text, cap=cap), told)
 
 
 RETOLD_NARRATIONS = 8
