@@ -230,7 +230,7 @@ def drop_duplicate_events(
 
 def drop_spoken_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
     """Drop each event whose text is a line already spoken: a speech among the last
-    `SPOKEN_COPY_WINDOW` records of `ctx.history`, ignoring case, spacing, quotes and end
+    `COPY_WINDOW` records of `ctx.history`, ignoring case, spacing, quotes and end
     punctuation. The Director never authors dialogue, and the speech record already reached
     its audience.
 
@@ -268,9 +268,10 @@ def line_key(text: str) -> str:
     return _key(text).strip(_QUOTES_AND_STOPS)
 
 
-SPOKEN_COPY_WINDOW = 64
-"""Records looked back over for a spoken line an event repeats (copies seen live came from
-the same beat or two turns earlier; the clamp context holds hundreds of records)."""
+COPY_WINDOW = 64
+"""Records looked back over for what an event copies: a spoken line (`spoken_copy`), a fact
+or an earlier event (`restated_event`). Copies seen live came from the same beat or a few
+turns earlier; the clamp context holds hundreds of records."""
 
 
 def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord]) -> set[str]:
@@ -280,7 +281,7 @@ def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord
         return set()
     lengths = [len(ev.text) for ev in events]
     low, high = min(lengths) - 8, max(lengths) + 8
-    recent = history[-SPOKEN_COPY_WINDOW:]
+    recent = history[-COPY_WINDOW:]
     speeches = compress(recent, map(isinstance, recent, repeat(SpeechRecord)))
     return {line_key(t) for t in map(_TEXT, speeches) if low <= len(t) <= high}
 

@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from tavern.physics.cast_refs import SPOKEN_COPY_WINDOW, line_key
+from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.records import (
     ActionRecord,
     ClampChange,
@@ -42,10 +42,10 @@ def drop_restated_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop events whose text is a standing scene fact or an event of the last
-    `SPOKEN_COPY_WINDOW` records, unless they may be a waiting attempt's outcome."""
+    `COPY_WINDOW` records, unless they may be a waiting attempt's outcome."""
     if not d.events:
         return d, []
-    recent = ctx.history[-SPOKEN_COPY_WINDOW:]
+    recent = ctx.history[-COPY_WINDOW:]
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
     known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
     waiting = waiting_actors(recent)
