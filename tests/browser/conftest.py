@@ -21,6 +21,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+EXPECT_TIMEOUT_MS = 15_000
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 
 
@@ -73,8 +74,11 @@ def page(live_server: str) -> Iterator[object]:
         pytest.skip(
             "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
         )
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Playwright's default of 5 s failed one save on a 2-core machine also running callgrind,
+    # a llama-server soak and the rest of the suite; the assertions stay the same.
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
