@@ -8,8 +8,8 @@ sentence ("Good evening to you all." came back from "Good evening to you all. Wh
 everyone here tonight?"); the reply's thought and intent stay, and a reply left empty says
 nothing this beat. The journal keeps the model's answer.
 
-Short lines ("Yes.", "Come in.") are said by many people in earnest: only lines of
-`MIN_ECHO_WORDS` or more count.
+Short lines ("Yes.", "I don't know.") are said by many people in earnest: only lines and sentences
+of `MIN_ECHO_WORDS` or more words count.
 """
 
 from __future__ import annotations
@@ -21,15 +21,19 @@ from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
 
-MIN_ECHO_WORDS = 3
+MIN_ECHO_WORDS = 5
+"""Everyday lines recur between people ("I don't know.", "What do you mean?"); the echoes seen
+live were five words or more ("Good evening to you all.", "I think we should open it now.")."""
 _PUNCTUATION = ".,;:!?…\"'“”‘’()[]—–-*"
 
 
 def line_key(text: str) -> str:
     """The line's lower-case words without punctuation; "" below `MIN_ECHO_WORDS` words.
 
-    >>> line_key('"Who are you, exactly?"') == line_key("who are you exactly")
-    True
+    >>> line_key('"Who are you, exactly, my friend?"')
+    'who are you exactly my friend'
+    >>> line_key("I don't know.")
+    ''
     """
     words = [w for w in (w.strip(_PUNCTUATION) for w in text.lower().split()) if w]
     return " ".join(words) if len(words) >= MIN_ECHO_WORDS else ""

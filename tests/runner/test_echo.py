@@ -61,6 +61,7 @@ def test_a_reply_that_is_only_an_echo_says_nothing(tmp_path: Path) -> None:
     [
         (LINE, "Open it now? Are you mad?"),  # an answer, not the line
         ("Yes.", "Yes."),  # too short to be an echo
+        ("I do not know.", "I do not know."),  # an everyday line, said again in earnest
     ],
 )
 def test_an_answer_or_a_short_line_is_said(tmp_path: Path, heard: str, reply: str) -> None:
