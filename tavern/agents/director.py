@@ -71,10 +71,14 @@ Lines marked PRIVATE THOUGHT are interiority: only their owner knows them. Use t
 timing, pressure and dramatic intent, never as public fact; nobody else can perceive them."""
 
 MAX_LISTED = 16
-"""Most entries of a list of ids the Director may write (witnesses, zone moves, link
-updates). Live, the 0.5B model looped inside `witness_ids` ("The Vintner's Wake", "The
-Vintner's Wake", ...) until its 900-token answer was cut off, twice in 12 turns; a bound in
-the schema makes the sampler's grammar close the list."""
+"""Most witnesses an event may list. Live, the 0.5B model looped inside `witness_ids` ("The
+Vintner's Wake", "The Vintner's Wake", ...) until its 900-token answer was cut off, twice in 12
+turns; a bound in the schema makes the sampler's grammar close the list."""
+MAX_ZONE_MOVES = 8
+"""Most zone moves a beat may make (a whole small party changing rooms)."""
+MAX_LINK_UPDATES = 4
+"""A beat opens or shuts a door or two. Live, an answer spent its last ~300 tokens pairing
+every character with every other as a "link" and was cut off at the 900-token cap."""
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -149,7 +153,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         },
         "zone_moves": {
             "type": "array",
-            "maxItems": MAX_LISTED,
+            "maxItems": MAX_ZONE_MOVES,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
@@ -163,7 +167,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         },
         "link_updates": {
             "type": "array",
-            "maxItems": MAX_LISTED,
+            "maxItems": MAX_LINK_UPDATES,
             "items": {
                 "type": "object",
                 "additionalProperties": False,
