@@ -265,7 +265,6 @@ def parse(data: dict[str, Any], told: AbstractSet[str] = frozenset()) -> str:
 
 RETOLD_NARRATIONS = 8
 """Earlier narrations whose sentences a new one may not tell again word for word."""
-_TOLD: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 def told_sentences(earlier: Sequence[HistoryRecord]) -> frozenset[str]:
@@ -276,8 +275,5 @@ def told_sentences(earlier: Sequence[HistoryRecord]) -> frozenset[str]:
             narrations.append(record)
             if len(narrations) == RETOLD_NARRATIONS:
                 break
-    return frozenset().union(*(_TOLD.get(r, 0, _narration_keys) for r in narrations))
-
-
-def _narration_keys(record: HistoryRecord) -> frozenset[str]:
-    return sentence_keys(record.text)
+    # `sentence_keys` is cached by text: each narration's keys were computed when it was cut.
+    return frozenset().union(*(sentence_keys(r.text) for r in narrations))
