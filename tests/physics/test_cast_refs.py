@@ -30,7 +30,7 @@ from tavern.records import (
     ZoneMove,
 )
 
-from .test_properties import SETTINGS, world_and_decision
+from .test_properties import SETTINGS, with_planted_event, world_and_decision
 from .test_rules import CAST, FLAT, ZONED, speech
 
 
@@ -318,10 +318,8 @@ def test_no_clamped_event_repeats_a_spoken_line(
     assert isinstance(proposal, DirectorDecision)
     history = world.history  # type: ignore[attr-defined]
     lines = [r.text for r in history if isinstance(r, SpeechRecord)]
-    if lines and proposal.events:  # plant a copy of a spoken line among the events
-        i = data.draw(st.integers(0, len(proposal.events) - 1))
-        planted = proposal.events[i].model_copy(update={"text": data.draw(st.sampled_from(lines))})
-        proposal = proposal.model_copy(update={"events": [*proposal.events, planted]})
+    if lines:  # plant a copy of a spoken line among the events
+        proposal = with_planted_event(proposal, data.draw(st.sampled_from(lines)), data)
     context = ClampContext(scene=world.state.scene, history=history)  # type: ignore[attr-defined]
     clamped, _ = clamp_decision(proposal, context)
     assert not _spoken_copies(clamped, lines)

@@ -20,7 +20,14 @@ from tavern.physics import (
 from tavern.physics.identity import initial_identities
 from tavern.physics.redaction import salient_tokens
 from tavern.physics.zones import perceivers_of_zone, zone_of
-from tavern.records import NARRATOR, ActDeadline, EventRecord, HistoryRecord, NarrativeClock
+from tavern.records import (
+    NARRATOR,
+    ActDeadline,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    NarrativeClock,
+)
 
 from .worlds import World, hostile_decisions, worlds
 
@@ -54,6 +61,18 @@ def _persist(world: World, decision: object) -> list[HistoryRecord]:
             )
         )
     return history
+
+
+def with_planted_event(
+    proposal: DirectorDecision, text: str, data: st.DataObject
+) -> DirectorDecision:
+    """`proposal` plus a copy of one of its events (drawn) carrying `text`: a planted copy a
+    clamp must catch. Unchanged when the proposal has no event."""
+    if not proposal.events:
+        return proposal
+    i = data.draw(st.integers(0, len(proposal.events) - 1))
+    planted = proposal.events[i].model_copy(update={"text": text})
+    return proposal.model_copy(update={"events": [*proposal.events, planted]})
 
 
 @SETTINGS

@@ -19,7 +19,7 @@ from tavern.records import (
     Scene,
 )
 
-from .test_properties import SETTINGS, world_and_decision
+from .test_properties import SETTINGS, with_planted_event, world_and_decision
 from .test_rules import CAST
 
 FACT = "The trapdoor to the cellar is shut and bolted from the hall side."
@@ -78,10 +78,7 @@ def test_a_clamped_event_restates_a_fact_only_as_a_possible_outcome(
     world, proposal = pair
     assert isinstance(proposal, DirectorDecision)
     scene = world.state.scene.model_copy(update={"facts": [FACT]})  # type: ignore[attr-defined]
-    if proposal.events:  # plant a restatement of the fact
-        i = data.draw(st.integers(0, len(proposal.events) - 1))
-        planted = proposal.events[i].model_copy(update={"text": FACT + " "})
-        proposal = proposal.model_copy(update={"events": [*proposal.events, planted]})
+    proposal = with_planted_event(proposal, FACT + " ", data)  # a restatement of the fact
     ctx = ClampContext(scene=scene, history=world.history)  # type: ignore[attr-defined]
     clamped, _ = clamp_decision(proposal, ctx)
     waiting = waiting_actors(world.history[-64:])  # type: ignore[attr-defined]
