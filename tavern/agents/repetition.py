@@ -42,7 +42,8 @@ _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
 _SENTENCE_END = ".!?…\"'”’)]"
 _CLAUSE_END = frozenset(".,;:!?…")
-_PUNCTUATION = ".,;:!?…\"'“”‘’()[]—–-"
+PUNCTUATION = ".,;:!?…\"'“”‘’()[]—–-"
+"""What a word is stripped of before words are compared."""
 
 
 def cut_runaway(text: str, cap: int | None = None) -> str:
@@ -147,7 +148,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def _through_first_copy(text: str) -> str:
     """The text through the first copy of its earliest looping clause, trailing off."""
-    words = [word.strip(_PUNCTUATION) for word in text.lower().split()]
+    words = [word.strip(PUNCTUATION) for word in text.lower().split()]
     if not _may_loop(words):
         return text
     spans = [m.span() for m in _WORD.finditer(text)]

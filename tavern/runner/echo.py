@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tavern.agents.repetition import sentence_spans, sentence_texts
+from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
@@ -24,7 +24,7 @@ from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
 MIN_ECHO_WORDS = 5
 """Everyday lines recur between people ("I don't know.", "What do you mean?"); the echoes seen
 live were five words or more ("Good evening to you all.", "I think we should open it now.")."""
-_PUNCTUATION = ".,;:!?…\"'“”‘’()[]—–-*"
+_PUNCTUATION = PUNCTUATION + "*"  # stage-direction asterisks too
 
 
 def line_key(text: str) -> str:
