@@ -305,11 +305,12 @@ class TurnTransaction:
             # The first speaker's observation was prepared beside the prose; later ones
             # must hear the earlier replies, so they are observed afresh.
             prepared = self._observations.get(slot) if first else None
-            observation = prepared or observe(staged, self._context(), slot)
+            heard = self._context()  # what this speaker heard; its reply is not in it yet
+            observation = prepared or observe(staged, heard, slot)
             first = False
             reply = in_world(await self._character(staged, slot, observation))
             if reply is not None:
-                reply = without_echo(reply, self._context(), slot)
+                reply = without_echo(reply, heard, slot)
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
         return False, None
