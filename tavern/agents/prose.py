@@ -3,7 +3,8 @@
 It receives the public scene and zone staging, the cast's appearance (no minds), a reader
 transcript in which every spoken line is a content-free marker, and the clamped events of
 this beat. It never receives minds, thoughts, ledgers or the words anyone spoke, so it cannot
-leak them: dialogue inside narration is impossible by construction.
+leak them: it cannot quote anyone's real words. What it invents in their place, and an
+assistant's words, `parse` cuts (`agents.quoted`, `agents.out_of_world`).
 
 Events are written by the Director, which did read the words. As a second, code-level
 boundary every salient token that occurs in a spoken line (or a thought) of the window but
@@ -19,6 +20,8 @@ from operator import is_, itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.agents.out_of_world import drop_out_of_world
+from tavern.agents.quoted import drop_quoted_speech
 from tavern.agents.render import (
     cached_tokens,
     log_lines,
@@ -201,7 +204,7 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
     redacts them from events.
     """
     # A frozenset (the union's difference), handed on as it is: no copy of every spoken word.
-    return _spoken_union(records) - tokens_in(_public_corpus(state))
+    return _spoken_union(records) - tokens_in(public_corpus(state))
 
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
@@ -234,7 +237,7 @@ def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
     return frozenset()
 
 
-def _public_corpus(state: SessionState) -> list[str]:
+def public_corpus(state: SessionState) -> list[str]:
     """Text whose words any reader may see: the stage, the scenario's own facts and the
     cast's bodies. Facts the Director added are not in it: it could copy spoken words there."""
     return [
@@ -248,19 +251,27 @@ def _public_corpus(state: SessionState) -> list[str]:
     ]
 
 
-def parse(data: dict[str, Any], told: AbstractSet[str] = frozenset()) -> str:
-    """The narration text of a schema-valid answer, up to any runaway repetition and without
-    the sentences in `told` (`agents.repetition`; see `told_sentences`).
+def parse(
+    data: dict[str, Any], told: AbstractSet[str] = frozenset(), public: Sequence[str] = ()
+) -> str:
+    """The narration text of a schema-valid answer, cut in code where the model broke the
+    renderer's contract: up to any runaway repetition, without the sentences in `told`
+    (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
+    absent from the `public` text, see `public_corpus`; `agents.quoted`) and without an
+    assistant's words (`agents.out_of_world`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
+    >>> parse({"narration": "Maren nods. She says, 'I can open it now.' How can I help you?"})
+    'Maren nods.'
     """
     raw = str(data["narration"])
     # A small model sometimes writes the JSON's closing brace inside the string ("... Vask.}");
     # the cap still counts the characters the model wrote.
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    return drop_retold(cut_runaway(text, cap=cap), told)
+    kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
+    return drop_retold(kept, told)
 
 
 RETOLD_NARRATIONS = 8

@@ -7,31 +7,13 @@ is talking, and it enters the listeners' memories. Each field of a reply (speech
 intent) that matches `OUT_OF_WORLD` is dropped; a reply left empty says nothing this beat.
 The journal keeps the model's answer.
 
-The patterns aim at what no person in a story says: the assistant's own vocabulary ("assist
-with", "as an AI", "language model", "role-play"), in English and Brazilian Portuguese. A
-plain "Sorry, I can't help you" stays: a tavern keeper says it too.
+The patterns are `agents.out_of_world.OUT_OF_WORLD`, shared with the narration's filter.
 """
 
 from __future__ import annotations
 
-import re
-
+from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.records import CharacterReply
-
-OUT_OF_WORLD = re.compile(
-    r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
-    r"|\b(?:ai|language) model\b"
-    r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:ai|assistant|chatbot|bot|"
-    r"(?:fictional )?character)\b"
-    r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
-    r"|\brole[- ]?play"
-    r"|\bcomo (?:uma? )?(?:ia|intelig[eê]ncia artificial|assistente|modelo de linguagem)\b"
-    r"|\bmodelo de linguagem\b"
-    r"|\bsou (?:apenas |s[oó] )?(?:uma? )?(?:ia|assistente|chatbot|personagem)\b"
-    r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b",
-    re.IGNORECASE,
-)
-"""Words of an assistant, not of a person in the world."""
 
 
 def in_world(reply: CharacterReply) -> CharacterReply | None:

@@ -268,7 +268,7 @@ class TurnTransaction:
             self.limits.room("prose"),
         )
         raw = await self.caller.call("prose", messages, prose.OUTPUT_SCHEMA, self.turn_number)
-        return prose.parse(raw, prose.told_sentences(self.history))
+        return prose.parse(raw, prose.told_sentences(self.history), prose.public_corpus(staged))
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""

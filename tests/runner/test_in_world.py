@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.records import SpeechRecord, ThoughtRecord
 from tavern.runner import turn
-from tavern.runner.in_world import OUT_OF_WORLD
 
 from .test_echo import _beat
 

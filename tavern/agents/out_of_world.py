@@ -1,0 +1,59 @@
+"""Words of an assistant, not of the story: what neither a Character nor the narrator says.
+
+Live, the embedded 0.5B model fell back on the assistant it was trained to be. A Character
+said "I'm sorry, but I can't assist with that." (soak of the-toll-house, turn 10); a
+narration ended "What can I assist you with today?" (soak of the-vintners-wake #7, turn 4).
+Such words tell a reader that a model is writing.
+
+`OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
+with", "as an AI", "language model", "role-play"), in English and Brazilian Portuguese. A plain
+"Sorry, I can't help you" stays: a tavern keeper says it too. `NARRATOR_OUT_OF_WORLD` adds
+what a person may say but a third-person narrator never writes outside quotes: offers of help
+to the reader and talk about the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tavern.agents.repetition import sentence_spans
+
+OUT_OF_WORLD = re.compile(
+    r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
+    r"|\b(?:ai|language) model\b"
+    r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:ai|assistant|chatbot|bot|"
+    r"(?:fictional )?character)\b"
+    r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
+    r"|\brole[- ]?play"
+    r"|\bcomo (?:uma? )?(?:ia|intelig[eê]ncia artificial|assistente|modelo de linguagem)\b"
+    r"|\bmodelo de linguagem\b"
+    r"|\bsou (?:apenas |s[oó] )?(?:uma? )?(?:ia|assistente|chatbot|personagem)\b"
+    r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b",
+    re.IGNORECASE,
+)
+"""Words of an assistant, not of a person in the world."""
+
+NARRATOR_OUT_OF_WORLD = re.compile(
+    OUT_OF_WORLD.pattern + r"|\b(?:how|what) (?:else )?(?:can|may|could) i (?:help|assist|do for)\b"
+    r"|\bassist you\b|\bhere to help\b|\bi hope (?:this|that|it) helps\b|\bfeel free to\b"
+    r"|\blet me know if\b"
+    r"|\b(?:here is|here's) (?:the|a|your) (?:narration|continuation|next beat|story)\b"
+    r"|\b(?:em )?que (?:posso|poderia) (?:ajudar|auxiliar)\b|\bespero que (?:isso )?ajude\b",
+    re.IGNORECASE,
+)
+"""For narration: also a help offer to the reader, or words about the text itself."""
+
+
+def drop_out_of_world(text: str, pattern: re.Pattern[str] = NARRATOR_OUT_OF_WORLD) -> str:
+    """`text` without its sentences that match `pattern`.
+
+    >>> drop_out_of_world("The lamp gutters. What can I assist you with today?")
+    'The lamp gutters.'
+    """
+    if not pattern.search(text):
+        return text
+    return "".join(
+        text[start:end]
+        for start, end in sentence_spans(text)
+        if not pattern.search(text[start:end])
+    ).strip()

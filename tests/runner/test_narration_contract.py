@@ -1,0 +1,136 @@
+"""Narration keeps the renderer's contract in code: no invented dialogue (`agents.quoted`),
+no assistant's words (`agents.out_of_world`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tavern.agents import prose
+from tavern.agents.out_of_world import NARRATOR_OUT_OF_WORLD, drop_out_of_world
+from tavern.agents.quoted import drop_quoted_speech, quotations
+from tavern.llm.provider import ProviderRequest
+from tavern.records import NarrationRecord, TurnInput
+from tavern.runner.turn import KernelLimits
+
+from .kit import director_answer, recording_runner, run
+
+LIVE = (
+    "As Agnese Corvo opened the trapdoor, Brother Caspar speaks to him. He says, 'We have no"
+    " more ideas or ideas yet. I'm just here to help you with what I've got. What can I assist"
+    " you with today?'"
+)
+"""Soak of the-vintners-wake #7, turn 4 (40ad71e), as the model wrote it."""
+
+
+def test_the_live_narration_keeps_only_what_the_events_establish() -> None:
+    assert prose.parse({"narration": LIVE}) == (
+        "As Agnese Corvo opened the trapdoor, Brother Caspar speaks to him."
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Caspar's lamp gutters; the boys' boots drip on the stair.",
+        "Rain drums on the 'Widow's Bell' sign.",  # a name, not speech
+        "Nobody speaks. The cellar door creaks open.",
+        'He calls it "mine".',
+    ],
+)
+def test_apostrophes_names_and_short_quotes_stay(text: str) -> None:
+    assert drop_quoted_speech(text) == text
+
+
+def test_a_quotation_from_the_public_scene_stays() -> None:
+    public = ["A placard by the gate: Tolls paid in coin, never in kind."]
+    text = "Ilse taps the placard: 'Tolls paid in coin, never in kind.' The gate holds."
+    assert drop_quoted_speech(text, public) == text
+    assert drop_quoted_speech(text) == "The gate holds."
+
+
+SENTENCE = st.from_regex(r"[A-Z][a-z]{2,8}( [a-z]{2,8}){1,6}\.", fullmatch=True)
+QUOTED = st.tuples(
+    st.sampled_from(['"{}"', "“{}”", "'{}'", "‘{}’"]),
+    st.from_regex(r"[A-Z][a-z']{1,8}( [a-z]{2,8}){2,8}[.!?]", fullmatch=True),
+    st.sampled_from(["She says, {}", "{} he adds.", "{}"]),
+).map(lambda t: t[2].format(t[0].format(t[1])))
+
+
+@given(st.lists(st.tuples(SENTENCE, st.booleans()), min_size=1, max_size=6), QUOTED)
+def test_a_quotation_never_survives_and_the_other_sentences_do(
+    plan: list[tuple[str, bool]], quoted: str
+) -> None:
+    sentences = [s for s, _ in plan]
+    text = " ".join(quoted if with_quote else s for s, with_quote in plan)
+    kept = drop_quoted_speech(text)
+    assert quotations(kept) == []
+    assert kept == " ".join(s for s, with_quote in plan if not with_quote)
+    assert drop_quoted_speech(kept) == kept
+    assert all(s in text for s in sentences if s in kept)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "What can I assist you with today?",
+        "I hope this helps.",
+        "Here is the narration of the beat.",
+        "Feel free to ask for more.",
+        "Em que posso ajudar?",
+    ],
+)
+def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
+    assert NARRATOR_OUT_OF_WORLD.search(line)
+    assert drop_out_of_world(f"The lamp gutters. {line} Rain falls.") == (
+        "The lamp gutters. Rain falls."
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The notary's assistant waits by the coffin.",
+        "Maren helps Teodor with the cask.",
+        "No one offers to help.",
+    ],
+)
+def test_a_narration_of_the_world_stays(line: str) -> None:
+    assert drop_out_of_world(line) == line
+
+
+def _prose_says(narration: str) -> Callable[[ProviderRequest], Any]:
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([])
+        if request.agent == "prose":
+            return {"narration": narration}
+        return {"speech": None, "thought": "Hm.", "action_intent": None}
+
+    return answer
+
+
+def _narrated(tmp_path: Path, narration: str) -> list[str]:
+    runner, store, _ = recording_runner(tmp_path, _prose_says(narration), KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    run(runner.play_turn(sid, TurnInput(speech="Good evening.")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+def test_a_turn_commits_the_narration_without_invented_dialogue(tmp_path: Path) -> None:
+    assert _narrated(tmp_path, LIVE) == [
+        "As Agnese Corvo opened the trapdoor, Brother Caspar speaks to him."
+    ]
+
+
+def test_negative_control_without_the_filters_the_dialogue_is_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prose, "drop_quoted_speech", lambda text, public=(): text)
+    monkeypatch.setattr(prose, "drop_out_of_world", lambda text: text)
+    assert _narrated(tmp_path, LIVE) == [LIVE]
