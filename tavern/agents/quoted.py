@@ -29,7 +29,8 @@ QUOTATION = re.compile(
     r")"
 )
 """A quotation in double or single quotes, straight or curly. An apostrophe inside a word
-("I'm", "Caspar's") neither opens nor closes one."""
+("I'm", "Caspar's") neither opens nor closes one; one after a word ("the boys' hats") closes
+a single-quoted quotation there, so the rest of it is missed."""
 
 
 def quotations(text: str) -> list[tuple[int, int, str]]:

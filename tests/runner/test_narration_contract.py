@@ -57,7 +57,7 @@ def test_a_quotation_from_the_public_scene_stays() -> None:
 SENTENCE = st.from_regex(r"[A-Z][a-z]{2,8}( [a-z]{2,8}){1,6}\.", fullmatch=True)
 QUOTED = st.tuples(
     st.sampled_from(['"{}"', "“{}”", "'{}'", "‘{}’"]),
-    st.from_regex(r"[A-Z][a-z']{1,8}( [a-z]{2,8}){2,8}[.!?]", fullmatch=True),
+    st.from_regex(r"[A-Z][a-z]{1,8}('[a-z]{1,2})?( [a-z]{2,8}){2,8}[.!?]", fullmatch=True),
     st.sampled_from(["She says, {}", "{} he adds.", "{}"]),
 ).map(lambda t: t[2].format(t[0].format(t[1])))
 
