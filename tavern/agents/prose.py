@@ -14,6 +14,7 @@ user message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from operator import is_, itemgetter
@@ -29,7 +30,12 @@ from tavern.agents.render import (
     tokens_in,
     zone_graph_block,
 )
-from tavern.agents.repetition import cut_runaway, drop_retold, sentence_keys
+from tavern.agents.repetition import (
+    cut_runaway,
+    drop_retold,
+    repeats_a_sentence,
+    sentence_keys,
+)
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
@@ -272,6 +278,23 @@ def parse(
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
     kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
     return drop_retold(kept, told)
+
+
+_NARRATION_OPENS = re.compile(r'"narration"\s*:\s*"')
+
+
+def runaway(answer_so_far: str) -> bool:
+    """For `tavern.llm.early_stop`: True once the streamed narration repeats a finished
+    sentence, from where `parse` would cut it anyway.
+
+    Live, most narrations of the embedded model that passed 250 words cycled through the same
+    sentences until the length cap; each looping token costs the reader time.
+
+    >>> runaway('{"narration": "Rain falls on the roof. Rain falls on the roof.')
+    True
+    """
+    opening = _NARRATION_OPENS.search(answer_so_far)
+    return opening is not None and repeats_a_sentence(answer_so_far[opening.end() :])
 
 
 RETOLD_NARRATIONS = 8

@@ -94,6 +94,25 @@ def drop_retold(text: str, told: AbstractSet[str]) -> str:
     ).strip()
 
 
+def repeats_a_sentence(text: str) -> bool:
+    """Whether a finished sentence of `text` repeats an earlier one word for word: what
+    `cut_runaway` cuts first. Not cached: a streamed answer asks once per token.
+
+    >>> repeats_a_sentence("The door is shut. A bell rings. The door is shut")
+    False
+    >>> repeats_a_sentence("The door is shut. A bell rings. The door is shut.")
+    True
+    """
+    seen: set[str] = set()
+    for sentence in sentence_texts(text)[:-1]:  # the last one may go on
+        key = _key(sentence)
+        if key in seen:
+            return True
+        if key:
+            seen.add(key)
+    return False
+
+
 @lru_cache(maxsize=64)
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as

@@ -9,6 +9,7 @@ adapter tests use recorded bodies while any accidental real call fails loudly.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -84,12 +85,7 @@ async def post_json(
     except httpx.TransportError as exc:
         raise LlmCallError("transport", scrub(f"{type(exc).__name__}: {exc}")) from None
     if response.status_code >= 400:
-        kind: ErrorType = "http_5xx" if response.status_code >= 500 else "http_4xx"
-        # 408 and 429 are "try again later", not a verdict on the request.
-        if response.status_code in (408, 429):
-            kind = "rate_limit"
-        message = scrub(f"HTTP {response.status_code}: {_provider_message(response)}")
-        raise LlmCallError(kind, message, status_code=response.status_code)
+        raise status_error(response, scrub)
     try:
         data = response.json()
     except ValueError:
@@ -97,6 +93,16 @@ async def post_json(
     if not isinstance(data, dict):
         raise LlmCallError("parse", "provider answered with a non-object JSON body")
     return data
+
+
+def status_error(response: httpx.Response, scrub: Callable[[str], str]) -> LlmCallError:
+    """The error for an HTTP error status (the body must have been read)."""
+    kind: ErrorType = "http_5xx" if response.status_code >= 500 else "http_4xx"
+    # 408 and 429 are "try again later", not a verdict on the request.
+    if response.status_code in (408, 429):
+        kind = "rate_limit"
+    message = scrub(f"HTTP {response.status_code}: {_provider_message(response)}")
+    return LlmCallError(kind, message, status_code=response.status_code)
 
 
 def first_choice_content(data: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from tavern.llm.call_policy import apply_call_policy
+from tavern.llm.early_stop import StopEarly
 from tavern.llm.errors import LlmCallError
 from tavern.llm.provider import Provider, ProviderRequest
 from tavern.llm.registry import build_provider, resolve_settings, secret_values
@@ -119,6 +120,7 @@ class LlmClient:
         session_id: str,
         turn_number: int,
         max_tokens: int | None,
+        stop_early: StopEarly | None = None,
     ) -> ProviderRequest:
         return ProviderRequest(
             agent=agent,
@@ -129,6 +131,7 @@ class LlmClient:
             seed=self.seed,
             session_id=session_id,
             turn_number=turn_number,
+            stop_early=stop_early,
         )
 
     async def call_json(
@@ -140,8 +143,12 @@ class LlmClient:
         session_id: str,
         turn_number: int,
         max_tokens: int | None = None,
+        stop_early: StopEarly | None = None,
     ) -> dict[str, Any]:
         """Ask for a JSON object valid against `schema` and return it parsed.
+
+        `stop_early` may end the answer while it streams (`tavern.llm.early_stop`): the
+        answer so far, closed, must still be valid against `schema`.
 
         Raises:
             LlmCallError: after the bounded retry, or at once for a definitive failure;
@@ -150,7 +157,9 @@ class LlmClient:
                 raised before any call).
         """
         schema_validator(schema)  # a broken schema is a caller bug: fail before any call
-        request = self._request(agent, messages, schema, session_id, turn_number, max_tokens)
+        request = self._request(
+            agent, messages, schema, session_id, turn_number, max_tokens, stop_early
+        )
         response = await self._stack.complete(request)
         value = loads_answer(response.content)  # validated by ValidatingProvider
         if not isinstance(value, dict):

@@ -15,11 +15,13 @@ import hashlib
 import inspect
 import json
 import random
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import httpx
 
+from tavern.llm.early_stop import EarlyStop, StopEarly
 from tavern.llm.errors import LlmCallError
 from tavern.llm.fake_choosers import AdversaryChooser, ParrotChooser, prompt_text
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
@@ -104,7 +106,18 @@ class FakeProvider:
             except (ValueError, KeyError, TypeError) as exc:
                 raise LlmCallError("provider", f"fake generator: {exc}") from None
             content = json.dumps(value, ensure_ascii=False)
+        if request.stop_early is not None:
+            return _streamed(content, request.stop_early)
         return ProviderResponse(content=content)
+
+
+def _streamed(content: str, stop: StopEarly) -> ProviderResponse:
+    """`content` as a streaming server would end it: word by word, until `stop` holds."""
+    answer = EarlyStop(stop)
+    for piece in re.findall(r"\s*\S+|\s+$", content):
+        if answer.feed(piece):
+            return ProviderResponse(content=answer.content, stopped_early=True)
+    return ProviderResponse(content=content)
 
 
 def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> FakeProvider:

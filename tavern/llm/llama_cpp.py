@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from tavern.llm._http import first_choice_content, post_json
+from tavern.llm._stream import stream_chat
 from tavern.llm.errors import LlmCallError
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.registry import ProviderSpec, Register
@@ -70,6 +71,9 @@ three long sentences)."""
 class LlamaCppProvider:
     """Talks to `<api_base>/chat/completions` without auth, with `cache_prompt: true`.
 
+    `stop_early` (default on) streams a request that carries a `stop_early` predicate, and
+    stops reading when it holds (`tavern.llm.early_stop`).
+
     `dry_multiplier` > 0 turns on llama.cpp's DRY ("don't repeat yourself") sampler for the
     free-prose roles (`PROSE_ROLES`). On the embedded 0.5B model, the 8 prose prompts of turns
     5-12 of a live session, replayed in pairs at temperature 0.7 and seed 11: without DRY, 6
@@ -91,9 +95,11 @@ class LlamaCppProvider:
         structured_output: StructuredOutput = "json_schema",
         name: str = "llama_cpp",
         dry_multiplier: float = 0.0,
+        stop_early: bool = True,
     ) -> None:
         self.name = name
         self.dry_multiplier = dry_multiplier
+        self.stop_early = stop_early
         self.model = model
         self._http = http_client
         self._api_base = api_base.rstrip("/")
@@ -137,6 +143,9 @@ class LlamaCppProvider:
             "dry_penalty_last_n": DRY_PENALTY_LAST_N,
         }
 
+    def _streams(self, request: ProviderRequest) -> bool:
+        return request.stop_early is not None and self.stop_early
+
     def describe(self, request: ProviderRequest) -> LlmRequestBody:
         """The request as sent, for the journal."""
         return LlmRequestBody(
@@ -150,6 +159,7 @@ class LlamaCppProvider:
                 "cache_prompt": True,
                 "structured_output": self.style,
                 **self._sampling(request),
+                **({"stream": True} if self._streams(request) else {}),
             },
         )
 
@@ -159,14 +169,24 @@ class LlamaCppProvider:
         # llama.cpp server ignores them. Never sent to third-party hosts (this adapter only
         # talks to private addresses).
         headers = {"X-Tavern-Agent": request.agent, "X-Tavern-Turn": str(request.turn_number)}
+        url = f"{self._api_base}/chat/completions"
+        stopped = False
         try:
-            data = await post_json(
-                self._http,
-                f"{self._api_base}/chat/completions",
-                self.body(request),
-                headers=headers,
-                timeout_s=self._timeout_s,
-            )
+            if request.stop_early is None or not self.stop_early:
+                data = await post_json(
+                    self._http, url, self.body(request), headers=headers, timeout_s=self._timeout_s
+                )
+                content = first_choice_content(data)
+            else:
+                streamed = await stream_chat(
+                    self._http,
+                    url,
+                    self.body(request),
+                    request.stop_early,
+                    headers=headers,
+                    timeout_s=self._timeout_s,
+                )
+                data, content, stopped = streamed.data, streamed.content, streamed.stopped_early
         except LlmCallError as exc:
             refused_style = exc.error_type in ("http_4xx", "http_5xx") and exc.status_code != 408
             if self._auto and self.style == "json_schema" and request.schema and refused_style:
@@ -180,10 +200,11 @@ class LlamaCppProvider:
                 ) from None
             raise
         return ProviderResponse(
-            content=first_choice_content(data),
+            content=content,
             usage=extract_usage(data),
             prompt_cache=extract_prompt_cache(data),
             model=data.get("model") if isinstance(data.get("model"), str) else None,
+            stopped_early=stopped,
         )
 
 
@@ -195,7 +216,21 @@ def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> LlamaC
         timeout_s=settings.timeout_s or 120.0,
         structured_output=settings.structured_output or "auto",
         dry_multiplier=dry_multiplier_option(settings, default=0.0),
+        stop_early=stop_early_option(settings),
     )
+
+
+def stop_early_option(settings: ProviderSettings) -> bool:
+    """The `stop_early` option (default true): stream the answers a caller may stop early
+    (`tavern.llm.early_stop`). False sends every request whole, e.g. to study loops.
+
+    Raises:
+        ValueError: The option is not a boolean.
+    """
+    value = settings.options.get("stop_early", True)
+    if not isinstance(value, bool):
+        raise ValueError(f"option 'stop_early' must be true or false, got {value!r}")
+    return value
 
 
 def dry_multiplier_option(settings: ProviderSettings, default: float) -> float:

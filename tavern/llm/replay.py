@@ -116,6 +116,7 @@ class ReplayProvider:
             usage=line.usage,
             prompt_cache=line.prompt_cache,
             model=line.model,
+            stopped_early=line.stopped_early,
         )
 
 

@@ -5,7 +5,8 @@ sends the call identity in `X-Tavern-Agent` / `X-Tavern-Turn` headers (or a clie
 `metadata: {agent, turn_number}` in the body). A request that is not the next recorded call
 gets HTTP 409 and the cursor does not move.
 
-Endpoints: `POST /v1/chat/completions` (also `/chat/completions`), `GET /status`,
+Endpoints: `POST /v1/chat/completions` (also `/chat/completions`; with `stream: true` the
+answer comes as server-sent events, word by word), `GET /status`,
 `POST /reset`, `POST /seek {"position": n}`, `GET /health`.
 
 Run: `python -m tavern.llm.replay_server --journal PATH [--port N] [--session-id ID]`
@@ -15,12 +16,15 @@ Run: `python -m tavern.llm.replay_server --journal PATH [--port N] [--session-id
 from __future__ import annotations
 
 import argparse
+import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tavern.llm.errors import LlmCallError
@@ -63,10 +67,24 @@ def _completion_body(position: int, line: Any) -> dict[str, Any]:
     return body
 
 
+def _events(completion: dict[str, Any]) -> Iterator[str]:
+    """The completion as a stream of server-sent events: its content word by word, then its
+    usage and timings, then `[DONE]` (the shape a llama.cpp server streams)."""
+    base = {"id": completion["id"], "object": "chat.completion.chunk", "model": completion["model"]}
+    content = completion["choices"][0]["message"]["content"] or ""
+    for piece in re.findall(r"\s*\S+|\s+$", content):
+        delta = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+        yield f"data: {json.dumps(base | delta)}\n\n"
+    last = {"choices": [], "usage": completion["usage"]}
+    if "timings" in completion:
+        last["timings"] = completion["timings"]
+    yield f"data: {json.dumps(base | last)}\n\ndata: [DONE]\n\n"
+
+
 def create_replay_app(cursor: ReplayCursor) -> Starlette:
     """The Starlette app serving `cursor`."""
 
-    async def completions(request: Request) -> JSONResponse:
+    async def completions(request: Request) -> Response:
         try:
             body = await request.json()
         except ValueError:
@@ -83,7 +101,10 @@ def create_replay_app(cursor: ReplayCursor) -> Starlette:
             line = await cursor.take(*identity)
         except LlmCallError as exc:
             return _error(409, exc.error_type, exc.message)
-        return JSONResponse(_completion_body(position, line))
+        completion = _completion_body(position, line)
+        if body.get("stream") is True:
+            return StreamingResponse(_events(completion), media_type="text/event-stream")
+        return JSONResponse(completion)
 
     async def status(request: Request) -> JSONResponse:
         return JSONResponse(cursor.status())

@@ -244,6 +244,7 @@ class RecordingProvider:
             response=response.content if response else None,
             usage=response.usage if response else None,
             prompt_cache=response.prompt_cache if response else PromptCache(),
+            stopped_early=response.stopped_early if response else False,
             error=error.message if error else None,
             error_type=error.error_type if error else None,
             duration_ms=max(0.0, (self._clock() - started) * 1000.0),

@@ -84,6 +84,9 @@ class LlmCallLine(_LineBase):
     """Raw provider usage object."""
     prompt_cache: PromptCache = Field(default_factory=PromptCache)
     """Normalized cache counters."""
+    stopped_early: bool = False
+    """The caller ended the answer while it streamed (a runaway loop): `response` is the
+    answer so far, closed into JSON. Lines written before this field read as False."""
     error: str | None = None
     """Error message of a failed attempt."""
     error_type: str | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
+from tavern.llm.early_stop import StopEarly
 from tavern.llm.errors import LlmCallError
 from tavern.records import ChatMessage
 from tavern.runner.gate import ContractGate
@@ -28,6 +29,7 @@ class JsonClient(Protocol):
         session_id: str,
         turn_number: int,
         max_tokens: int | None = None,
+        stop_early: StopEarly | None = None,
     ) -> Awaitable[dict[str, Any]]:
         """Ask for a JSON object valid against `schema`."""
         ...
@@ -43,9 +45,15 @@ class AgentCaller:
         self.gate = gate
 
     async def call(
-        self, agent: str, messages: list[ChatMessage], schema: dict[str, Any], turn_number: int
+        self,
+        agent: str,
+        messages: list[ChatMessage],
+        schema: dict[str, Any],
+        turn_number: int,
+        stop_early: StopEarly | None = None,
     ) -> dict[str, Any]:
-        """Check the prompt, call the model, return its validated JSON answer.
+        """Check the prompt, call the model, return its validated JSON answer (`stop_early`:
+        see `tavern.llm.early_stop`).
 
         Raises:
             PromptContractError: the prompt breaks the agency lock (nothing is sent).
@@ -59,6 +67,7 @@ class AgentCaller:
                 schema=schema,
                 session_id=self.session_id,
                 turn_number=turn_number,
+                stop_early=stop_early,
             )
         except LlmCallError as exc:
             raise ModelFailureError(f"{agent}: {exc}") from exc

@@ -267,7 +267,9 @@ class TurnTransaction:
             self.limits.prose_transcript_tokens,
             self.limits.room("prose"),
         )
-        raw = await self.caller.call("prose", messages, prose.OUTPUT_SCHEMA, self.turn_number)
+        raw = await self.caller.call(
+            "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
+        )
         return prose.parse(raw, prose.told_sentences(self.history), prose.public_corpus(staged))
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:

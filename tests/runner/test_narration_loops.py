@@ -1,16 +1,18 @@
-"""A looping narration is committed cut (`agents.repetition`); the journal keeps the answer."""
+"""A looping narration stops at its first repeat and is committed cut (`agents.repetition`,
+`llm.early_stop`); the journal keeps the answer so far."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tavern.agents import prose
-from tavern.agents.repetition import cut_runaway
+from tavern.agents.repetition import cut_runaway, repeats_a_sentence
 from tavern.llm.provider import ProviderRequest
-from tavern.records import NarrationRecord, TurnInput
+from tavern.records import LlmCallLine, NarrationRecord, TurnInput
 from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -28,16 +30,33 @@ def _looping_prose(request: ProviderRequest) -> Any:
     return {"narration": CYCLE[: prose.NARRATION_MAX_CHARS]}
 
 
-def test_the_committed_narration_is_cut_and_the_journal_keeps_the_answer(
-    tmp_path: Path,
-) -> None:
+def _loop_turn(tmp_path: Path) -> tuple[list[str], list[LlmCallLine]]:
     runner, store, calls = recording_runner(tmp_path, _looping_prose, KernelLimits())
     sid = run(runner.create_session("the-vintners-wake")).id
     result = run(runner.play_turn(sid, TurnInput(speech="Good evening.")))
-    narration = [r for r in store.history(sid) if isinstance(r, NarrationRecord)]
-    assert [r.text for r in narration] == [cut_runaway(CYCLE)]
-    assert narration[0].text in [getattr(r, "text", None) for r in result.records]
-    assert [c.response.count("The trapdoor") for c in calls if c.agent == "prose"] == [8]
+    narration = [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+    assert all(text in [getattr(r, "text", None) for r in result.records] for text in narration)
+    return narration, [c for c in calls if c.agent == "prose"]
+
+
+def test_the_narration_stops_at_its_first_repeat_and_is_committed_cut(tmp_path: Path) -> None:
+    """The fake streams its answer word by word, as a server would (`llm.early_stop`)."""
+    narration, calls = _loop_turn(tmp_path)
+    assert narration == [cut_runaway(CYCLE)]
+    assert [(c.stopped_early, c.response.count("The trapdoor")) for c in calls] == [(True, 2)]
+    assert calls[0].response is not None
+    said = json.loads(calls[0].response)["narration"]
+    assert CYCLE.startswith(said) and repeats_a_sentence(said)
+    assert not repeats_a_sentence(said[: said.rindex("The trapdoor")])  # stopped at once
+
+
+def test_negative_control_without_the_stop_the_loop_runs_to_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prose, "runaway", lambda answer_so_far: False)
+    narration, calls = _loop_turn(tmp_path)
+    assert narration == [cut_runaway(CYCLE)]  # cut all the same, after the whole answer
+    assert [(c.stopped_early, c.response.count("The trapdoor")) for c in calls] == [(False, 8)]
 
 
 NEWS = ["A door bangs upstairs.", "Rain begins on the roof.", "The candles gutter low."]

@@ -17,7 +17,7 @@ import httpx
 
 from tavern.llm._http import ensure_live_allowed
 from tavern.llm.errors import LlmCallError
-from tavern.llm.llama_cpp import LlamaCppProvider, dry_multiplier_option
+from tavern.llm.llama_cpp import LlamaCppProvider, dry_multiplier_option, stop_early_option
 from tavern.llm.local.paths import MODEL_NAME, LocalPaths, local_paths
 from tavern.llm.local.server import LocalServer, LocalServerError, ServerOptions
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
@@ -70,9 +70,11 @@ class LocalProvider:
         timeout_s: float = 300.0,
         name: str = "local",
         dry_multiplier: float = DEFAULT_DRY_MULTIPLIER,
+        stop_early: bool = True,
     ) -> None:
         self.name = name
         self.dry_multiplier = dry_multiplier
+        self.stop_early = stop_early
         self.model = model
         self._http = http_client
         self._server_factory = server
@@ -91,6 +93,7 @@ class LocalProvider:
             structured_output="json_schema",
             name=self.name,
             dry_multiplier=self.dry_multiplier,
+            stop_early=self.stop_early,
         )
 
     @property
@@ -166,4 +169,5 @@ def build_local_provider(
         model=settings.model or MODEL_NAME,
         timeout_s=settings.timeout_s or 300.0,
         dry_multiplier=dry_multiplier_option(settings, default=DEFAULT_DRY_MULTIPLIER),
+        stop_early=stop_early_option(settings),
     )
