@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 
+from tavern.physics.authored import drop_authored_speech
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.cast_refs import (
     collapse_glosses,
@@ -363,6 +364,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
     ("spoken_copy", drop_spoken_copies),
+    ("authored_speech", drop_authored_speech),
     ("restated_event", drop_restated_events),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),

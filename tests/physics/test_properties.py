@@ -83,9 +83,10 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     clamped, changes = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
     present = set(world.state.scene.present)
     # Only a repeat of an earlier event of the beat (merged into that event, whose
-    # witnesses are then the copies' own: `test_cast_refs` checks that per viewer) or of a
-    # spoken line is dropped.
-    merges = [c for c in changes if c.rule in ("duplicate_event", "spoken_copy", "restated_event")]
+    # witnesses are then the copies' own: `test_cast_refs` checks that per viewer), of a
+    # spoken line, or a line of dialogue, is dropped.
+    dropping = ("duplicate_event", "spoken_copy", "authored_speech", "restated_event")
+    merges = [c for c in changes if c.rule in dropping]
     repeats = {c.path for c in merges if c.after is None}
     merged = {c.path for c in merges if c.after is not None}
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]

@@ -1,0 +1,81 @@
+"""Clamp `authored_speech`: an event whose text is dialogue the Director wrote.
+
+Words are spoken only by Characters; the Director may refer to a line by its number
+(`utterance_ref`) and describes events in neutral third-person text. Live, the embedded 0.5B
+Director wrote lines instead: of 272 events in the journals of five soaks, 17 were in the
+first person ("I'm sorry, but I can't assist with that.", "I don't have any plans or goals
+yet. I'm just here to help you with what I need."). Exact copies of a spoken line already go
+(`spoken_copy`); the others reached screens with the spoken words masked ("I [...]'t have
+any [...]") and the narrator re-invented the masked words. None of the 255 other events had
+a first-person word.
+
+An event goes when its text, outside quotation marks, has a first-person pronoun (English or
+Portuguese), or when it quotes `MIN_QUOTED_WORDS` or more words that are not in the public
+text of the scene (its location, description and facts, the cast's public words, the
+context's public texts: a sign, an inscription). It runs before the guards, on the text as the
+Director wrote it. A Roman numeral one ("Item I of the will") reads as "I" and goes too; no
+live event had one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tavern.physics.quotations import QUOTATION, quotations
+from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+FIRST_PERSON = re.compile(
+    r"\bI\b"  # upper case only: "i" is no pronoun in a neutral text
+    r"|(?i:\b(?:me|my|mine|myself|we|us|our|ours|ourselves)\b)"
+    r"|(?i:\b(?:eu|meu|minha|meus|minhas|comigo|n[oó]s|nosso|nossa|nossos|nossas)\b)"
+)
+"""First-person words: a narrator of events never says them, a speaker does."""
+
+
+def is_authored_speech(text: str, public: str = "") -> bool:
+    """Whether an event text is dialogue: first person outside quotes, or a quotation of
+    `MIN_QUOTED_WORDS` or more words absent from `public` (case-folded).
+
+    >>> is_authored_speech("I think we should open it now.")
+    True
+    >>> is_authored_speech("Maren pulls at the bolt; it holds.")
+    False
+    >>> is_authored_speech("The sign reads 'No credit given here'.", public="no credit given here")
+    False
+    """
+    if FIRST_PERSON.search(QUOTATION.sub(" ", text)):
+        return True
+    return any(
+        " ".join(inner.split()).strip(" .,!?…").casefold() not in public
+        for _, _, inner in quotations(text)
+    )
+
+
+def drop_authored_speech(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Drop each event whose text is dialogue (`is_authored_speech`)."""
+    if not d.events:
+        return d, []
+    public: str | None = None
+    changes: list[ClampChange] = []
+    kept: list[PerceptionEvent] = []
+    for i, ev in enumerate(d.events):
+        if public is None and QUOTATION.search(ev.text):
+            stage = [ctx.scene.location, ctx.scene.description, *ctx.scene.facts]
+            public = " ".join([*stage, *ctx.all_public_texts]).casefold()
+        if is_authored_speech(ev.text, public or ""):
+            changes.append(
+                ClampChange(
+                    rule="authored_speech", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+        else:
+            kept.append(ev)
+    if not changes:
+        return d, []
+    return d.model_copy(update={"events": kept}), changes

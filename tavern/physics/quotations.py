@@ -1,0 +1,38 @@
+"""Quotations in a text: words someone said, written inside quote marks.
+
+The prose renderer and the Director both may not author dialogue; `agents.quoted` and the
+clamp `authored_speech` find it with this one definition.
+"""
+
+from __future__ import annotations
+
+import re
+
+MIN_QUOTED_WORDS = 3
+"""Shorter quotations name things ("the so-called 'Widow's Bell'"), they do not speak."""
+
+QUOTATION = re.compile(
+    r"(?<!\w)(?:"
+    r"\"(?P<straight>[^\"\n]+)\""
+    r"|“(?P<curly>[^”\n]+)”"
+    r"|'(?=\w)(?P<single>[^\n]+?)(?<=[\w.!?,…])'(?!\w)"
+    r"|‘(?P<curly_single>[^\n]+?)(?<=[\w.!?,…])’(?!\w)"
+    r")"
+)
+"""A quotation in double or single quotes, straight or curly. An apostrophe inside a word
+("I'm", "Caspar's") neither opens nor closes one; one after a word ("the boys' hats") closes
+a single-quoted quotation there, so the rest of it is missed."""
+
+
+def quotations(text: str) -> list[tuple[int, int, str]]:
+    """Spans and inner words of the quotations of `text` with `MIN_QUOTED_WORDS` or more.
+
+    >>> quotations("Caspar's lamp. He says, 'We have no more ideas.' The rain stops.")
+    [(24, 48, 'We have no more ideas.')]
+    """
+    found = []
+    for match in QUOTATION.finditer(text):
+        inner = next(group for group in match.groups() if group is not None)
+        if len(inner.split()) >= MIN_QUOTED_WORDS:
+            found.append((match.start(), match.end(), inner))
+    return found

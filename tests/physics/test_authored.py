@@ -1,0 +1,110 @@
+"""Clamp `authored_speech`: an event whose text is dialogue the Director wrote is dropped."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.physics.authored import FIRST_PERSON, is_authored_speech
+from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
+
+from .test_properties import SETTINGS, with_planted_event, world_and_decision
+from .test_rules import CAST
+
+SIGN = "A placard by the gate reads: Tolls paid in coin, never in kind."
+SCENE = Scene(location="the toll house", present=["C1", "C2", "C3"], facts=[SIGN])
+
+LIVE_DIALOGUE = [
+    # Director event texts of the soaks' journals (stops 12 and 13), all 17 of this kind.
+    "I don't have any plans or goals yet. I'm just here to help you with what I need.",
+    "I think we should open it now.",
+    "I'm sorry, but I can't assist with that.",
+    "We should open it now.",
+]
+LIVE_EVENTS = [
+    # Third-person events of the same journals: none has a first-person word.
+    "The trapdoor to the cellar is shut and bolted from the hall side.",
+    "Agnese Corvo walks slowly to the nearest window and looks outside.",
+    "The will is in the notary's satchel.",
+    "Dorotea Sand looks at the will and the trapdoor to the cellar.",
+]
+
+
+def _event(text: str, kind: str = "world_event") -> PerceptionEvent:
+    return PerceptionEvent(kind=kind, text=text, witness_ids=["C1", "C2", "C3"])  # type: ignore[arg-type]
+
+
+def _clamped(texts: list[str]) -> list[str]:
+    ctx = ClampContext(scene=SCENE, cast=CAST)
+    proposal = DirectorDecision(events=[_event(t) for t in texts], next_speakers=[NARRATOR])
+    out, _ = clamp_decision(proposal, ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events]
+
+
+def test_the_live_dialogue_goes_and_the_live_events_stay() -> None:
+    assert _clamped(LIVE_DIALOGUE + LIVE_EVENTS) == LIVE_EVENTS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Rui shouts "Open the gate at once!" from the stair.',
+        "Ilse asks: 'Who rang the bell tonight?'",
+        "Eu acho que devemos abrir agora.",
+        "A porta é nossa, diz Rui.",
+    ],
+)
+def test_quoted_or_first_person_words_are_dialogue(text: str) -> None:
+    assert is_authored_speech(text)
+    assert _clamped([text]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ilse taps the placard: 'Tolls paid in coin, never in kind.'",  # public scene text
+        "The wind howls; a shutter bangs twice.",
+        "Rui names the horse 'Ash'.",  # a name, not speech
+    ],
+)
+def test_public_quotes_and_neutral_text_stay(text: str) -> None:
+    assert _clamped([text]) == [text]
+
+
+WORD = st.sampled_from("the bell gate rain lamp stair rope horse coin bolt door".split())
+PRONOUN = st.sampled_from(["I", "me", "my", "we", "us", "our", "eu", "nós", "minha"])
+
+
+@given(st.lists(WORD, min_size=2, max_size=10), PRONOUN, st.integers(min_value=0))
+def test_a_first_person_word_anywhere_makes_dialogue(
+    words: list[str], pronoun: str, at: int
+) -> None:
+    text = " ".join(words).capitalize() + "."
+    assert not is_authored_speech(text)
+    words.insert(at % (len(words) + 1), pronoun)
+    assert is_authored_speech(" ".join(words) + ".")
+
+
+@SETTINGS
+@given(world_and_decision(), st.data())
+def test_no_clamped_event_is_in_the_first_person(
+    pair: tuple[object, object], data: st.DataObject
+) -> None:
+    world, proposal = pair
+    assert isinstance(proposal, DirectorDecision)
+    proposal = with_planted_event(proposal, "I think we should open it now.", data)
+    ctx = ClampContext(scene=world.state.scene, history=world.history)  # type: ignore[attr-defined]
+    clamped, _ = clamp_decision(proposal, ctx)
+    assert not any(FIRST_PERSON.search(e.text) for e in clamped.events)
+
+
+def test_negative_control_without_the_rule_the_dialogue_is_an_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "authored_speech"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _clamped(LIVE_DIALOGUE[:1]) == LIVE_DIALOGUE[:1]
