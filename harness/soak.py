@@ -33,6 +33,7 @@ from tavern.records.config import AppConfig, ProviderSettings
 from tavern.records.views import SessionView
 from tavern.runner import OwnedRunner, RunnerError, build_runner
 from tavern.store import Library, SessionStore, journal_path, read_journal
+from tavern.store.library import builtin_scenario_ids
 
 ANSWER_TOKENS = {"director": 900, "prose": 700, "character": 600}
 """Per-role answer limits: those the soaks that found the kernel's live defects used."""
@@ -127,8 +128,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         parser.error(f"unknown provider {args.provider!r}; known: {provider_names()}")
     if args.data_dir is not None and args.data_dir.exists() and not args.data_dir.is_dir():
         parser.error(f"--data-dir {args.data_dir} is not a directory")
-    known = [s.id for s in Library(args.data_dir or Path("/nonexistent")).list_scenarios()]
-    if args.scenario not in known:  # reading the library writes nothing
+    if args.data_dir is None:
+        known = builtin_scenario_ids()
+    else:  # reading the library writes nothing
+        known = [s.id for s in Library(args.data_dir).list_scenarios()]
+    if args.scenario not in known:
         parser.error(f"no scenario {args.scenario!r}; known: {known}")
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tavern-soak-"))
     library = Library(data_dir)

@@ -26,6 +26,12 @@ BUILTIN_DIR = Path(__file__).resolve().parents[1] / "builtin"
 T = TypeVar("T", Scenario, Character)
 
 
+def builtin_scenario_ids() -> list[str]:
+    """The ids of the shipped scenarios, sorted: the library of any data dir before a user
+    adds one (no data dir is needed, none is read)."""
+    return sorted(p.stem for p in (BUILTIN_DIR / "scenarios").glob("*.json"))
+
+
 class _Shelf(Generic[T]):
     """One kind of library item (scenarios or characters) in two directories."""
 
