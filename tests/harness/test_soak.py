@@ -66,3 +66,16 @@ def test_bad_arguments_are_refused_and_nothing_is_written(
     assert exit_info.value.code == 2
     assert not target.exists()
     assert "error:" in capsys.readouterr().err
+
+
+def test_without_a_data_dir_an_unknown_scenario_names_the_built_ins(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_temp_dir(**kwargs: object) -> str:
+        raise AssertionError("a data dir was made for refused arguments")
+
+    monkeypatch.setattr(soak.tempfile, "mkdtemp", no_temp_dir)
+    with pytest.raises(SystemExit) as exit_info:
+        soak.main(["no-such-scenario", "--provider", "fake"], out=io.StringIO())
+    assert exit_info.value.code == 2
+    assert "known: ['the-toll-house', 'the-vintners-wake']" in capsys.readouterr().err
