@@ -13,10 +13,17 @@ adjudicated by a later Director call. (Characters state an attempt in most beats
 by "any attempt waits" alone, as the time-skip clamp does, would have kept every restatement
 of the second soak.) Texts compare as the spoken-copy rule compares them: case, spacing,
 quotes and end punctuation aside.
+
+A recital goes even when an attempt waits: an event of two or more known sentences in a row
+(the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
+events told all three facts and began again until the length limit: "The trapdoor to the
+cellar is shut and bolted from the hall side. The will is in the notary's satchel. The
+coffin lies open in the middle of the hall. The trapd".
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import attrgetter
@@ -53,7 +60,7 @@ def drop_restated_events(
     changes: list[ClampChange] = []
     for i, ev in enumerate(d.events):
         outcome = ev.actor_id in waiting if ev.actor_id is not None else bool(waiting)
-        if not outcome and line_key(ev.text) in known:
+        if (not outcome and line_key(ev.text) in known) or _recites(ev.text, known):
             change = ClampChange(
                 rule="restated_event", path=f"events[{i}]", before=ev.model_dump(), after=None
             )
@@ -63,6 +70,21 @@ def drop_restated_events(
     if not changes:
         return d, []
     return d.model_copy(update={"events": kept}), changes
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
+def _recites(text: str, known: set[str]) -> bool:
+    """Whether `text` is two or more known sentences in a row (its last one may be cut short
+    by the length limit): a recital of the facts is no attempt's outcome."""
+    sentences = [line_key(s) for s in _SENTENCE_BREAK.split(text.strip())]
+    if len(sentences) < 2 or not all(sentences):
+        return False
+    *whole, last = sentences
+    return all(s in known for s in whole) and (
+        last in known or any(k.startswith(last) for k in known)
+    )
 
 
 def waiting_actors(history: Sequence[HistoryRecord]) -> set[str]:

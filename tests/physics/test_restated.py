@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
-from tavern.physics import ClampContext, clamp_decision
+from tavern.physics import ClampContext, clamp_decision, restated
 from tavern.physics.restated import waiting_actors
 from tavern.records import (
     NARRATOR,
@@ -93,3 +93,24 @@ def test_negative_control_without_the_rule_the_fact_is_restated(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "restated_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped([_event(FACT)]) == [FACT]
+
+
+RECITAL = (
+    f"{FACT} Rui walks to the window. The trapdoor to the cellar is shut and bolted from the"
+    " hall side. The trapd"
+)
+
+
+def test_a_recital_of_known_sentences_goes_even_while_an_attempt_waits() -> None:
+    """Live (vintners-wake #8, turn 6): two events told the facts over until the length cap."""
+    by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
+    news = _event(f"{FACT} The bolt snaps.").model_copy(update={"actor_id": "C1"})
+    assert _clamped([by_puller, news], history=[EARLIER, PULL]) == [news.text]
+
+
+def test_negative_control_without_the_recital_check_the_recital_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_recites", lambda text, known: False)
+    by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
+    assert _clamped([by_puller], history=[EARLIER, PULL]) == [RECITAL]
