@@ -2,19 +2,20 @@
 
 Words are spoken only by Characters; the Director may refer to a line by its number
 (`utterance_ref`) and describes events in neutral third-person text. Live, the embedded 0.5B
-Director wrote lines instead: of 272 events in the journals of five soaks, 17 were in the
-first person ("I'm sorry, but I can't assist with that.", "I don't have any plans or goals
-yet. I'm just here to help you with what I need."). Exact copies of a spoken line already go
-(`spoken_copy`); the others reached screens with the spoken words masked ("I [...]'t have
-any [...]") and the narrator re-invented the masked words. None of the 255 other events had
-a first-person word.
+Director wrote lines instead: of 303 events in the journals of six soaks, 42 were in the
+first or second person or asked a question ("I'm sorry, but I can't assist with that.", "I
+don't have any plans or goals yet. I'm just here to help you with what I need.", "Good evening
+to you all. What brings everyone here tonight? What brings you here tonight? What brings you
+here tonight? ..."). Exact copies of a spoken line already go (`spoken_copy`); the others
+reached screens with the spoken words masked ("I [...]'t have any [...]") and the narrator
+re-invented the masked words. None of the 261 other events had such a word.
 
-An event goes when its text, outside quotation marks, has a first-person pronoun (English or
-Portuguese), or when it quotes `MIN_QUOTED_WORDS` or more words that are not in the public
-text of the scene (its location, description and facts, the cast's public words, the
-context's public texts: a sign, an inscription). It runs before the guards, on the text as the
-Director wrote it. A Roman numeral one ("Item I of the will") reads as "I" and goes too; no
-live event had one.
+An event goes when its text, outside quotation marks, has a first- or second-person word
+(English or Portuguese) or a question mark, or when it quotes `MIN_QUOTED_WORDS` or more
+words that are not in the public text of the scene (its location, description and facts,
+the cast's public words, the context's public texts: a sign, an inscription). It runs before
+the guards, on the text as the Director wrote it. A Roman numeral one ("Item I of the will")
+reads as "I" and goes too; no live event had one.
 """
 
 from __future__ import annotations
@@ -34,11 +35,18 @@ FIRST_PERSON = re.compile(
     r"|(?i:\b(?:eu|meu|minha|meus|minhas|comigo|n[oó]s|nosso|nossa|nossos|nossas)\b)"
 )
 """First-person words: a narrator of events never says them, a speaker does."""
+SPOKEN_MARKS = re.compile(
+    FIRST_PERSON.pattern + r"|(?i:\b(?:you|your|yours|yourself|yourselves)\b)"
+    r"|(?i:\b(?:voc[eê]s?|tu|te|teu|tua|teus|tuas|contigo)\b)"
+    r"|\?"
+)
+"""What marks a speaker: the first or the second person, or a question."""
 
 
 def is_authored_speech(text: str, public: str = "") -> bool:
-    """Whether an event text is dialogue: first person outside quotes, or a quotation of
-    `MIN_QUOTED_WORDS` or more words absent from `public` (case-folded).
+    """Whether an event text is dialogue: the first or second person or a question outside
+    quotes (`SPOKEN_MARKS`), or a quotation of `MIN_QUOTED_WORDS` or more words absent from
+    `public` (case-folded).
 
     >>> is_authored_speech("I think we should open it now.")
     True
@@ -47,7 +55,7 @@ def is_authored_speech(text: str, public: str = "") -> bool:
     >>> is_authored_speech("The sign reads 'No credit given here'.", public="no credit given here")
     False
     """
-    if FIRST_PERSON.search(QUOTATION.sub(" ", text)):
+    if SPOKEN_MARKS.search(QUOTATION.sub(" ", text)):
         return True
     return any(
         " ".join(inner.split()).strip(" .,!?…").casefold() not in public

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
-from tavern.physics.authored import FIRST_PERSON, is_authored_speech
+from tavern.physics.authored import SPOKEN_MARKS, is_authored_speech
 from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
 
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
@@ -18,11 +18,16 @@ SIGN = "A placard by the gate reads: Tolls paid in coin, never in kind."
 SCENE = Scene(location="the toll house", present=["C1", "C2", "C3"], facts=[SIGN])
 
 LIVE_DIALOGUE = [
-    # Director event texts of the soaks' journals (stops 12 and 13), all 17 of this kind.
+    # Director event texts of the soaks' journals (stops 12 to 14), all 42 of these kinds.
     "I don't have any plans or goals yet. I'm just here to help you with what I need.",
     "I think we should open it now.",
     "I'm sorry, but I can't assist with that.",
     "We should open it now.",
+    "Good evening to you all. What brings everyone here tonight? What brings you here tonight?"
+    " What brings you here tonight? What brings you here tonight? What bring",
+    "Who are you, exactly?",
+    "Keep your voice down.",
+    "Someone here is lying to me",
 ]
 LIVE_EVENTS = [
     # Third-person events of the same journals: none has a first-person word.
@@ -76,11 +81,13 @@ def test_public_quotes_and_neutral_text_stay(text: str) -> None:
 
 
 WORD = st.sampled_from("the bell gate rain lamp stair rope horse coin bolt door".split())
-PRONOUN = st.sampled_from(["I", "me", "my", "we", "us", "our", "eu", "nós", "minha"])
+PRONOUN = st.sampled_from(
+    ["I", "me", "my", "we", "us", "our", "you", "your", "eu", "nós", "minha", "você", "?"]
+)
 
 
 @given(st.lists(WORD, min_size=2, max_size=10), PRONOUN, st.integers(min_value=0))
-def test_a_first_person_word_anywhere_makes_dialogue(
+def test_a_first_or_second_person_word_or_a_question_anywhere_makes_dialogue(
     words: list[str], pronoun: str, at: int
 ) -> None:
     text = " ".join(words).capitalize() + "."
@@ -91,7 +98,7 @@ def test_a_first_person_word_anywhere_makes_dialogue(
 
 @SETTINGS
 @given(world_and_decision(), st.data())
-def test_no_clamped_event_is_in_the_first_person(
+def test_no_clamped_event_is_in_the_first_or_second_person(
     pair: tuple[object, object], data: st.DataObject
 ) -> None:
     world, proposal = pair
@@ -99,7 +106,7 @@ def test_no_clamped_event_is_in_the_first_person(
     proposal = with_planted_event(proposal, "I think we should open it now.", data)
     ctx = ClampContext(scene=world.state.scene, history=world.history)  # type: ignore[attr-defined]
     clamped, _ = clamp_decision(proposal, ctx)
-    assert not any(FIRST_PERSON.search(e.text) for e in clamped.events)
+    assert not any(SPOKEN_MARKS.search(e.text) for e in clamped.events)
 
 
 def test_negative_control_without_the_rule_the_dialogue_is_an_event(
