@@ -115,3 +115,12 @@ def test_negative_control_without_the_rule_the_dialogue_is_an_event(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "authored_speech"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped(LIVE_DIALOGUE[:1]) == LIVE_DIALOGUE[:1]
+
+
+MIXED = st.sampled_from("I i me ME We you YOUR você VOCÊ Nós eu ? Item rain the".split())
+
+
+@given(st.lists(MIXED, max_size=8))
+def test_the_lower_case_shortcut_agrees_with_the_pattern(words: list[str]) -> None:
+    text = " ".join(words)
+    assert is_authored_speech(text) == bool(SPOKEN_MARKS.search(text))

@@ -134,3 +134,17 @@ def test_negative_control_without_the_filters_the_dialogue_is_narrated(
     monkeypatch.setattr(prose, "drop_quoted_speech", lambda text, public=(): text)
     monkeypatch.setattr(prose, "drop_out_of_world", lambda text: text)
     assert _narrated(tmp_path, LIVE) == [LIVE]
+
+
+PHRASES = [
+    "as an AI", "language model", "how can I help", "assist you", "role-play", "here to help",
+    "I hope this helps", "feel free to", "let me know if", "em que posso ajudar", "the lamp",
+    "rain falls", ".", "Maren helps Rui",
+]  # fmt: skip
+CASED = st.tuples(st.sampled_from(PHRASES), st.sampled_from([str.upper, str.title, str.lower]))
+
+
+@given(st.lists(CASED.map(lambda pair: pair[1](pair[0])), max_size=6))
+def test_the_lower_case_shortcut_agrees_with_the_pattern(phrases: list[str]) -> None:
+    text = " ".join(phrases)
+    assert (drop_out_of_world(text) == text) == (NARRATOR_OUT_OF_WORLD.search(text) is None)
