@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from tavern.physics.dropping import drop_events
 from tavern.physics.quotations import QUOTATION, quotations
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
@@ -78,21 +79,12 @@ def drop_authored_speech(
     """Drop each event whose text is dialogue (`is_authored_speech`)."""
     if not d.events:
         return d, []
-    public: str | None = None
-    changes: list[ClampChange] = []
-    kept: list[PerceptionEvent] = []
-    for i, ev in enumerate(d.events):
-        if public is None and QUOTATION.search(ev.text):
+    public: list[str] = []  # the scene's public text, read only for an event with a quote
+
+    def goes(ev: PerceptionEvent) -> bool:
+        if not public and QUOTATION.search(ev.text):
             stage = [ctx.scene.location, ctx.scene.description, *ctx.scene.facts]
-            public = " ".join([*stage, *ctx.all_public_texts]).casefold()
-        if is_authored_speech(ev.text, public or ""):
-            changes.append(
-                ClampChange(
-                    rule="authored_speech", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
-            )
-        else:
-            kept.append(ev)
-    if not changes:
-        return d, []
-    return d.model_copy(update={"events": kept}), changes
+            public.append(" ".join([*stage, *ctx.all_public_texts]).casefold())
+        return is_authored_speech(ev.text, public[0] if public else "")
+
+    return drop_events(d, "authored_speech", goes)

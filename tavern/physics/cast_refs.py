@@ -22,6 +22,7 @@ from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from tavern.physics.dropping import drop_events
 from tavern.records import (
     NARRATOR,
     Character,
@@ -240,20 +241,7 @@ def drop_spoken_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[Director
     spoken = _spoken_lines(d.events, ctx.history)
     if not spoken:
         return d, []
-    changes: Changes = []
-    events: list[PerceptionEvent] = []
-    for i, ev in enumerate(d.events):
-        if line_key(ev.text) in spoken:
-            changes.append(
-                ClampChange(
-                    rule="spoken_copy", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
-            )
-        else:
-            events.append(ev)
-    if not changes:
-        return d, []
-    return d.model_copy(update={"events": events}), changes
+    return drop_events(d, "spoken_copy", lambda ev: line_key(ev.text) in spoken)
 
 
 _QUOTES_AND_STOPS = " \"'\u201c\u201d\u2018\u2019.,!?;:"

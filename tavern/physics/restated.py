@@ -30,6 +30,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
+from tavern.physics.dropping import drop_events
 from tavern.records import (
     ActionRecord,
     ClampChange,
@@ -56,20 +57,12 @@ def drop_restated_events(
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
     known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
     waiting = waiting_actors(recent)
-    kept: list[PerceptionEvent] = []
-    changes: list[ClampChange] = []
-    for i, ev in enumerate(d.events):
+
+    def goes(ev: PerceptionEvent) -> bool:
         outcome = ev.actor_id in waiting if ev.actor_id is not None else bool(waiting)
-        if (not outcome and line_key(ev.text) in known) or _recites(ev.text, known):
-            change = ClampChange(
-                rule="restated_event", path=f"events[{i}]", before=ev.model_dump(), after=None
-            )
-            changes.append(change)
-        else:
-            kept.append(ev)
-    if not changes:
-        return d, []
-    return d.model_copy(update={"events": kept}), changes
+        return (not outcome and line_key(ev.text) in known) or _recites(ev.text, known)
+
+    return drop_events(d, "restated_event", goes)
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")

@@ -1,0 +1,26 @@
+"""The shape the dropping clamps share: remove the events a test picks, one change each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
+
+
+def drop_events(
+    d: DirectorDecision, rule: str, goes: Callable[[PerceptionEvent], bool]
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` without the events for which `goes` holds, and a `rule` change for each (its
+    `before` the event, `after` None); `d` itself when none goes."""
+    changes: list[ClampChange] = []
+    kept: list[PerceptionEvent] = []
+    for i, ev in enumerate(d.events):
+        if goes(ev):
+            changes.append(
+                ClampChange(rule=rule, path=f"events[{i}]", before=ev.model_dump(), after=None)
+            )
+        else:
+            kept.append(ev)
+    if not changes:
+        return d, []
+    return d.model_copy(update={"events": kept}), changes
