@@ -47,6 +47,7 @@ LLM_CALL_COLUMNS: tuple[Column, ...] = (
     Column("source", "source"),
     Column("attempt_number", "attempt_number"),
     Column("error_type", "error_type"),
+    Column("stopped_early", "stopped_early"),
     Column("duration_ms", "duration_ms"),
     Column("prompt_chars", "prompt_chars"),
     Column("prompt_estimated_tokens", "prompt_estimated_tokens"),

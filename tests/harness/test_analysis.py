@@ -92,6 +92,20 @@ def test_frames_share_join_keys(journals: Path) -> None:
     assert len(joined) == 8
 
 
+def test_a_stopped_answer_is_marked_in_the_frame(tavern_data_dir: Path) -> None:
+    writer = JournalWriter(tavern_data_dir, durable=False)
+    writer.append("sess-s", _call("sess-s", 1, "director", "Mara waits.", 80))
+    stopped = _call("sess-s", 1, "prose", "Mara waits.", 80).model_copy(
+        update={"stopped_early": True}
+    )
+    writer.append("sess-s", stopped)
+    calls = llm_calls_df(journal_path(tavern_data_dir, "sess-s"))
+    assert calls[["agent", "stopped_early"]].values.tolist() == [
+        ["director", False],
+        ["prose", True],
+    ]
+
+
 def test_duckdb_views(journals: Path) -> None:
     con = connect(journals)
     cache = con.execute("SELECT role, hit_tokens, hit_ratio FROM cache ORDER BY role").fetchall()
