@@ -77,21 +77,38 @@ def cut_runaway(text: str, cap: int | None = None) -> str:
 
 
 def drop_retold(text: str, told: AbstractSet[str]) -> str:
-    """`text` without its sentences whose `sentence_keys` are in `told`.
+    """`text` without its sentences whose `sentence_keys` are in `told`, and without an
+    unfinished last sentence that begins a told one (the model closed "The trapd" mid-word).
 
     >>> told = sentence_keys("The coffin lies open in the hall. Rain falls.")
     >>> drop_retold("The coffin lies open  in the hall. A door bangs upstairs.", told)
+    'A door bangs upstairs.'
+    >>> drop_retold("A door bangs upstairs. The coffin li", told)
     'A door bangs upstairs.'
     """
     if not told:
         return text
     keys = _keys(text)
-    if told.isdisjoint(keys):
+    cut_short = _begins_told(text, told)
+    if told.isdisjoint(keys) and not cut_short:
         return text
     spans = sentence_spans(text)
+    last = len(spans) - 1
     return "".join(
-        text[start:end] for (start, end), key in zip(spans, keys, strict=False) if key not in told
+        text[start:end]
+        for i, ((start, end), key) in enumerate(zip(spans, keys, strict=False))
+        if key not in told and not (cut_short and i == last)
     ).strip()
+
+
+def _begins_told(text: str, told: AbstractSet[str]) -> bool:
+    """Whether `text` ends in an unfinished sentence whose words begin a told sentence."""
+    tail = text.rstrip()
+    if not tail or _ENDS_SENTENCE.search(tail):
+        return False
+    start, end = sentence_spans(tail)[-1]
+    words = " ".join(tail[start:end].lower().split())
+    return any(key.startswith(words) for key in told)
 
 
 def repeats_a_sentence(text: str) -> bool:

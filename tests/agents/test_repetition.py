@@ -132,6 +132,38 @@ def test_sentences_told_before_are_dropped_and_new_ones_kept() -> None:
     ) == ("It was cold. It was cold.")  # too short to count as told
 
 
+LIVE_TOLD = (
+    "The Vintner's Wake. A stone house with a long hall, a narrow balcony, and a vaulted cellar"
+    " beneath reached by a trapdoor in the hall floor, now shut. The trapdoor to the cellar is"
+    " shut and bolted from the hall side. The will is in the notary's satchel. The coffin lies"
+    " open in the middle of the hall. The trapd, now sealed, is opened. The trapdoor to the"
+    " cellar is now sealed."
+)
+LIVE_NEXT = (
+    "The trapdoor to the cellar is shut and bolted from the hall side. The will is in the"
+    " notary's satchel. The coffin lies open in the middle of the hall. The trapd, now sealed,"
+    " is opened. The trapdoor to the cellar is now sealed. The trapd"
+)
+"""Soak vintners-wake #9, turns 6 and 7 (the model closed the second narration mid-word)."""
+
+
+def test_a_retelling_cut_short_goes_with_the_rest() -> None:
+    told = repetition.sentence_keys(LIVE_TOLD)
+    assert repetition.drop_retold(LIVE_NEXT, told) == ""
+    news = "Rain begins on the roof. The trapdoor to the cel"
+    assert repetition.drop_retold(news, told) == "Rain begins on the roof."
+    unfinished = "Rain begins on the roof. The notary's satchel slips and"
+    assert repetition.drop_retold(unfinished, told) == unfinished  # begins nothing told
+
+
+def test_negative_control_without_the_fragment_rule_the_stub_is_narrated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(repetition, "_begins_told", lambda text, told: False)
+    told = repetition.sentence_keys(LIVE_TOLD)
+    assert repetition.drop_retold(LIVE_NEXT, told) == "The trapd"
+
+
 @settings(max_examples=300, deadline=None)
 @given(earlier=texts, text=texts)
 def test_a_retold_narration_keeps_only_untold_sentences_in_order(earlier: str, text: str) -> None:
