@@ -13,6 +13,8 @@ llama-cpp-python reports neither, and then both counters are None, never 0.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,6 +23,7 @@ import httpx
 from tavern.llm._http import first_choice_content, post_json
 from tavern.llm._stream import stream_chat
 from tavern.llm.errors import LlmCallError
+from tavern.llm.gbnf import compact_grammar
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.registry import ProviderSpec, Register
 from tavern.records.config import ProviderSettings, StructuredOutput
@@ -71,6 +74,11 @@ three long sentences)."""
 class LlamaCppProvider:
     """Talks to `<api_base>/chat/completions` without auth, with `cache_prompt: true`.
 
+    `compact_json` sends a GBNF grammar of the schema's compact JSON (`tavern.llm.gbnf`) in
+    place of `response_format`, where the schema allows; the journal's `response_format` is
+    still the schema the answer is validated against, and `provider_options` says
+    `grammar: compact`.
+
     `stop_early` (default on) streams a request that carries a `stop_early` predicate, and
     stops reading when it holds (`tavern.llm.early_stop`).
 
@@ -96,10 +104,12 @@ class LlamaCppProvider:
         name: str = "llama_cpp",
         dry_multiplier: float = 0.0,
         stop_early: bool = True,
+        compact_json: bool = False,
     ) -> None:
         self.name = name
         self.dry_multiplier = dry_multiplier
         self.stop_early = stop_early
+        self.compact_json = compact_json
         self.model = model
         self._http = http_client
         self._api_base = api_base.rstrip("/")
@@ -128,10 +138,22 @@ class LlamaCppProvider:
             body["temperature"] = request.temperature
         if request.seed is not None:
             body["seed"] = request.seed
-        response_format = self._response_format(request.schema)
-        if response_format is not None:
-            body["response_format"] = response_format
+        grammar = self._grammar(request.schema)
+        if grammar is not None:
+            body["grammar"] = grammar
+        else:
+            response_format = self._response_format(request.schema)
+            if response_format is not None:
+                body["response_format"] = response_format
         return body | self._sampling(request)
+
+    def _grammar(self, schema: dict[str, Any] | None) -> str | None:
+        """The compact grammar sent in place of the schema, when `compact_json` is on."""
+        if not self.compact_json or schema is None:
+            return None
+        return _compact_grammar_of(
+            json.dumps(schema)
+        )  # key order matters: it is the answer's order
 
     def _sampling(self, request: ProviderRequest) -> dict[str, float | int]:
         """Sampler settings beyond the provider-neutral request (DRY for prose roles)."""
@@ -160,6 +182,7 @@ class LlamaCppProvider:
                 "structured_output": self.style,
                 **self._sampling(request),
                 **({"stream": True} if self._streams(request) else {}),
+                **({"grammar": "compact"} if self._grammar(request.schema) else {}),
             },
         )
 
@@ -217,7 +240,26 @@ def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> LlamaC
         structured_output=settings.structured_output or "auto",
         dry_multiplier=dry_multiplier_option(settings, default=0.0),
         stop_early=stop_early_option(settings),
+        compact_json=compact_json_option(settings, default=False),
     )
+
+
+@lru_cache(maxsize=32)
+def _compact_grammar_of(schema_json: str) -> str | None:
+    return compact_grammar(json.loads(schema_json))
+
+
+def compact_json_option(settings: ProviderSettings, default: bool) -> bool:
+    """The `compact_json` option: send a whitespace-free grammar (`tavern.llm.gbnf`) in place
+    of the JSON Schema, so the model cannot spend tokens on indentation.
+
+    Raises:
+        ValueError: The option is not a boolean.
+    """
+    value = settings.options.get("compact_json", default)
+    if not isinstance(value, bool):
+        raise ValueError(f"option 'compact_json' must be true or false, got {value!r}")
+    return value
 
 
 def stop_early_option(settings: ProviderSettings) -> bool:
