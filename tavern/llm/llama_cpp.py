@@ -256,10 +256,7 @@ def compact_json_option(settings: ProviderSettings, default: bool) -> bool:
     Raises:
         ValueError: The option is not a boolean.
     """
-    value = settings.options.get("compact_json", default)
-    if not isinstance(value, bool):
-        raise ValueError(f"option 'compact_json' must be true or false, got {value!r}")
-    return value
+    return _bool_option(settings, "compact_json", default)
 
 
 def stop_early_option(settings: ProviderSettings) -> bool:
@@ -269,9 +266,13 @@ def stop_early_option(settings: ProviderSettings) -> bool:
     Raises:
         ValueError: The option is not a boolean.
     """
-    value = settings.options.get("stop_early", True)
+    return _bool_option(settings, "stop_early", True)
+
+
+def _bool_option(settings: ProviderSettings, key: str, default: bool) -> bool:
+    value = settings.options.get(key, default)
     if not isinstance(value, bool):
-        raise ValueError(f"option 'stop_early' must be true or false, got {value!r}")
+        raise ValueError(f"option {key!r} must be true or false, got {value!r}")
     return value
 
 

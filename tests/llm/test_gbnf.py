@@ -15,18 +15,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import character, director, openings, prose, suggest
+from tavern.agents import director
 from tavern.llm.gbnf import compact_grammar
 
-from .test_schema_check import valid_instances
+from .test_schema_check import AGENTS, REAL_SCHEMAS, valid_instances
 
-SCHEMAS = {
-    "director": director.OUTPUT_SCHEMA,
-    "prose": prose.OUTPUT_SCHEMA,
-    "character": character.OUTPUT_SCHEMA,
-    "suggest": suggest.OUTPUT_SCHEMA,
-    "openings": openings.OUTPUT_SCHEMA,
-}
+SCHEMAS = {name: REAL_SCHEMAS[name] for name in AGENTS}
 _TOKEN = re.compile(
     r'\s*(?:(?P<lit>"(?:[^"\\]|\\.)*")|(?P<cls>\[(?:[^\]\\]|\\.)*\])|(?P<ref>[a-z_]+)'
     r"|(?P<rep>\{\d+(?:,\d*)?\})|(?P<op>[()|?*+]))"
