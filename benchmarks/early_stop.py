@@ -33,13 +33,13 @@ from tavern.records import LlmCallLine
 from tavern.store import read_journal
 
 
-def prose_calls(journals: list[Path], limit: int) -> list[LlmCallLine]:
-    """The answered prose calls of the journals, in order, at most `limit`."""
+def answered_calls(journals: list[Path], agent: str, limit: int) -> list[LlmCallLine]:
+    """The answered calls of `agent` in the journals, in order, at most `limit`."""
     found = [
         line
         for path in journals
         for line in read_journal(path)
-        if isinstance(line, LlmCallLine) and line.agent == "prose" and line.response
+        if isinstance(line, LlmCallLine) and line.agent == agent and line.response
     ]
     return found[:limit]
 
@@ -117,7 +117,7 @@ def main() -> None:
         sys.exit(f"early_stop: no such journal: {', '.join(missing)}")
     if args.calls < 1:
         sys.exit("early_stop: --calls must be at least 1")
-    calls = prose_calls(args.journals, args.calls)
+    calls = answered_calls(args.journals, "prose", args.calls)
     if not calls:
         sys.exit("early_stop: the journals hold no answered prose call")
     asyncio.run(run(calls, args.seed))

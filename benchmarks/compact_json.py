@@ -1,0 +1,116 @@
+"""Director answers under the schema vs under the compact grammar, on the embedded model.
+
+    python -m benchmarks.compact_json JOURNAL [JOURNAL ...] [--calls 8] [--seed 11]
+
+Replays the Director prompts journaled by live sessions (`harness.soak` writes them) against
+the embedded `llama-server`, each twice with the same seed: once with the JSON Schema as
+`response_format` (the default), once with the whitespace-free grammar of option
+`compact_json` (`tavern.llm.gbnf`). Prints, per prompt and in total, the tokens written, the
+wall time, whether the answer is schema-valid, and how many events it proposes: the grammar
+is worth turning on only if it saves tokens without changing what the Director decides.
+A one-token call first puts the prompt in the server's cache for both runs. Needs
+`tavern model install`; not a timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import jsonschema
+
+from benchmarks.early_stop import answered_calls
+from tavern.agents import director
+from tavern.llm.llama_cpp import LlamaCppProvider
+from tavern.llm.local.paths import local_paths
+from tavern.llm.local.provider import shared_server
+from tavern.llm.local.server import ServerOptions
+from tavern.llm.provider import ProviderRequest, ProviderResponse
+from tavern.records import LlmCallLine
+
+
+def _judge(response: ProviderResponse) -> tuple[int, bool, int]:
+    """(tokens written, schema-valid, events proposed)."""
+    tokens = (response.usage or {}).get("completion_tokens")
+    try:
+        answer = json.loads(response.content)
+        jsonschema.validate(answer, director.OUTPUT_SCHEMA)
+    except (ValueError, jsonschema.ValidationError):
+        return (tokens if isinstance(tokens, int) else -1), False, 0
+    return (tokens if isinstance(tokens, int) else -1), True, len(answer["events"])
+
+
+async def run(calls: list[LlmCallLine], seed: int) -> None:
+    """Replay each call both ways; print the comparison."""
+    server = shared_server(local_paths(), ServerOptions())
+    await server.start_async()
+    totals = {"schema": [0, 0.0, 0, 0], "grammar": [0, 0.0, 0, 0]}
+    async with httpx.AsyncClient() as http:
+        providers = {
+            name: LlamaCppProvider(
+                http_client=http,
+                api_base=server.api_base,
+                structured_output="json_schema",
+                compact_json=name == "grammar",
+            )
+            for name in totals
+        }
+        for number, call in enumerate(calls, start=1):
+            request = ProviderRequest(
+                agent="director",
+                messages=list(call.request.messages),
+                schema=director.OUTPUT_SCHEMA,
+                max_tokens=call.request.max_tokens,
+                temperature=call.request.temperature,
+                seed=seed,
+            )
+            await providers["schema"].complete(replace(request, max_tokens=1))
+            line = [f"[{number}/{len(calls)}] turn {call.turn_number}:"]
+            for name, provider in providers.items():
+                started = time.perf_counter()
+                response = await provider.complete(request)
+                seconds = time.perf_counter() - started
+                tokens, valid, events = _judge(response)
+                total = totals[name]
+                total[0] += tokens
+                total[1] += seconds
+                total[2] += valid
+                total[3] += events
+                line.append(
+                    f"{name} {tokens:4d} tokens {seconds:5.1f} s valid {valid} events {events}"
+                )
+            print(" | ".join(line), flush=True)
+    await asyncio.to_thread(server.stop)
+    for name, (tokens, seconds, valid, events) in totals.items():
+        print(
+            f"total {name}: {tokens} tokens, {seconds:.1f} s, {valid}/{len(calls)} valid,"
+            f" {events} events"
+        )
+
+
+def main() -> None:
+    """Parse arguments and run."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("journals", nargs="+", type=Path)
+    parser.add_argument("--calls", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    missing = [str(p) for p in args.journals if not p.is_file()]
+    if missing:
+        sys.exit(f"compact_json: no such journal: {', '.join(missing)}")
+    if args.calls < 1:
+        sys.exit("compact_json: --calls must be at least 1")
+    calls = answered_calls(args.journals, "director", args.calls)
+    if not calls:
+        sys.exit("compact_json: the journals hold no answered Director call")
+    asyncio.run(run(calls, args.seed))
+
+
+if __name__ == "__main__":
+    main()
