@@ -14,18 +14,15 @@ A one-token call first puts the prompt in the server's cache for both runs. Need
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import httpx
 import jsonschema
 
-from benchmarks.early_stop import answered_calls
+from benchmarks._journaled import calls_from_arguments
 from tavern.agents import director
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.local.paths import local_paths
@@ -96,20 +93,8 @@ async def run(calls: list[LlmCallLine], seed: int) -> None:
 
 def main() -> None:
     """Parse arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("journals", nargs="+", type=Path)
-    parser.add_argument("--calls", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args()
-    missing = [str(p) for p in args.journals if not p.is_file()]
-    if missing:
-        sys.exit(f"compact_json: no such journal: {', '.join(missing)}")
-    if args.calls < 1:
-        sys.exit("compact_json: --calls must be at least 1")
-    calls = answered_calls(args.journals, "director", args.calls)
-    if not calls:
-        sys.exit("compact_json: the journals hold no answered Director call")
-    asyncio.run(run(calls, args.seed))
+    calls, seed = calls_from_arguments("compact_json", __doc__ or "", "director")
+    asyncio.run(run(calls, seed))
 
 
 if __name__ == "__main__":

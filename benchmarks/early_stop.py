@@ -13,16 +13,14 @@ Needs `tavern model install`; not a timed test.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import httpx
 
+from benchmarks._journaled import calls_from_arguments
 from tavern.agents import prose
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.local.paths import local_paths
@@ -30,18 +28,6 @@ from tavern.llm.local.provider import shared_server
 from tavern.llm.local.server import ServerOptions
 from tavern.llm.provider import ProviderRequest, ProviderResponse
 from tavern.records import LlmCallLine
-from tavern.store import read_journal
-
-
-def answered_calls(journals: list[Path], agent: str, limit: int) -> list[LlmCallLine]:
-    """The answered calls of `agent` in the journals, in order, at most `limit`."""
-    found = [
-        line
-        for path in journals
-        for line in read_journal(path)
-        if isinstance(line, LlmCallLine) and line.agent == agent and line.response
-    ]
-    return found[:limit]
 
 
 async def _timed(
@@ -107,20 +93,8 @@ async def run(calls: list[LlmCallLine], seed: int) -> None:
 
 def main() -> None:
     """Parse arguments and run."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("journals", nargs="+", type=Path)
-    parser.add_argument("--calls", type=int, default=8)
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args()
-    missing = [str(p) for p in args.journals if not p.is_file()]
-    if missing:
-        sys.exit(f"early_stop: no such journal: {', '.join(missing)}")
-    if args.calls < 1:
-        sys.exit("early_stop: --calls must be at least 1")
-    calls = answered_calls(args.journals, "prose", args.calls)
-    if not calls:
-        sys.exit("early_stop: the journals hold no answered prose call")
-    asyncio.run(run(calls, args.seed))
+    calls, seed = calls_from_arguments("early_stop", __doc__ or "", "prose")
+    asyncio.run(run(calls, seed))
 
 
 if __name__ == "__main__":
