@@ -7,7 +7,8 @@ server: the slot stopped within 6 tokens and was idle a second later).
 
 The chunks carry no usage until the last one; llama.cpp adds running `timings` to every
 chunk when asked (`timings_per_token`), so an answer stopped early still reports the tokens
-it read and wrote (`usage_from_timings`).
+it read and wrote (`usage_from_timings`). A server that ignores `stream` and answers with one
+JSON body is read as a whole answer, never stopped.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from tavern.llm._http import ensure_live_allowed, status_error
+from tavern.llm._http import ensure_live_allowed, first_choice_content, status_error
 from tavern.llm.early_stop import EarlyStop, StopEarly
 from tavern.llm.errors import LlmCallError
 
@@ -64,6 +65,8 @@ async def stream_chat(
             if response.status_code >= 400:
                 await response.aread()
                 raise status_error(response, _no_scrub)
+            if response.headers.get("content-type", "").startswith("application/json"):
+                return await _whole(response)  # a server that does not stream answered whole
             async for line in response.aiter_lines():
                 chunk = _chunk(line)
                 if chunk is None:
@@ -88,6 +91,17 @@ async def stream_chat(
 
 
 _DONE: dict[str, Any] = {}
+
+
+async def _whole(response: httpx.Response) -> StreamedAnswer:
+    await response.aread()
+    try:
+        data = response.json()
+    except ValueError:
+        raise LlmCallError("parse", "provider answered with a non-JSON body") from None
+    if not isinstance(data, dict):
+        raise LlmCallError("parse", "provider answered with a non-object JSON body")
+    return StreamedAnswer(first_choice_content(data), data, stopped_early=False)
 
 
 def _chunk(line: str) -> dict[str, Any] | None:

@@ -251,3 +251,17 @@ def test_the_compact_json_option_is_checked() -> None:
     assert compact_json_option(ProviderSettings(options={"compact_json": True}), False) is True
     with pytest.raises(ValueError, match="compact_json"):
         compact_json_option(ProviderSettings(options={"compact_json": 1}), default=False)
+
+
+async def test_a_server_that_does_not_stream_is_read_whole() -> None:
+    body = {
+        "choices": [{"message": {"content": json.dumps({"narration": LOOP})}}],
+        "usage": {"completion_tokens": 30, "prompt_tokens": 49},
+    }
+    provider = _provider(httpx.AsyncClient(transport=httpx.MockTransport(
+        lambda r: httpx.Response(200, json=body)
+    )))  # fmt: skip
+    request = ProviderRequest(agent="prose", messages=messages(), stop_early=prose.runaway)
+    response = await provider.complete(request)
+    assert json.loads(response.content)["narration"] == LOOP and not response.stopped_early
+    assert response.usage is not None and response.usage["completion_tokens"] == 30
