@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tavern.agents import prose
@@ -33,6 +33,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@settings(deadline=None)  # every prefix of the text: up to ~400 closings an example
 @given(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4), st.booleans())
 def test_every_closed_prefix_is_json(answer: dict[str, Any], pretty: bool) -> None:
     text = json.dumps(answer, indent=2 if pretty else None, ensure_ascii=not pretty)
