@@ -86,6 +86,15 @@ async def post_json(
         raise LlmCallError("transport", scrub(f"{type(exc).__name__}: {exc}")) from None
     if response.status_code >= 400:
         raise status_error(response, scrub)
+    return json_object(response)
+
+
+def json_object(response: httpx.Response) -> dict[str, Any]:
+    """The (read) body as a JSON object.
+
+    Raises:
+        LlmCallError: `parse` when it is not JSON, or not an object.
+    """
     try:
         data = response.json()
     except ValueError:

@@ -19,7 +19,12 @@ from typing import Any
 
 import httpx
 
-from tavern.llm._http import ensure_live_allowed, first_choice_content, status_error
+from tavern.llm._http import (
+    ensure_live_allowed,
+    first_choice_content,
+    json_object,
+    status_error,
+)
 from tavern.llm.early_stop import EarlyStop, StopEarly
 from tavern.llm.errors import LlmCallError
 
@@ -95,12 +100,7 @@ _DONE: dict[str, Any] = {}
 
 async def _whole(response: httpx.Response) -> StreamedAnswer:
     await response.aread()
-    try:
-        data = response.json()
-    except ValueError:
-        raise LlmCallError("parse", "provider answered with a non-JSON body") from None
-    if not isinstance(data, dict):
-        raise LlmCallError("parse", "provider answered with a non-object JSON body")
+    data = json_object(response)
     return StreamedAnswer(first_choice_content(data), data, stopped_early=False)
 
 
