@@ -26,6 +26,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
@@ -120,14 +121,8 @@ def repeats_a_sentence(text: str) -> bool:
     >>> repeats_a_sentence("The door is shut. A bell rings. The door is shut.")
     True
     """
-    seen: set[str] = set()
-    for sentence in sentence_texts(text)[:-1]:  # the last one may go on
-        key = _key(sentence)
-        if key in seen:
-            return True
-        if key:
-            seen.add(key)
-    return False
+    finished = sentence_texts(text)[:-1]  # the last one may go on
+    return _first_repeat(map(_key, finished)) is not None
 
 
 @lru_cache(maxsize=64)
@@ -161,14 +156,19 @@ def _key(sentence: str) -> str:
 
 
 def _before_repeated_sentence(text: str) -> str:
+    index = _first_repeat(_keys(text))
+    return text if index is None else text[: sentence_spans(text)[index][0]]
+
+
+def _first_repeat(keys: Iterable[str]) -> int | None:
+    """The position of the first key ("" aside) equal to an earlier one, or None."""
     seen: set[str] = set()
-    for index, key in enumerate(_keys(text)):
-        if not key:
-            continue
+    for index, key in enumerate(keys):
         if key in seen:
-            return text[: sentence_spans(text)[index][0]]
-        seen.add(key)
-    return text
+            return index
+        if key:
+            seen.add(key)
+    return None
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -19,6 +19,17 @@ from collections.abc import Callable
 
 StopEarly = Callable[[str], bool]
 """Given the answer so far (raw JSON text), True when the caller needs no more of it."""
+_WORD_PIECES = re.compile(r"\s*\S+|\s+$")
+
+
+def word_pieces(text: str) -> list[str]:
+    """`text` cut as a stream may deliver it, word by word (the fake and the replay server).
+
+    >>> word_pieces('{"a": "b c"} ')
+    ['{"a":', ' "b', ' c"}', ' ']
+    """
+    return _WORD_PIECES.findall(text)
+
 
 _PARTIAL_UNICODE = re.compile(r"(\\+)u[0-9a-fA-F]{0,3}$")
 _HIGH_SURROGATE = re.compile(r"(\\+)u[dD][89abAB][0-9a-fA-F]{2}$")

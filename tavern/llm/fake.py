@@ -15,13 +15,12 @@ import hashlib
 import inspect
 import json
 import random
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 import httpx
 
-from tavern.llm.early_stop import EarlyStop, StopEarly
+from tavern.llm.early_stop import EarlyStop, StopEarly, word_pieces
 from tavern.llm.errors import LlmCallError
 from tavern.llm.fake_choosers import AdversaryChooser, ParrotChooser, prompt_text
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
@@ -114,7 +113,7 @@ class FakeProvider:
 def _streamed(content: str, stop: StopEarly) -> ProviderResponse:
     """`content` as a streaming server would end it: word by word, until `stop` holds."""
     answer = EarlyStop(stop)
-    for piece in re.findall(r"\s*\S+|\s+$", content):
+    for piece in word_pieces(content):
         if answer.feed(piece):
             return ProviderResponse(content=answer.content, stopped_early=True)
     return ProviderResponse(content=content)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tavern.llm.early_stop import word_pieces
 from tavern.llm.errors import LlmCallError
 from tavern.llm.replay import ReplayCursor
 
@@ -72,7 +72,7 @@ def _events(completion: dict[str, Any]) -> Iterator[str]:
     usage and timings, then `[DONE]` (the shape a llama.cpp server streams)."""
     base = {"id": completion["id"], "object": "chat.completion.chunk", "model": completion["model"]}
     content = completion["choices"][0]["message"]["content"] or ""
-    for piece in re.findall(r"\s*\S+|\s+$", content):
+    for piece in word_pieces(content):
         delta = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
         yield f"data: {json.dumps(base | delta)}\n\n"
     last = {"choices": [], "usage": completion["usage"]}
