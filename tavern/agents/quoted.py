@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.quotations import quotations
+from tavern.physics.quotations import invented_quotations
 
 
 def drop_quoted_speech(text: str, public: Sequence[str] = ()) -> str:
@@ -30,15 +30,7 @@ def drop_quoted_speech(text: str, public: Sequence[str] = ()) -> str:
     """
     if not any(mark in text for mark in "\"'“‘"):
         return text
-    found = quotations(text)
-    if not found:
-        return text
-    corpus = " ".join(public).casefold()
-    invented = [
-        (start, end)
-        for start, end, inner in found
-        if " ".join(inner.split()).strip(" .,!?…").casefold() not in corpus
-    ]
+    invented = invented_quotations(text, " ".join(public).casefold())
     if not invented:
         return text
     kept, dropped = [], False

@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING
 
 from tavern.physics.dropping import drop_events
-from tavern.physics.quotations import QUOTATION, quotations
+from tavern.physics.quotations import QUOTATION, invented_quotations
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
@@ -67,10 +67,7 @@ def is_authored_speech(text: str, public: str = "") -> bool:
             return True
     elif _UPPER_I.search(unquoted) or _SPOKEN_LOWER.search(lowered):
         return True
-    return any(
-        " ".join(inner.split()).strip(" .,!?…").casefold() not in public
-        for _, _, inner in quotations(text)
-    )
+    return bool(invented_quotations(text, public))
 
 
 def drop_authored_speech(

@@ -36,3 +36,17 @@ def quotations(text: str) -> list[tuple[int, int, str]]:
         if len(inner.split()) >= MIN_QUOTED_WORDS:
             found.append((match.start(), match.end(), inner))
     return found
+
+
+def invented_quotations(text: str, public: str) -> list[tuple[int, int]]:
+    """Spans of the quotations of `text` (`quotations`) whose words are not in `public`, a
+    case-folded text (a sign or an inscription of the scene may be quoted).
+
+    >>> invented_quotations("It reads 'Tolls in coin.' and 'Go home now.'", "tolls in coin only")
+    [(30, 44)]
+    """
+    return [
+        (start, end)
+        for start, end, inner in quotations(text)
+        if " ".join(inner.split()).strip(" .,!?…").casefold() not in public
+    ]
