@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from tavern.agents import prose
 from tavern.agents.out_of_world import NARRATOR_OUT_OF_WORLD, drop_out_of_world
-from tavern.agents.quoted import drop_quoted_speech, quotations
+from tavern.agents.quoted import drop_quoted_speech
 from tavern.llm.provider import ProviderRequest
+from tavern.physics.quotations import quotations
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner.turn import KernelLimits
 
