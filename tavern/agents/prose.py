@@ -22,6 +22,7 @@ from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
 from tavern.agents.out_of_world import drop_out_of_world
+from tavern.agents.prompt_echo import drop_prompt_echo
 from tavern.agents.quoted import drop_quoted_speech
 from tavern.agents.render import (
     cached_tokens,
@@ -258,18 +259,25 @@ def public_corpus(state: SessionState) -> list[str]:
 
 
 def parse(
-    data: dict[str, Any], told: AbstractSet[str] = frozenset(), public: Sequence[str] = ()
+    data: dict[str, Any],
+    told: AbstractSet[str] = frozenset(),
+    public: Sequence[str] = (),
+    names: Sequence[str] = (),
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
     renderer's contract: up to any runaway repetition, without the sentences in `told`
     (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
-    absent from the `public` text, see `public_corpus`; `agents.quoted`) and without an
-    assistant's words (`agents.out_of_world`).
+    absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
+    assistant's words (`agents.out_of_world`) and without copies of its prompt: the
+    transcript's attempt marker about the cast's `names`, or a scene label
+    (`agents.prompt_echo`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
     >>> parse({"narration": "Maren nods. She says, 'I can open it now.' How can I help you?"})
     'Maren nods.'
+    >>> parse({"narration": "Maren Holt makes an attempt. The bolt holds."}, names=["Maren Holt"])
+    'The bolt holds.'
     """
     raw = str(data["narration"])
     # A small model sometimes writes the JSON's closing brace inside the string ("... Vask.}");
@@ -277,7 +285,12 @@ def parse(
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
     kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
-    return drop_retold(kept, told)
+    return drop_retold(drop_prompt_echo(kept, names), told)
+
+
+def cast_names(state: SessionState) -> list[str]:
+    """The names the renderer's prompt gives the cast (`parse`'s `names`)."""
+    return [c.body.display_name for c in state.cast.values()]
 
 
 _NARRATION_OPENS = re.compile(r'"narration"\s*:\s*"')

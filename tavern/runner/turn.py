@@ -270,7 +270,12 @@ class TurnTransaction:
         raw = await self.caller.call(
             "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
         )
-        return prose.parse(raw, prose.told_sentences(self.history), prose.public_corpus(staged))
+        return prose.parse(
+            raw,
+            prose.told_sentences(self.history),
+            prose.public_corpus(staged),
+            prose.cast_names(staged),
+        )
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""

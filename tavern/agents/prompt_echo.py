@@ -1,0 +1,64 @@
+"""Narration that copies the renderer's prompt instead of telling the story.
+
+The embedded 0.5B model, live, wrote two kinds of sentence that tell a reader nothing of the
+story and show the machinery behind it:
+- the transcript's content-free attempt marker, "(Teodor Vask makes an attempt.)", as prose:
+  "Teodor Vask makes an attempt." and "Ilse Brandt and Maren Holt make attempts to make an
+  attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8);
+- a labelled line of the scene block: "Present: Agnese Corvo in the long hall with the open
+  coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10).
+
+`drop_prompt_echo` removes such sentences. Each test is narrow, because what it removes is
+only ever a sentence a story would not contain: a marker sentence holds nothing but names and
+the marker's own words ("Maren Holt makes an attempt, and the lamp goes out." stays); a label
+is the prompt's own, capitalised and followed by a colon.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tavern.agents.repetition import sentence_spans
+
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+_MARKER_WORDS = frozenset(
+    "make makes made making an attempt attempts and then both each all also again to "
+    "someone somebody he she they it".split()
+)
+"""What a sentence made from the attempt marker holds besides names."""
+_MARKER_VERBS = frozenset("make makes made making".split())
+_MARKER_NOUNS = frozenset(("attempt", "attempts"))
+
+PROMPT_LABEL = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re.MULTILINE)
+"""The scene block's labels, the transcript's event tag and a prompt block's heading."""
+
+
+def drop_prompt_echo(text: str, names: Sequence[str]) -> str:
+    """`text` without its sentences that copy the prompt (see the module); `names` are the
+    names the prompt gives the cast (each of their words counts as a name).
+
+    >>> drop_prompt_echo("Teodor Vask makes an attempt. The lamp dies.", ["Teodor Vask"])
+    'The lamp dies.'
+    >>> drop_prompt_echo("Maren stands. Present: Maren in the hall.", ["Maren Holt"])
+    'Maren stands.'
+    """
+    name_words = frozenset(w for name in names for w in _WORDS.findall(name.casefold()))
+    return "".join(
+        text[start:end]
+        for start, end in sentence_spans(text)
+        if not _copies_prompt(text[start:end], name_words)
+    ).strip()
+
+
+def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
+    if PROMPT_LABEL.search(sentence.strip()):
+        return True
+    rest = [w for w in _WORDS.findall(sentence.casefold()) if w not in name_words]
+    # Nothing but the marker's own words, with a make-verb and the noun.
+    return (
+        not _MARKER_NOUNS.isdisjoint(rest)
+        and not _MARKER_VERBS.isdisjoint(rest)
+        and _MARKER_WORDS.issuperset(rest)
+    )

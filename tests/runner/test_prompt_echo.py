@@ -1,0 +1,119 @@
+"""Narration that copies the renderer's prompt is cut in code (`agents.prompt_echo`): the
+transcript's attempt marker and the scene block's labels."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tavern.agents import prose
+from tavern.agents.prompt_echo import PROMPT_LABEL, drop_prompt_echo
+from tavern.records import NarrationRecord, SessionState, TurnInput
+from tavern.runner.turn import KernelLimits
+
+from .kit import recording_runner, run
+from .test_narration_contract import _prose_says
+
+TOLL = ["Ilse Brandt", "Maren Holt", "Teodor Vask"]
+
+LIVE_MARKERS = (
+    "Ilse Brandt and Maren Holt make attempts to make an attempt. Time passes. Ilse Brandt"
+    " whispers something."
+)
+"""Soak of the-toll-house #3, turn 7 (42618f9): the transcript's "(... makes an attempt.)"."""
+LIVE_LABEL = (
+    "Agnese Corvo and Brother Caspar walk around in the hall. Present: Agnese Corvo and Brother"
+    " Caspar walking around in the hall."
+)
+"""Soak of the-vintners-wake #9, turn 10 (9bffd6a): the scene block's "Present:" line."""
+STORY = [
+    "Teodor Vask makes an attempt on the bolt, and it holds.",
+    "Ilse Brandt and Maren Holt make attempts, their voices barely audible.",
+    "Maren Holt attempts to speak.",
+    "Ilse Brandt whispers something.",
+    "Present company watched the notary break the seal.",
+    "The facts of the will were read aloud at midnight.",
+    "Nothing material happens; the lamp burns lower and the river keeps rising.",
+    "Someone makes an attempt at a smile.",
+    "Time passes.",
+]
+"""Sentences a story may hold, some close to each rule: none is cut."""
+
+
+@pytest.fixture(scope="module")
+def wake(tmp_path_factory: pytest.TempPathFactory) -> SessionState:
+    runner, store, _ = recording_runner(
+        tmp_path_factory.mktemp("wake"), _prose_says("Rain."), KernelLimits()
+    )
+    return store.load(run(runner.create_session("the-vintners-wake")).id)
+
+
+def _cut(text: str, state: SessionState) -> str:
+    """`text` as `prose.parse` commits it in `state` (nothing told before)."""
+    return prose.parse(
+        {"narration": text}, frozenset(), prose.public_corpus(state), prose.cast_names(state)
+    )
+
+
+def test_the_live_copies_are_cut(wake: SessionState) -> None:
+    assert drop_prompt_echo(LIVE_MARKERS, TOLL) == "Time passes. Ilse Brandt whispers something."
+    assert _cut(LIVE_LABEL, wake) == "Agnese Corvo and Brother Caspar walk around in the hall."
+
+
+@pytest.mark.parametrize("sentence", STORY)
+def test_story_sentences_stay(sentence: str, wake: SessionState) -> None:
+    assert drop_prompt_echo(sentence, TOLL) == sentence
+    assert _cut(sentence, wake) == sentence
+
+
+def test_the_prompts_labels_are_the_ones_the_filter_knows(wake: SessionState) -> None:
+    """A line label of the prompt that `PROMPT_LABEL` misses is one a narration may copy."""
+    _, user = prose.build_messages(wake, [], [])
+    labels = re.findall(r"^(\w+):", user.content, re.MULTILINE)
+    assert labels
+    for label in labels:
+        assert PROMPT_LABEL.search(f"{label}: x")
+    assert PROMPT_LABEL.search("## Scene now")
+
+
+NAME = st.sampled_from(TOLL)
+MARKER = st.tuples(
+    st.lists(NAME, min_size=1, max_size=3, unique=True),
+    st.sampled_from(["makes an attempt", "make attempts", "make attempts to make an attempt"]),
+).map(lambda t: f"{' and '.join(t[0])} {t[1]}.")
+SENTENCE = st.from_regex(r"[A-Z][a-z]{2,8}( [a-z]{2,8}){1,6}\.", fullmatch=True)
+
+
+@given(st.lists(st.tuples(SENTENCE, st.booleans()), min_size=1, max_size=6), MARKER)
+def test_a_marker_never_survives_and_the_other_sentences_do(
+    plan: list[tuple[str, bool]], marker: str
+) -> None:
+    text = " ".join(marker if is_marker else s for s, is_marker in plan)
+    kept = drop_prompt_echo(text, TOLL)
+    assert kept == " ".join(s for s, is_marker in plan if not is_marker)
+    assert drop_prompt_echo(kept, TOLL) == kept
+
+
+def _narrated(tmp_path: Path, narration: str) -> list[str]:
+    runner, store, _ = recording_runner(tmp_path, _prose_says(narration), KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    run(runner.play_turn(sid, TurnInput(action="tries the trapdoor")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+COPIED = "Agnese Corvo makes an attempt. The bolt holds. Present: Agnese Corvo in the hall."
+
+
+def test_a_turn_commits_the_narration_without_copies_of_the_prompt(tmp_path: Path) -> None:
+    assert _narrated(tmp_path, COPIED) == ["The bolt holds."]
+
+
+def test_negative_control_without_the_filter_the_copies_are_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prose, "drop_prompt_echo", lambda text, *_: text)
+    assert _narrated(tmp_path, COPIED) == [COPIED]
