@@ -23,6 +23,7 @@ from tavern.physics.cast_refs import (
     resolve_names,
 )
 from tavern.physics.guards import cast_public_texts, thought_only_words, whisper_payloads
+from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.redaction import redact
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.zones import perceivers_of_zone, zone_of
@@ -365,14 +366,15 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("time_skip", clamp_time_skip),
     ("spoken_copy", drop_spoken_copies),
     ("authored_speech", drop_authored_speech),
+    ("mind_copy", drop_mind_copies),
     ("restated_event", drop_restated_events),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("duplicate_event", drop_duplicate_events),
 ]
 """Clamp rules in application order. Names become ids first, so every other rule judges ids.
-Copies of spoken lines go before the guards could mask them. The guards run on the final
-witness lists; repeats merge last, on the texts as they will be
+Copies of spoken lines and recitals of a mind go before the guards could mask them. The
+guards run on the final witness lists; repeats merge last, on the texts as they will be
 shown (two texts can become equal once redacted). A merged event's witnesses never make a
 guard redact more: copies that the guards left equal hold nothing hidden from any of them."""
 

@@ -85,7 +85,7 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     # Only a repeat of an earlier event of the beat (merged into that event, whose
     # witnesses are then the copies' own: `test_cast_refs` checks that per viewer), of a
     # spoken line, or a line of dialogue, is dropped.
-    dropping = ("duplicate_event", "spoken_copy", "authored_speech", "restated_event")
+    dropping = ("duplicate_event", "spoken_copy", "authored_speech", "mind_copy", "restated_event")
     merges = [c for c in changes if c.rule in dropping]
     repeats = {c.path for c in merges if c.after is None}
     merged = {c.path for c in merges if c.after is not None}
