@@ -17,11 +17,17 @@ QUOTATION = re.compile(
     r"|“(?P<curly>[^”\n]+)”"
     r"|'(?=\w)(?P<single>[^\n]+?)(?<=[\w.!?,…])'(?!\w)"
     r"|‘(?P<curly_single>[^\n]+?)(?<=[\w.!?,…])’(?!\w)"
+    r"|[\"“‘](?P<unclosed>[^\"“”‘’\n]+)\Z"
+    r"|'(?=\w)(?P<unclosed_single>[^\n]+)\Z"
     r")"
 )
 """A quotation in double or single quotes, straight or curly. An apostrophe inside a word
 ("I'm", "Caspar's") neither opens nor closes one; one after a word ("the boys' hats") closes
-a single-quoted quotation there, so the rest of it is missed."""
+a single-quoted quotation there, so the rest of it is missed. A quotation opened and never
+closed runs to the end of the text: a model's answer cut at a loop or at its length limit
+ends inside the dialogue it was writing (toll-house soak #5, turn 8: "... and says, 'You're
+the one outside. You have the seal ring in your pocket. You're inside."). An archaic "'Tis"
+near the end of a text reads as one too."""
 
 
 def quotations(text: str) -> list[tuple[int, int, str]]:
@@ -29,6 +35,8 @@ def quotations(text: str) -> list[tuple[int, int, str]]:
 
     >>> quotations("Caspar's lamp. He says, 'We have no more ideas.' The rain stops.")
     [(24, 48, 'We have no more ideas.')]
+    >>> quotations("He says, 'You're the one outside. You're inside.")
+    [(9, 48, "You're the one outside. You're inside.")]
     """
     found = []
     for match in QUOTATION.finditer(text):

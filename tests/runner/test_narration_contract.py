@@ -149,3 +149,30 @@ CASED = st.tuples(st.sampled_from(PHRASES), st.sampled_from([str.upper, str.titl
 def test_the_lower_case_shortcut_agrees_with_the_pattern(phrases: list[str]) -> None:
     text = " ".join(phrases)
     assert (drop_out_of_world(text) == text) == (NARRATOR_OUT_OF_WORLD.search(text) is None)
+
+
+LIVE_UNCLOSED = (
+    "Ilse Brandt looks up at the window to see who is outside. Maren Holt looks at Ilse Brandt"
+    " and says, 'You're the one outside. You have the seal ring in your pocket. You're not"
+    " outside. You're inside. You're inside."
+)
+"""Soak of the-toll-house #5, turn 8 (29aa1e6), as committed: the loop was cut, the quote
+it was in never closed."""
+
+
+def test_a_quotation_cut_before_its_close_goes_to_the_end() -> None:
+    assert prose.parse({"narration": LIVE_UNCLOSED}) == (
+        "Ilse Brandt looks up at the window to see who is outside."
+    )
+
+
+@given(
+    st.lists(SENTENCE, max_size=4),
+    st.sampled_from(['"', "“", "'", "‘"]),
+    st.from_regex(r"[A-Z][a-z]{1,8}('[a-z]{1,2})?( [a-z]{2,8}){2,8}[.!?]?", fullmatch=True),
+)
+def test_an_unclosed_quotation_at_the_end_never_survives(
+    before: list[str], mark: str, words: str
+) -> None:
+    text = " ".join([*before, f"She says, {mark}{words}"])
+    assert drop_quoted_speech(text) == " ".join(before)
