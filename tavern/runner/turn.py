@@ -382,7 +382,8 @@ def _named_ids(record: EventRecord, names: Mapping[str, str]) -> EventRecord:
 
 
 def _clamp_public(state: SessionState) -> list[str]:
-    """Public words the clamps add to the cast's: appearances and names."""
-    return [c.body.appearance for c in state.cast.values()] + [
+    """Public words the clamps add to the stage's: the session title (the first line of every
+    history), the cast's appearances and names."""
+    return [state.title, *(c.body.appearance for c in state.cast.values())] + [
         c.body.display_name for c in state.cast.values()
     ]
