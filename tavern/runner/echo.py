@@ -1,4 +1,5 @@
-"""A Character's speech that repeats, word for word, a line it heard is not said again.
+"""A Character's speech that repeats, word for word, a line it heard is not said again; nor
+is an attempt that repeats one it saw.
 
 Live, the embedded 0.5B model answered for Characters with lines they had just heard: the
 human's "I think we should open it now." came back from another character six turns later,
@@ -10,6 +11,13 @@ nothing this beat. The journal keeps the model's answer.
 
 Short lines ("Yes.", "I don't know.") are said by many people in earnest: only lines and sentences
 of `MIN_ECHO_WORDS` or more words count.
+
+Attempts echoed too: live, a Character stated as its own intent the human's action of an
+earlier beat ("walk slowly to the nearest window and looks outside", the-vintners-wake soak
+#10 turns 3-5 and toll-house #5 turns 2, 4, 6), then the same intent again beat after beat;
+the human's screen showed it each time. An intent that repeats an attempt the character saw
+(its own included), word for word but for a verb's "-s", is dropped; the reply's speech and
+thought stay.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from collections.abc import Sequence
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
-from tavern.records import CharacterReply, HistoryRecord, SpeechRecord
+from tavern.records import ActionRecord, CharacterReply, HistoryRecord, SpeechRecord
 
 MIN_ECHO_WORDS = 5
 """Everyday lines recur between people ("I don't know.", "What do you mean?"); the echoes seen
@@ -68,11 +76,39 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     return frozenset(found)
 
 
+def attempt_key(text: str) -> str:
+    """`line_key` with each word's final "s" dropped: "walks" and "walk" are one attempt.
+
+    >>> attempt_key("Walks slowly to the nearest window and looks outside.")
+    'walk slowly to the nearest window and look outside'
+    """
+    return " ".join(w.removesuffix("s") for w in line_key(text).split())
+
+
+def _attempt_keys(record: HistoryRecord) -> frozenset[str]:
+    return frozenset((attempt_key(record.text),)) if isinstance(record, ActionRecord) else _NONE
+
+
+_NONE: frozenset[str] = frozenset()
+_ATTEMPTS: RecordMemo[frozenset[str]] = RecordMemo()
+
+
+def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
+    """Whether `intent` repeats an attempt among `records` that `viewer` saw (its own too)."""
+    key = attempt_key(intent)
+    return bool(key) and any(
+        record.__class__ is ActionRecord
+        and key in _ATTEMPTS.get(record, 0, _attempt_keys)
+        and perceives(record, viewer) == "content"
+        for record in records
+    )
+
+
 def without_echo(
     reply: CharacterReply, records: Sequence[HistoryRecord], viewer: str
 ) -> CharacterReply | None:
-    """`reply` without the echoed sentences of its speech (see the module); None when
-    nothing is left.
+    """`reply` without the echoed sentences of its speech and without an echoed intent (see
+    the module); None when nothing is left.
 
     >>> from tavern.records import Audience
     >>> heard = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human",
@@ -83,6 +119,10 @@ def without_echo(
     >>> without_echo(CharacterReply(speech="Good evening to you all. Sit."), [heard], "C2")
     CharacterReply(speech='Sit.', thought=None, action_intent=None)
     """
+    if reply.action_intent and echoed_attempt(reply.action_intent, records, viewer):
+        reply = reply.model_copy(update={"action_intent": None})
+        if not (reply.speech or reply.thought):
+            return None
     if not reply.speech:
         return reply
     echoes = echoed(reply.speech, records, viewer)

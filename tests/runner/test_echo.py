@@ -81,3 +81,50 @@ def test_negative_control_without_the_rule_the_echo_is_said(
     monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
     said = _beat(tmp_path, {"speech": LINE}, speech=LINE)
     assert [r.text for r in said] == [LINE]
+
+
+ATTEMPT = "walks slowly to the nearest window and looks outside"
+LIVE_COPY = "walk slowly to the nearest window and looks outside"
+"""The-vintners-wake soak #10, turns 3-5: Dorotea Sand's intent after the human's attempt."""
+
+
+def test_an_echoed_attempt_is_dropped_and_the_speech_kept(tmp_path: Path) -> None:
+    said = _beat(tmp_path, {"speech": "Careful.", "action_intent": LIVE_COPY}, action=ATTEMPT)
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, "Careful.")]
+
+
+def test_a_reply_that_only_echoes_an_attempt_does_nothing(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"action_intent": LIVE_COPY.upper()}, action=ATTEMPT) == []
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        "walks to the fire and warms her hands",  # an attempt of its own
+        "follows to the window",  # too short to be an echo
+    ],
+)
+def test_an_attempt_of_its_own_is_made(tmp_path: Path, intent: str) -> None:
+    said = _beat(tmp_path, {"action_intent": intent}, action=ATTEMPT)
+    assert [(type(r).__name__, r.text) for r in said] == [("ActionRecord", intent)]
+
+
+def test_its_own_repeated_attempt_is_dropped(tmp_path: Path) -> None:
+    runner, store, _ = recording_runner(
+        tmp_path,
+        _characters_answer({"action_intent": "pulls at the bolt of the trapdoor"}),
+        KernelLimits(),
+    )
+    sid = run(runner.create_session("the-vintners-wake")).id
+    for _ in range(3):
+        run(runner.play_turn(sid, TurnInput(speech="Well?")))
+    tries = [r.turn_number for r in store.history(sid) if r.speaker == "C2"]
+    assert tries == [1]
+
+
+def test_negative_control_without_the_rule_the_echoed_attempt_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
+    said = _beat(tmp_path, {"action_intent": LIVE_COPY}, action=ATTEMPT)
+    assert [r.text for r in said] == [LIVE_COPY]
