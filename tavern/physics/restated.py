@@ -6,10 +6,13 @@ from the hall side.", five beats of twelve), or an event of an earlier beat. Eac
 a memory line of every witness, so the small context filled with the same sentences, and
 the human's screen showed them beat after beat. The facts are in every prompt already.
 
-An event by a character whose attempt awaits adjudication stays: it may be that attempt's
-outcome ("the trapdoor is bolted" after a pull at it); so does a world event (no actor) while
-any attempt waits. Only the attempts of this beat and the last can wait: older ones were
-adjudicated by a later Director call. (Characters state an attempt in most beats, so judging
+An event by a character whose attempt awaits adjudication stays when it is about that
+attempt: it may be the outcome ("the trapdoor is bolted" after a pull at it); so does a world
+event (no actor) about any waiting attempt. "About" is a word of four letters or more shared
+(one inside the other: "door" and "trapdoor"). Without it, a fourth soak (vintners-wake #10,
+turn 5) kept all three standing facts as events of the human's "reaches for the door".
+Only the attempts of this beat and the last can wait: older ones were adjudicated by a later
+Director call. (Characters state an attempt in most beats, so judging
 by "any attempt waits" alone, as the time-skip clamp does, would have kept every restatement
 of the second soak.) Texts compare as the spoken-copy rule compares them: case, spacing,
 quotes and end punctuation aside.
@@ -56,11 +59,18 @@ def drop_restated_events(
     recent = ctx.history[-COPY_WINDOW:]
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
     known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
-    waiting = waiting_actors(recent)
+    waiting = waiting_attempts(recent)
 
     def goes(ev: PerceptionEvent) -> bool:
-        outcome = ev.actor_id in waiting if ev.actor_id is not None else bool(waiting)
-        return (not outcome and line_key(ev.text) in known) or _recites(ev.text, known)
+        if _recites(ev.text, known):
+            return True
+        if line_key(ev.text) not in known:
+            return False
+        if ev.actor_id is not None:
+            attempts = waiting.get(ev.actor_id, [])
+        else:
+            attempts = [text for texts in waiting.values() for text in texts]
+        return not any(_about(ev.text, attempt) for attempt in attempts)
 
     return drop_events(d, "restated_event", goes)
 
@@ -80,13 +90,29 @@ def _recites(text: str, known: set[str]) -> bool:
     )
 
 
-def waiting_actors(history: Sequence[HistoryRecord]) -> set[str]:
-    """Who has an attempt not yet adjudicated, among the records of the last two turns."""
+def waiting_attempts(history: Sequence[HistoryRecord]) -> dict[str, list[str]]:
+    """The attempts not yet adjudicated among the records of the last two turns, by actor."""
+    waiting: dict[str, list[str]] = {}
     if not history:
-        return set()
+        return waiting
     since = history[-1].turn_number - 1
-    return {
-        r.speaker
-        for r in history
-        if isinstance(r, ActionRecord) and not r.resolved and r.turn_number >= since
-    }
+    for r in history:
+        if isinstance(r, ActionRecord) and not r.resolved and r.turn_number >= since:
+            waiting.setdefault(r.speaker, []).append(r.text)
+    return waiting
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+_FUNCTION_WORDS = frozenset(
+    "with from that this into onto over upon them then than they have been were what when"
+    " where your their there here some once just very each also".split()
+)
+
+
+def _about(fact: str, attempt: str) -> bool:
+    """Whether a restated `fact` may be the outcome of `attempt`: a word of four letters or
+    more of one is in a word of the other ("door" of "reaches for the door" and "trapdoor" of
+    "The trapdoor is shut and bolted")."""
+    fact_words = set(_CONTENT_WORD.findall(fact.casefold())) - _FUNCTION_WORDS
+    attempt_words = set(_CONTENT_WORD.findall(attempt.casefold())) - _FUNCTION_WORDS
+    return any(a in f or f in a for a in attempt_words for f in fact_words)

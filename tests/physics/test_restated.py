@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision, restated
-from tavern.physics.restated import waiting_actors
+from tavern.physics.restated import waiting_attempts
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -62,6 +62,34 @@ def test_a_restatement_that_may_be_a_waiting_attempts_outcome_stays() -> None:
     assert _clamped([by_puller, world], history=[EARLIER, resolved]) == []
 
 
+REACH = PULL.model_copy(update={"text": "reaches for the door"})
+LIVE_FACTS = ["The will is in the notary's satchel.", "The coffin lies open in the hall."]
+
+
+def test_only_a_restatement_about_the_waiting_attempt_stays() -> None:
+    """Live (vintners-wake #10, turn 5): the human's 'reaches for the door', then every
+    standing fact as an event of hers. The bolted trapdoor may be the outcome; the will
+    and the coffin are not."""
+    scene = SCENE.model_copy(update={"facts": [FACT, *LIVE_FACTS]})
+    events = [_event(t).model_copy(update={"actor_id": "C1"}) for t in [FACT, *LIVE_FACTS]]
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, REACH])
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert [e.text for e in out.events] == [FACT]
+
+
+@pytest.mark.parametrize(
+    ("fact", "attempt", "about"),
+    [
+        (FACT, "pulls at the trapdoor", True),
+        (FACT, "reaches for the door", True),
+        ("The will is in the notary's satchel.", "reaches for the door", False),
+        ("The coffin lies open with candles.", "walks with care", False),  # 'with' is no link
+    ],
+)
+def test_about(fact: str, attempt: str, about: bool) -> None:
+    assert restated._about(fact, attempt) is about
+
+
 def test_only_attempts_of_this_beat_and_the_last_can_wait() -> None:
     """A Character's stated intent stays unresolved in the store: later beats adjudicated it."""
     now = EARLIER.model_copy(update={"seq": 9, "turn_number": 5, "text": "Rain."})
@@ -81,10 +109,13 @@ def test_a_clamped_event_restates_a_fact_only_as_a_possible_outcome(
     proposal = with_planted_event(proposal, FACT + " ", data)  # a restatement of the fact
     ctx = ClampContext(scene=scene, history=world.history)  # type: ignore[attr-defined]
     clamped, _ = clamp_decision(proposal, ctx)
-    waiting = waiting_actors(world.history[-64:])  # type: ignore[attr-defined]
+    waiting = waiting_attempts(world.history[-64:])  # type: ignore[attr-defined]
     for event in clamped.events:
         if event.text.strip() == FACT:  # only as a waiting attempt's possible outcome
-            assert event.actor_id in waiting if event.actor_id else waiting
+            attempts = (
+                waiting.get(event.actor_id, []) if event.actor_id else sum(waiting.values(), [])
+            )
+            assert any(restated._about(FACT, attempt) for attempt in attempts)
 
 
 def test_negative_control_without_the_rule_the_fact_is_restated(
@@ -114,3 +145,14 @@ def test_negative_control_without_the_recital_check_the_recital_stays(
     monkeypatch.setattr(restated, "_recites", lambda text, known: False)
     by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
     assert _clamped([by_puller], history=[EARLIER, PULL]) == [RECITAL]
+
+
+def test_negative_control_any_waiting_attempt_keeps_every_restatement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_about", lambda fact, attempt: True)
+    scene = SCENE.model_copy(update={"facts": [FACT, *LIVE_FACTS]})
+    events = [_event(t).model_copy(update={"actor_id": "C1"}) for t in [FACT, *LIVE_FACTS]]
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, REACH])
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert len(out.events) == 3
