@@ -44,12 +44,20 @@ def drop_prompt_echo(text: str, names: Sequence[str]) -> str:
     >>> drop_prompt_echo("Maren stands. Present: Maren in the hall.", ["Maren Holt"])
     'Maren stands.'
     """
+    if "attempt" not in text.casefold() and "##" not in text and not PROMPT_LABEL.search(text):
+        return text  # most narrations: a pass or two, no sentence split
+    return cut_copies(text, names)
+
+
+def cut_copies(text: str, names: Sequence[str]) -> str:
+    """`drop_prompt_echo` without its shortcut for a text that cannot hold a copy; `text`
+    itself when no sentence goes."""
     name_words = frozenset(w for name in names for w in _WORDS.findall(name.casefold()))
-    return "".join(
-        text[start:end]
-        for start, end in sentence_spans(text)
-        if not _copies_prompt(text[start:end], name_words)
-    ).strip()
+    spans = sentence_spans(text)
+    kept = [(a, b) for a, b in spans if not _copies_prompt(text[a:b], name_words)]
+    if len(kept) == len(spans):
+        return text
+    return "".join(text[a:b] for a, b in kept).strip()
 
 
 def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:

@@ -4,14 +4,15 @@ transcript's attempt marker and the scene block's labels."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import find, given
 from hypothesis import strategies as st
 
 from tavern.agents import prose
-from tavern.agents.prompt_echo import PROMPT_LABEL, drop_prompt_echo
+from tavern.agents.prompt_echo import PROMPT_LABEL, cut_copies, drop_prompt_echo
 from tavern.records import NarrationRecord, SessionState, TurnInput
 from tavern.runner.turn import KernelLimits
 
@@ -117,3 +118,31 @@ def test_negative_control_without_the_filter_the_copies_are_committed(
 ) -> None:
     monkeypatch.setattr(prose, "drop_prompt_echo", lambda text, *_: text)
     assert _narrated(tmp_path, COPIED) == [COPIED]
+
+
+PIECE = st.sampled_from(
+    ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
+     "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", "."]
+)  # fmt: skip
+
+
+def _agrees(shortcut: Callable[[str, list[str]], str], pieces: list[str]) -> bool:
+    text = " ".join(pieces)
+    return shortcut(text, TOLL) == cut_copies(text, TOLL)
+
+
+@given(st.lists(PIECE, max_size=14))
+def test_the_shortcut_never_changes_the_result(pieces: list[str]) -> None:
+    assert _agrees(drop_prompt_echo, pieces)
+
+
+def test_negative_control_the_generator_catches_a_lossy_shortcut() -> None:
+    """A shortcut that trusted the label pattern alone misses a heading after a sentence."""
+
+    def lossy(text: str, names: list[str]) -> str:
+        if "attempt" not in text.casefold() and not PROMPT_LABEL.search(text):
+            return text
+        return cut_copies(text, names)
+
+    found = find(st.lists(PIECE, max_size=14), lambda p: not _agrees(lossy, p))
+    assert "##" in " ".join(found)
