@@ -21,8 +21,9 @@ from tavern.records import (
     PerceptionEvent,
     Scene,
     SceneDelta,
-    SpeechRecord,
 )
+
+from .test_rules import speech
 
 SECRET = (
     "She found a brass seal ring in the bottom of her father's ferry an hour ago and has it in"
@@ -102,13 +103,11 @@ def test_own_words_short_overlaps_and_public_words_stay(text: str) -> None:
 
 
 def test_a_secret_said_aloud_is_no_longer_only_in_a_mind() -> None:
-    said = SpeechRecord(
-        seq=1,
-        turn_number=1,
-        speaker="C2",
-        author="character",
-        text="Maren sold the ferry's papers to the guild for a silver mark, I saw it.",
-        audience=Audience(origin="public", perceivers=["C1", "C2"]),
+    said = speech(
+        1,
+        "C2",
+        "Maren sold the ferry's papers to the guild for a silver mark, I saw it.",
+        Audience(origin="public", perceivers=["C1", "C2"]),
     )
     text = "Ilse repeats that Maren sold the ferry's papers to the guild."
     assert _clamped([text], history=[said]) == ([text], [])

@@ -16,6 +16,9 @@ from tavern.runner.turn import KernelLimits
 from .kit import director_answer, recording_runner, run
 
 LINE = "I think we should open it now."
+ATTEMPT = "walks slowly to the nearest window and looks outside"
+LIVE_COPY = "walk slowly to the nearest window and looks outside"
+"""The-vintners-wake soak #10, turns 3-5: Dorotea Sand's intent after the human's attempt."""
 
 
 def _characters_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any]:
@@ -75,17 +78,15 @@ def test_a_line_the_character_did_not_hear_is_no_echo(tmp_path: Path) -> None:
     assert [(type(r), r.text) for r in said] == [(SpeechRecord, LINE)]
 
 
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [({"speech": LINE}, {"speech": LINE}), ({"action_intent": LIVE_COPY}, {"action": ATTEMPT})],
+)
 def test_negative_control_without_the_rule_the_echo_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: dict[str, str], said: dict[str, str]
 ) -> None:
     monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
-    said = _beat(tmp_path, {"speech": LINE}, speech=LINE)
-    assert [r.text for r in said] == [LINE]
-
-
-ATTEMPT = "walks slowly to the nearest window and looks outside"
-LIVE_COPY = "walk slowly to the nearest window and looks outside"
-"""The-vintners-wake soak #10, turns 3-5: Dorotea Sand's intent after the human's attempt."""
+    assert [r.text for r in _beat(tmp_path, reply, **said)] == list(reply.values())
 
 
 def test_an_echoed_attempt_is_dropped_and_the_speech_kept(tmp_path: Path) -> None:
@@ -120,11 +121,3 @@ def test_its_own_repeated_attempt_is_dropped(tmp_path: Path) -> None:
         run(runner.play_turn(sid, TurnInput(speech="Well?")))
     tries = [r.turn_number for r in store.history(sid) if r.speaker == "C2"]
     assert tries == [1]
-
-
-def test_negative_control_without_the_rule_the_echoed_attempt_is_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
-    said = _beat(tmp_path, {"action_intent": LIVE_COPY}, action=ATTEMPT)
-    assert [r.text for r in said] == [LIVE_COPY]
