@@ -24,11 +24,10 @@ from tavern.physics.cast_refs import (
 )
 from tavern.physics.guards import (
     cast_public_texts,
-    scene_texts,
     thought_only_words,
     whisper_payloads,
 )
-from tavern.physics.location import restates_the_stage
+from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.redaction import redact
 from tavern.physics.restated import drop_restated_events
@@ -170,23 +169,6 @@ def clamp_link_updates(d: DirectorDecision, ctx: ClampContext) -> tuple[Director
                 )
             )
     return d.model_copy(update={"link_updates": kept}), changes
-
-
-def clamp_location(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Admit a new location only when it names a place that is not already the stage
-    (`physics.location`) and every present character ends in one zone."""
-    if not d.scene.new_location:
-        return d, []
-    stage = [*scene_texts(ctx.scene), *(z.id for z in ctx.scene.zones), *ctx.all_public_texts]
-    if not restates_the_stage(d.scene.new_location, stage):
-        after = apply_canon(ctx.scene, d.model_copy(update={"scene": type(d.scene)()}))
-        if len({zone_of(after, slot) for slot in ctx.present}) <= 1:
-            return d, []
-    change = ClampChange(
-        rule="location", path="scene.new_location", before=d.scene.new_location, after=None
-    )
-    scene = d.scene.model_copy(update={"new_location": None})
-    return d.model_copy(update={"scene": scene}), [change]
 
 
 def clamp_moods(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:

@@ -18,6 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from tavern.physics.canon import apply_canon
+from tavern.physics.guards import scene_texts
+from tavern.physics.zones import zone_of
+from tavern.records import ClampChange, DirectorDecision
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
 
 MAX_LOCATION_WORDS = 8
 """Content words of a place name ("the tavern of the Seven Sisters on the north road": 5)."""
@@ -47,3 +56,22 @@ def restates_the_stage(new_location: str, stage_texts: Iterable[str]) -> bool:
         return True
     stage = {w for text in stage_texts for w in content_words(text)}
     return stage.issuperset(words)
+
+
+def clamp_location(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Admit a new location only when it names a place that is not already the stage
+    (`restates_the_stage`) and every present character ends in one zone."""
+    if not d.scene.new_location:
+        return d, []
+    stage = [*scene_texts(ctx.scene), *(z.id for z in ctx.scene.zones), *ctx.all_public_texts]
+    if not restates_the_stage(d.scene.new_location, stage):
+        after = apply_canon(ctx.scene, d.model_copy(update={"scene": type(d.scene)()}))
+        if len({zone_of(after, slot) for slot in ctx.present}) <= 1:
+            return d, []
+    change = ClampChange(
+        rule="location", path="scene.new_location", before=d.scene.new_location, after=None
+    )
+    scene = d.scene.model_copy(update={"new_location": None})
+    return d.model_copy(update={"scene": scene}), [change]

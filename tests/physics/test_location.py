@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import tavern.physics.clamps as clamps_module
+import tavern.physics.location as location_module
 from tavern.physics import ClampContext, clamp_decision
 from tavern.physics.location import MAX_LOCATION_WORDS, content_words
 from tavern.records import NARRATOR, DirectorDecision, Scene, SceneDelta, Zone
@@ -98,5 +98,5 @@ def test_a_short_name_with_a_word_of_its_own_moves_it(words: list[str], new: str
 def test_negative_control_without_the_stage_test_the_live_proposals_move(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(clamps_module, "restates_the_stage", lambda *_: False)
+    monkeypatch.setattr(location_module, "restates_the_stage", lambda *_: False)
     assert _clamped(TOLL, "Low Water at Low Water") == "Low Water at Low Water"
