@@ -85,7 +85,10 @@ def _without_recital(text: str, copied: set[Run]) -> str | None:
     """`text` without its sentences holding a copied run; None when no sentence is left."""
     if copied.isdisjoint(_runs(text)):
         return text
-    kept = [s for s in _SENTENCE_BREAK.split(text.strip()) if copied.isdisjoint(_runs(s))]
+    sentences = _SENTENCE_BREAK.split(text.strip())
+    kept = [s for s in sentences if copied.isdisjoint(_runs(s))]
+    if len(kept) == len(sentences):
+        return text  # the run spans a sentence break: no one sentence recites it
     return " ".join(kept) or None
 
 

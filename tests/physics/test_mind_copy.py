@@ -139,3 +139,9 @@ def test_negative_control_without_the_rule_the_secret_is_an_event(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "mind_copy"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped([LIVE_EVENT]) == ([LIVE_EVENT], [])
+
+
+def test_a_run_across_a_sentence_break_is_no_recital() -> None:
+    """'she found a brass seal ring' spans two sentences, neither of which recites."""
+    text = "She found a brass.  Seal ring, the girl says softly."
+    assert _clamped([text]) == ([text], [])
