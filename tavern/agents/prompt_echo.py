@@ -6,12 +6,16 @@ story and show the machinery behind it:
   "Teodor Vask makes an attempt." and "Ilse Brandt and Maren Holt make attempts to make an
   attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8);
 - a labelled line of the scene block: "Present: Agnese Corvo in the long hall with the open
-  coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10).
+  coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10);
+- the session title, the transcript's first line, as a sentence of its own: "The Vintner's
+  Wake" as the whole narration of a first beat (vintners-wake soaks #7, #8 and #9), "The
+  Vintner's Wake. A stone house: ..." (#9, turn 6).
 
 `drop_prompt_echo` removes such sentences. Each test is narrow, because what it removes is
 only ever a sentence a story would not contain: a marker sentence holds nothing but names and
 the marker's own words ("Maren Holt makes an attempt, and the lamp goes out." stays); a label
-is the prompt's own, capitalised and followed by a colon.
+is the prompt's own, capitalised and followed by a colon; a title sentence is the title and
+nothing else.
 """
 
 from __future__ import annotations
@@ -35,26 +39,41 @@ PROMPT_LABEL = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re
 """The scene block's labels, the transcript's event tag and a prompt block's heading."""
 
 
-def drop_prompt_echo(text: str, names: Sequence[str]) -> str:
+def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
     """`text` without its sentences that copy the prompt (see the module); `names` are the
-    names the prompt gives the cast (each of their words counts as a name).
+    names the prompt gives the cast (each of their words counts as a name), `title` the
+    session's title.
 
     >>> drop_prompt_echo("Teodor Vask makes an attempt. The lamp dies.", ["Teodor Vask"])
     'The lamp dies.'
     >>> drop_prompt_echo("Maren stands. Present: Maren in the hall.", ["Maren Holt"])
     'Maren stands.'
+    >>> drop_prompt_echo("The Wake. Rain falls.", [], title="The Wake")
+    'Rain falls.'
     """
-    if "attempt" not in text.casefold() and "##" not in text and not PROMPT_LABEL.search(text):
+    folded = text.casefold()
+    if (
+        "attempt" not in folded
+        and "##" not in text
+        and not PROMPT_LABEL.search(text)
+        and not (title and _words(title) and " ".join(_words(title)) in " ".join(_words(text)))
+    ):
         return text  # most narrations: a pass or two, no sentence split
-    return cut_copies(text, names)
+    return cut_copies(text, names, title)
 
 
-def cut_copies(text: str, names: Sequence[str]) -> str:
+def cut_copies(text: str, names: Sequence[str], title: str = "") -> str:
     """`drop_prompt_echo` without its shortcut for a text that cannot hold a copy; `text`
     itself when no sentence goes."""
-    name_words = frozenset(w for name in names for w in _WORDS.findall(name.casefold()))
+    name_words = frozenset(w for name in names for w in _words(name))
+    title_words = _words(title)
     spans = sentence_spans(text)
-    kept = [(a, b) for a, b in spans if not _copies_prompt(text[a:b], name_words)]
+    kept = [
+        (a, b)
+        for a, b in spans
+        if not _copies_prompt(text[a:b], name_words)
+        and not (title_words and _words(text[a:b]) == title_words)
+    ]
     if len(kept) == len(spans):
         return text
     return "".join(text[a:b] for a, b in kept).strip()
@@ -63,10 +82,14 @@ def cut_copies(text: str, names: Sequence[str]) -> str:
 def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
     if PROMPT_LABEL.search(sentence.strip()):
         return True
-    rest = [w for w in _WORDS.findall(sentence.casefold()) if w not in name_words]
+    rest = [w for w in _words(sentence) if w not in name_words]
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (
         not _MARKER_NOUNS.isdisjoint(rest)
         and not _MARKER_VERBS.isdisjoint(rest)
         and _MARKER_WORDS.issuperset(rest)
     )
+
+
+def _words(text: str) -> list[str]:
+    return _WORDS.findall(text.casefold())

@@ -263,14 +263,15 @@ def parse(
     told: AbstractSet[str] = frozenset(),
     public: Sequence[str] = (),
     names: Sequence[str] = (),
+    title: str = "",
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
     renderer's contract: up to any runaway repetition, without the sentences in `told`
     (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
     assistant's words (`agents.out_of_world`) and without copies of its prompt: the
-    transcript's attempt marker about the cast's `names`, or a scene label
-    (`agents.prompt_echo`).
+    transcript's attempt marker about the cast's `names`, a scene label, or the session's
+    `title` as a sentence (`agents.prompt_echo`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
@@ -285,7 +286,7 @@ def parse(
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
     kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
-    return drop_retold(drop_prompt_echo(kept, names), told)
+    return drop_retold(drop_prompt_echo(kept, names, title), told)
 
 
 def cast_names(state: SessionState) -> list[str]:

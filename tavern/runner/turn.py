@@ -275,6 +275,7 @@ class TurnTransaction:
             prose.told_sentences(self.history),
             prose.public_corpus(staged),
             prose.cast_names(staged),
+            staged.title,
         )
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
