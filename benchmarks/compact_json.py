@@ -18,6 +18,7 @@ import asyncio
 import json
 import time
 from dataclasses import replace
+from typing import Any
 
 import httpx
 import jsonschema
@@ -32,31 +33,39 @@ from tavern.llm.provider import ProviderRequest, ProviderResponse
 from tavern.records import LlmCallLine
 
 
-def _judge(response: ProviderResponse) -> tuple[int, bool, int]:
-    """(tokens written, schema-valid, events proposed)."""
+def _judge(response: ProviderResponse, schema: dict[str, Any]) -> tuple[int, bool, int]:
+    """(tokens written, valid under `schema`, events proposed)."""
     tokens = (response.usage or {}).get("completion_tokens")
     try:
         answer = json.loads(response.content)
-        jsonschema.validate(answer, director.OUTPUT_SCHEMA)
+        jsonschema.validate(answer, schema)
     except (ValueError, jsonschema.ValidationError):
         return (tokens if isinstance(tokens, int) else -1), False, 0
     return (tokens if isinstance(tokens, int) else -1), True, len(answer["events"])
 
 
-async def run(calls: list[LlmCallLine], seed: int) -> None:
-    """Replay each call both ways; print the comparison."""
+Variants = dict[str, tuple[bool, dict[str, Any]]]
+"""Name -> (option `compact_json`, the answer's JSON Schema)."""
+GRAMMAR: Variants = {
+    "schema": (False, director.OUTPUT_SCHEMA),
+    "grammar": (True, director.OUTPUT_SCHEMA),
+}
+
+
+async def run(calls: list[LlmCallLine], seed: int, variants: Variants = GRAMMAR) -> None:
+    """Replay each call under each variant; print the comparison."""
     server = shared_server(local_paths(), ServerOptions())
     await server.start_async()
-    totals = {"schema": [0, 0.0, 0, 0], "grammar": [0, 0.0, 0, 0]}
+    totals = {name: [0, 0.0, 0, 0] for name in variants}
     async with httpx.AsyncClient() as http:
         providers = {
             name: LlamaCppProvider(
                 http_client=http,
                 api_base=server.api_base,
                 structured_output="json_schema",
-                compact_json=name == "grammar",
+                compact_json=compact,
             )
-            for name in totals
+            for name, (compact, _) in variants.items()
         }
         for number, call in enumerate(calls, start=1):
             request = ProviderRequest(
@@ -67,13 +76,13 @@ async def run(calls: list[LlmCallLine], seed: int) -> None:
                 temperature=call.request.temperature,
                 seed=seed,
             )
-            await providers["schema"].complete(replace(request, max_tokens=1))
+            await next(iter(providers.values())).complete(replace(request, max_tokens=1))
             line = [f"[{number}/{len(calls)}] turn {call.turn_number}:"]
             for name, provider in providers.items():
                 started = time.perf_counter()
-                response = await provider.complete(request)
+                response = await provider.complete(replace(request, schema=variants[name][1]))
                 seconds = time.perf_counter() - started
-                tokens, valid, events = _judge(response)
+                tokens, valid, events = _judge(response, variants[name][1])
                 total = totals[name]
                 total[0] += tokens
                 total[1] += seconds

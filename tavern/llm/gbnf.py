@@ -10,11 +10,13 @@ not change the model's habit. The server also takes a GBNF `grammar` in place of
 - `type` (one or a list), `enum`; strings with `minLength` / `maxLength`; integers (a range of
   up to 64 values is listed, any other integer has at most 16 digits); booleans; null;
 - arrays with `items`, `minItems`, `maxItems`;
-- objects whose `properties` are all `required` (written in their listed order) with
-  `additionalProperties: false`, or maps (`additionalProperties` a schema, no properties;
-  keys of at most `MAX_KEY_CHARS` characters).
+- objects with `properties`, at least one of them `required`, and `additionalProperties:
+  false`, written in `property_order` (the first required property, then the others in their
+  listed order, each optional one written or left out), or maps (`additionalProperties` a
+  schema, no properties; keys of at most `MAX_KEY_CHARS` characters).
 
-Anything else (`pattern`, `number`, optional properties, `$ref`, ...) makes it return None,
+Anything else (`pattern`, `number`, an object with nothing required, `$ref`, ...) makes it
+return None,
 and the caller sends the schema instead. The answer is validated against the schema all the
 same (`ValidatingProvider`): the grammar only spares the model its whitespace.
 """
@@ -121,17 +123,35 @@ def _array(schema: dict[str, Any]) -> str:
     return f'"[" {body} "]"' if low >= 1 else f'"[" ({body})? "]"'
 
 
+def property_order(schema: dict[str, Any]) -> list[str]:
+    """The order the grammar writes an object's properties in: the first required one leads,
+    so that every later member starts with its comma whether or not it is written.
+
+    >>> property_order({"properties": {"a": {}, "b": {}, "c": {}}, "required": ["b"]})
+    ['b', 'a', 'c']
+    """
+    names = list(schema["properties"])
+    required = set(schema.get("required", []))
+    first = next((name for name in names if name in required), None)
+    if first is None:
+        raise Unsupported("an object with no required property")
+    return [first, *(name for name in names if name != first)]
+
+
 def _object(schema: dict[str, Any]) -> str:
     _check(schema, {"type", "properties", "required", "additionalProperties", "maxProperties"})
     properties = schema.get("properties")
     extra = schema.get("additionalProperties", True)
     if properties:
-        if extra is not False or set(schema.get("required", [])) != set(properties):
-            raise Unsupported("an object with optional or extra properties")
-        members = [
-            f'{_literal(json.dumps(name))} ":" {_value(sub)}' for name, sub in properties.items()
-        ]
-        return '"{" ' + ' "," '.join(members) + ' "}"'
+        if extra is not False:
+            raise Unsupported("an object with extra properties")
+        required = set(schema.get("required", []))
+        first, *rest = property_order(schema)
+        body = [f'{_literal(json.dumps(first))} ":" {_value(properties[first])}']
+        for name in rest:
+            member = f'"," {_literal(json.dumps(name))} ":" {_value(properties[name])}'
+            body.append(member if name in required else f"({member})?")
+        return '"{" ' + " ".join(body) + ' "}"'
     if isinstance(extra, dict):
         pair = f'"\\"" char{{0,{MAX_KEY_CHARS}}} "\\"" ":" {_value(extra)}'
         high = schema.get("maxProperties")

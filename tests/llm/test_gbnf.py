@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tavern.agents import director
-from tavern.llm.gbnf import compact_grammar
+from tavern.llm.gbnf import compact_grammar, property_order
 
 from .test_schema_check import AGENTS, REAL_SCHEMAS, valid_instances
 
@@ -62,10 +62,10 @@ def _digits_fit(value: Any) -> bool:
 
 
 def _ordered(value: Any, schema: dict[str, Any]) -> Any:
-    """`value` with each object's keys in its schema's property order (the grammar's order)."""
+    """`value` with each object's keys in the grammar's order (`property_order`)."""
     if isinstance(value, dict) and "properties" in schema:
         props = schema["properties"]
-        return {k: _ordered(value[k], props[k]) for k in props if k in value}
+        return {k: _ordered(value[k], props[k]) for k in property_order(schema) if k in value}
     if isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
         return {k: _ordered(v, schema["additionalProperties"]) for k, v in value.items()}
     if isinstance(value, list) and "items" in schema:
@@ -111,6 +111,9 @@ def test_a_list_past_its_bound_and_a_string_past_its_length_do_not_match() -> No
     assert not pattern.fullmatch(_compact(base | {"next_speakers": ["C1"] * 4}))
     assert not pattern.fullmatch(_compact(base | {"blocking": "b" * 201}))
     assert not pattern.fullmatch(_compact(base | {"nothing_happens": "yes"}))
+    optional = [k for k in base if k not in director.REQUIRED_FIELDS]
+    assert pattern.fullmatch(_compact({k: v for k, v in base.items() if k not in optional}))
+    assert not pattern.fullmatch(_compact({k: v for k, v in base.items() if k != "events"}))
 
 
 @pytest.mark.parametrize(
