@@ -93,11 +93,13 @@ async def run(calls: list[LlmCallLine], seed: int, variants: Variants = GRAMMAR)
                 )
             print(" | ".join(line), flush=True)
     await asyncio.to_thread(server.stop)
-    for name, (tokens, seconds, valid, events) in totals.items():
+    for name, (n_tokens, n_seconds, n_valid, n_events) in totals.items():
         print(
-            f"total {name}: {tokens} tokens, {seconds:.1f} s, {valid}/{len(calls)} valid,"
-            f" {events} events"
+            f"total {name}: {n_tokens} tokens, {n_seconds:.1f} s, {n_valid}/{len(calls)} valid,"
+            f" {n_events} events"
         )
+    (first, (t_a, s_a, _, _)), (second, (t_b, s_b, _, _)) = list(totals.items())[:2]
+    print(f"{second} / {first}: tokens {t_b / max(t_a, 1):.2f}, time {s_b / max(s_a, 1e-9):.2f}")
 
 
 def main() -> None:
