@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+from tavern.llm.provider import ProviderRequest
 from tavern.records import LlmCallLine
 from tavern.store import read_journal
 
@@ -38,3 +40,19 @@ def calls_from_arguments(name: str, doc: str, agent: str) -> tuple[list[LlmCallL
     if not calls:
         sys.exit(f"{name}: the journals hold no answered {agent} call")
     return calls, args.seed
+
+
+def replay_request(
+    call: LlmCallLine, schema: dict[str, Any], seed: int, **extra: Any
+) -> ProviderRequest:
+    """The journaled `call` asked again: its agent, messages, answer limit and temperature,
+    with `schema`, `seed` and any further request fields in `extra`."""
+    return ProviderRequest(
+        agent=call.agent,
+        messages=list(call.request.messages),
+        schema=schema,
+        max_tokens=call.request.max_tokens,
+        temperature=call.request.temperature,
+        seed=seed,
+        **extra,
+    )

@@ -23,13 +23,13 @@ from typing import Any
 import httpx
 import jsonschema
 
-from benchmarks._journaled import calls_from_arguments
+from benchmarks._journaled import calls_from_arguments, replay_request
 from tavern.agents import director
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.local.paths import local_paths
 from tavern.llm.local.provider import shared_server
 from tavern.llm.local.server import ServerOptions
-from tavern.llm.provider import ProviderRequest, ProviderResponse
+from tavern.llm.provider import ProviderResponse
 from tavern.records import LlmCallLine
 
 
@@ -68,14 +68,7 @@ async def run(calls: list[LlmCallLine], seed: int, variants: Variants = GRAMMAR)
             for name, (compact, _) in variants.items()
         }
         for number, call in enumerate(calls, start=1):
-            request = ProviderRequest(
-                agent="director",
-                messages=list(call.request.messages),
-                schema=director.OUTPUT_SCHEMA,
-                max_tokens=call.request.max_tokens,
-                temperature=call.request.temperature,
-                seed=seed,
-            )
+            request = replay_request(call, director.OUTPUT_SCHEMA, seed)
             await next(iter(providers.values())).complete(replace(request, max_tokens=1))
             line = [f"[{number}/{len(calls)}] turn {call.turn_number}:"]
             for name, provider in providers.items():

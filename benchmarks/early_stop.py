@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import httpx
 
-from benchmarks._journaled import calls_from_arguments
+from benchmarks._journaled import calls_from_arguments, replay_request
 from tavern.agents import prose
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.local.paths import local_paths
@@ -54,15 +54,7 @@ async def run(calls: list[LlmCallLine], seed: int) -> None:
         whole = LlamaCppProvider(http_client=http, api_base=server.api_base, stop_early=False)
         streamed = LlamaCppProvider(http_client=http, api_base=server.api_base)
         for number, call in enumerate(calls, start=1):
-            request = ProviderRequest(
-                agent="prose",
-                messages=list(call.request.messages),
-                schema=prose.OUTPUT_SCHEMA,
-                max_tokens=call.request.max_tokens,
-                temperature=call.request.temperature,
-                seed=seed,
-                stop_early=prose.runaway,
-            )
+            request = replay_request(call, prose.OUTPUT_SCHEMA, seed, stop_early=prose.runaway)
             # Both runs find the prompt cached: a first run would pay the prefill alone, and
             # a cached prefix changes the arithmetic enough to sample other tokens.
             await whole.complete(replace(request, max_tokens=1, stop_early=None))
