@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 
+from tavern.physics.agency import drop_unattempted_acts
 from tavern.physics.authored import drop_authored_speech
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.cast_refs import (
@@ -81,6 +82,7 @@ class ClampContext:
             from `history` with `has_unresolved_action`.
         public_texts: Extra public text (premise, scenario prose) whose words are never secret.
         cast: The session cast; its names, descriptions and appearances count as public.
+        turn_number: The beat being played; None: that of the last record in `history`.
     """
 
     scene: Scene
@@ -89,6 +91,7 @@ class ClampContext:
     unresolved_action: bool | None = None
     public_texts: Sequence[str] = field(default_factory=tuple)
     cast: Mapping[str, Character] | None = None
+    turn_number: int | None = None
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -358,6 +361,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
     ("restated_event", drop_restated_events),
+    ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("duplicate_event", drop_duplicate_events),

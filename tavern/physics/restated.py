@@ -109,10 +109,22 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
+def content_words(text: str) -> set[str]:
+    """The lower-cased words of four letters or more of `text`, small words aside.
+
+    >>> sorted(content_words("They reach for the trapdoor"))
+    ['reach', 'trapdoor']
+    """
+    return set(_CONTENT_WORD.findall(text.casefold())) - _FUNCTION_WORDS
+
+
+def shares_a_word(one: set[str], other: set[str]) -> bool:
+    """Whether a word of `one` is inside a word of `other` or the other way round."""
+    return any(a in b or b in a for a in one for b in other)
+
+
 def _about(fact: str, attempt: str) -> bool:
     """Whether a restated `fact` may be the outcome of `attempt`: a word of four letters or
     more of one is in a word of the other ("door" of "reaches for the door" and "trapdoor" of
     "The trapdoor is shut and bolted")."""
-    fact_words = set(_CONTENT_WORD.findall(fact.casefold())) - _FUNCTION_WORDS
-    attempt_words = set(_CONTENT_WORD.findall(attempt.casefold())) - _FUNCTION_WORDS
-    return any(a in f or f in a for a in attempt_words for f in fact_words)
+    return shares_a_word(content_words(fact), content_words(attempt))

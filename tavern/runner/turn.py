@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
+from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
+from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.identity import SLOT_ID
 from tavern.physics.observation import Observation, observe
@@ -243,6 +245,7 @@ class TurnTransaction:
             unresolved_action=pending,
             public_texts=public,
             cast=state.cast,
+            turn_number=self.turn_number,
         )
         decision, changes = clamp_decision(proposal, ctx)
         decision, guarded = speech_guard(decision, state, ctx.history)
@@ -270,13 +273,15 @@ class TurnTransaction:
         raw = await self.caller.call(
             "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
         )
-        return prose.parse(
+        told = prose.parse(
             raw,
             prose.told_sentences(self.history),
             prose.public_corpus(staged),
             prose.cast_names(staged),
             staged.title,
         )
+        recent = [*self.history[-COPY_WINDOW:], *beat]
+        return unconfirmed_acts(told, staged.cast, recent, self.turn_number)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""

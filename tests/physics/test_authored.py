@@ -73,7 +73,7 @@ def test_quoted_or_first_person_words_are_dialogue(text: str) -> None:
     [
         "Ilse taps the placard: 'Tolls paid in coin, never in kind.'",  # public scene text
         "The wind howls; a shutter bangs twice.",
-        "Rui names the horse 'Ash'.",  # a name, not speech
+        "The ostler names the horse 'Ash'.",  # a name, not speech
     ],
 )
 def test_public_quotes_and_neutral_text_stay(text: str) -> None:

@@ -31,11 +31,24 @@ from tavern.records import (
 )
 
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
-from .test_rules import CAST, FLAT, ZONED, speech
+from .test_rules import CAST, FLAT, ZONED, attempt, speech
+
+ATTEMPTS = [
+    attempt(1, "C1", "drops a cup, nods and waits"),
+    attempt(2, "C2", "walks to the window and nods"),
+    attempt(3, "C3", "walks to the window, bars the door and nods"),
+]
+"""What the fixtures' acts adjudicate (clamp `agency` drops an act nobody attempted)."""
 
 
 def ctx(**kw: object) -> ClampContext:
-    return ClampContext(scene=kw.pop("scene", FLAT), cast=kw.pop("cast", CAST), **kw)  # type: ignore[arg-type]
+    history = [*ATTEMPTS, *kw.pop("history", [])]  # type: ignore[misc]
+    return ClampContext(
+        scene=kw.pop("scene", FLAT),  # type: ignore[arg-type]
+        cast=kw.pop("cast", CAST),  # type: ignore[arg-type]
+        history=history,
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def test_names_in_every_id_field_become_ids() -> None:

@@ -23,7 +23,7 @@ from tavern.records import (
     SceneDelta,
 )
 
-from .test_rules import speech
+from .test_rules import attempt, speech
 
 SECRET = (
     "She found a brass seal ring in the bottom of her father's ferry an hour ago and has it in"
@@ -58,8 +58,14 @@ LIVE_PERSONALITY = "Ilse Brandt speaks in short sentences and notices hands more
 """Toll-house soak #2, turn 9 (stop 13)."""
 
 
+ATTEMPT = attempt(0, "C1", "walks slowly to the nearest window and looks outside")
+"""Ilse's attempt, which the fixtures' events adjudicate (clamp `agency` keeps her acts)."""
+
+
 def _event(text: str) -> PerceptionEvent:
-    return PerceptionEvent(kind="world_event", text=text, witness_ids=["C1", "C2"])
+    return PerceptionEvent(
+        kind="action_outcome", text=text, actor_id="C1", witness_ids=["C1", "C2"]
+    )
 
 
 def _clamped(
@@ -67,7 +73,7 @@ def _clamped(
     facts: list[str] = (),
     history: list[HistoryRecord] = (),  # type: ignore[assignment]
 ) -> tuple[list[str], list[str]]:
-    ctx = ClampContext(scene=SCENE, cast=CAST, history=history)
+    ctx = ClampContext(scene=SCENE, cast=CAST, history=[ATTEMPT, *history])
     proposal = DirectorDecision(
         events=[_event(t) for t in texts],
         scene=SceneDelta(add_facts=list(facts)),

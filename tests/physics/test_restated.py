@@ -144,7 +144,8 @@ def test_negative_control_without_the_recital_check_the_recital_stays(
 ) -> None:
     monkeypatch.setattr(restated, "_recites", lambda text, known: False)
     by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
-    assert _clamped([by_puller], history=[EARLIER, PULL]) == [RECITAL]
+    walk = PULL.model_copy(update={"seq": 6, "speaker": "C2", "text": "walks to the window"})
+    assert _clamped([by_puller], history=[EARLIER, PULL, walk]) == [RECITAL]
 
 
 def test_negative_control_any_waiting_attempt_keeps_every_restatement(

@@ -79,6 +79,18 @@ def speech(seq: int, speaker: str, text: str, aud: Audience, **kw: object) -> Sp
     )
 
 
+def attempt(seq: int, speaker: str, text: str, turn: int = 1) -> ActionRecord:
+    """An attempt `speaker` stated, backing the Director's events of its acts (clamp `agency`)."""
+    return ActionRecord(
+        seq=seq,
+        turn_number=turn,
+        speaker=speaker,
+        author="character",
+        text=text,
+        audience=Audience(origin="public"),
+    )
+
+
 def thought(seq: int, speaker: str, text: str) -> ThoughtRecord:
     return ThoughtRecord(
         seq=seq,

@@ -17,6 +17,7 @@ from tavern.agents.quoted import drop_quoted_speech
 from tavern.llm.provider import ProviderRequest
 from tavern.physics.quotations import quotations
 from tavern.records import NarrationRecord, TurnInput
+from tavern.runner import turn
 from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -123,12 +124,22 @@ def _narrated(tmp_path: Path, narration: str) -> list[str]:
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
 
 
+@pytest.fixture
+def acts_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set aside the filter of unconfirmed acts (`physics.agency`), which would drop the
+    whole live text (no line of Caspar's backs "Brother Caspar speaks"), to show what the
+    dialogue filters do alone."""
+    monkeypatch.setattr(turn, "unconfirmed_acts", lambda text, cast, recent, turn: text)
+
+
+@pytest.mark.usefixtures("acts_unchecked")
 def test_a_turn_commits_the_narration_without_invented_dialogue(tmp_path: Path) -> None:
     assert _narrated(tmp_path, LIVE) == [
         "As Agnese Corvo opened the trapdoor, Brother Caspar speaks to him."
     ]
 
 
+@pytest.mark.usefixtures("acts_unchecked")
 def test_negative_control_without_the_filters_the_dialogue_is_narrated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,341 @@
+"""Clamp `agency`: a character does only what its own agent attempted or said.
+
+Characters attempt, the Director adjudicates, the renderer tells confirmed facts. Live, the
+embedded models crossed that line with the character the human plays, which is the one
+character whose choices no model may make:
+- the Director, on a beat the human skipped, wrote "Ilse Brandt asks Maren Holt to sign the
+  toll books tonight." as an event (toll-house soak #1, turn 4);
+- the renderer wrote "As Agnese Corvo speaks, he opens his satchel to read aloud over the
+  coffin." (vintners-wake #12, turn 5; the human had only reached for a door) and "Ilse
+  Brandt sits on the counting table, trying to see the toll box." (toll-house #1, turn 2).
+
+The rule is the same for every character, so it holds for the human's without anyone
+knowing which one that is (the Director and prose prompts stay identical whichever character
+is controlled). A sentence whose subject is a cast member (named, or "he"/"she"/"they" for
+the one named just before) and whose verb is an act:
+- in a Director event, stays when that character stated an attempt in the last two turns
+  that shares a word of four letters or more with the sentence, or the event is the
+  `action_outcome` of such an attempt, or the verb is one of speaking and the character
+  spoke in those turns;
+- in a narration, stays when an event of this beat about that character shares such a word
+  (the renderer never reads an attempt or a spoken line, only markers), or the verb is one
+  of speaking, the character spoke this beat, and nothing else is added ("Ilse Brandt
+  whispers something to Maren Holt." stays; "... asks Maren Holt to sign the toll books"
+  goes).
+A verb of undergoing or perceiving ("is", "hears", "notices") is no act and stays. The
+sentence goes; an event left empty goes whole. A pronoun with no one named before it, a
+subject that is not a cast member, and the verb after a first one are not read: the rule is
+narrow by design, since what it removes must be an act a model decided for someone else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tavern.physics.quotations import quotations
+from tavern.physics.restated import content_words, shares_a_word
+from tavern.records import (
+    ActionRecord,
+    Character,
+    ClampChange,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    PerceptionEvent,
+    SpeechRecord,
+)
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+RULE = "agency"
+
+UNDERGOING = frozenset(
+    "is are was were be been being has have had seems seem appears appear remains remain"
+    " hears hear heard sees see saw notices notice noticed smells smell smelled senses sense"
+    " sensed feels feel felt".split()
+)
+"""Verbs whose subject undergoes or perceives: the world may decide these for anyone."""
+
+SPEAKING = frozenset(
+    "speaks speak spoke says say said asks ask asked whispers whisper whispered replies reply"
+    " replied answers answer answered murmurs murmur murmured mutters mutter muttered calls"
+    " call called".split()
+)
+"""Verbs of speaking: a character that spoke may be told to speak."""
+
+BARE_WORDS = frozenset(
+    "something softly quietly aloud again briefly voice himself herself themselves".split()
+)
+"""What a sentence of speaking may add to names and small words and still say only that
+someone spoke."""
+
+_PRONOUNS = frozenset(("he", "she", "they"))
+_LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())
+_JOINS = frozenset(("and", "with"))
+_NO_VERB = frozenset(
+    "in at on by with near beside inside outside of the a an who whose which that s".split()
+)
+"""Words after a name that show it is no clause's subject ("Felix Aubert in the hall")."""
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\[\.\.\.\]")
+"""A word, or the guards' mask, so a masked word still stands before a name."""
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\[\.\.\.)[\"'”’)\]]*\s+")
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of `text`, each with the space after it; a quotation's
+    sentences belong to the one that quotes them."""
+    quoted = [(a, b) for a, b, _ in quotations(text)]
+    spans, start = [], 0
+    for gap in _SENTENCE_BREAK.finditer(text):
+        if any(a < gap.start() and gap.end() <= b for a, b in quoted):
+            continue
+        spans.append((start, gap.end()))
+        start = gap.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+@dataclass(frozen=True)
+class Names:
+    """How sentences name the cast: each slot's id, full display name, and every name word
+    no other cast member shares, as lower-case word tuples, longest first."""
+
+    forms: tuple[tuple[tuple[str, ...], str], ...]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, cast: Mapping[str, Character]) -> Names:
+        """The name forms of `cast`."""
+        full = {slot: tuple(_words(c.body.display_name)) for slot, c in cast.items()}
+        owners: dict[str, set[str]] = {}
+        for slot, words in full.items():
+            for w in words:
+                owners.setdefault(w, set()).add(slot)
+        forms: set[tuple[tuple[str, ...], str]] = set()
+        for slot, words in full.items():
+            forms.add(((slot.casefold(),), slot))
+            if words:
+                forms.add((words, slot))
+            forms.update(((w,), slot) for w in words if len(w) >= 3 and owners[w] == {slot})
+        ordered = tuple(sorted(forms, key=lambda f: (-len(f[0]), f)))
+        return cls(ordered, frozenset(w for words in full.values() for w in words))
+
+    def at(self, words: Sequence[str], i: int) -> tuple[str, int] | None:
+        """The slot named at `words[i]` and the index after the name, or None."""
+        for form, slot in self.forms:
+            if tuple(words[i : i + len(form)]) == form:
+                return slot, i + len(form)
+        return None
+
+
+@dataclass(frozen=True)
+class Act:
+    """A sentence's subjects (slot ids), its verb and the words after the verb."""
+
+    subjects: tuple[str, ...]
+    verb: str
+    rest: tuple[str, ...]
+
+
+def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | None, str | None]:
+    """The act `sentence` states, if its subject is the cast, and who a following pronoun
+    names (`before`: who the text named last).
+
+    >>> from tavern.records import Body, Character, Mind
+    >>> body = Body(display_name="Ilse Brandt", description_ref="the ferryman's girl")
+    >>> ilse = Character(id="ilse", mind=Mind(), body=body)
+    >>> names = Names.of({"C1": ilse})
+    >>> read_act("As Ilse Brandt speaks, she opens the box.", names, None)
+    (Act(subjects=('C1',), verb='opens', rest=('the', 'box')), 'C1')
+    >>> read_act("The lamp goes out.", names, "C1")
+    (None, 'C1')
+    """
+    lead, comma, main = sentence.partition(",")
+    lead_words = _words(lead)
+    if (
+        comma
+        and lead_words
+        and (lead_words[0] in _LEADS or (len(lead_words) == 1 and lead_words[0].endswith("ly")))
+    ):
+        named = set(_named(lead_words, names))
+        if len(named) == 1:
+            before = next(iter(named))
+        words = _words(main)
+    else:
+        words = _words(sentence)
+    subjects: list[str] = []
+    i = 0
+    while i < len(words):
+        found = names.at(words, i)
+        if found is not None:
+            subjects.append(found[0])
+            i = found[1]
+        elif not subjects and words[i] in _PRONOUNS and before is not None:
+            subjects.append(before)
+            i += 1
+        elif subjects and words[i] in _JOINS:
+            i += 1
+            continue
+        else:
+            break
+        if i < len(words) and words[i] in _JOINS:
+            i += 1
+    if not subjects:
+        return None, before
+    while i < len(words) and (words[i].endswith("ly") or words[i] in ("then", "also")):
+        i += 1
+    if i >= len(words) or words[i] in _NO_VERB or names.at(words, i) is not None:
+        return None, subjects[-1]
+    return Act(tuple(subjects), words[i], tuple(words[i + 1 :])), subjects[-1]
+
+
+def _named(words: Sequence[str], names: Names) -> list[str]:
+    found = []
+    i = 0
+    while i < len(words):
+        hit = names.at(words, i)
+        if hit is None:
+            i += 1
+        else:
+            found.append(hit[0])
+            i = hit[1]
+    return found
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def unsupported_sentences(
+    text: str, names: Names, supported: SupportTest, actor: str | None = None
+) -> str | None:
+    """`text` without its sentences stating an act `supported` refuses; `text` itself when
+    none goes, None when none is left. A leading pronoun refers to `actor`. Repeated until
+    nothing more goes: a dropped sentence can change whom a later pronoun names."""
+    while True:
+        spans = _sentence_spans(text)
+        kept: list[tuple[int, int]] = []
+        before = actor
+        for a, b in spans:
+            act, before = read_act(text[a:b], names, before)
+            if act is None or act.verb in UNDERGOING or supported(act, text[a:b], names):
+                kept.append((a, b))
+        if len(kept) == len(spans):
+            return text
+        text = "".join(text[a:b] for a, b in kept).strip()
+        if not text:
+            return None
+
+
+class SupportTest:
+    """Whether an act is backed by what its subjects did (see the module)."""
+
+    def __init__(
+        self,
+        attempts: Mapping[str, Sequence[str]],
+        spoke: frozenset[str],
+        *,
+        outcome_of: str | None = None,
+        bare_speech_only: bool = False,
+    ) -> None:
+        """`attempts`: the texts backing each slot's acts; `spoke`: slots that spoke;
+        `outcome_of`: the slot whose attempt the text adjudicates; `bare_speech_only`: a
+        sentence of speaking may add nothing (the renderer never read the words)."""
+        self.attempts = attempts
+        self.spoke = spoke
+        self.outcome_of = outcome_of
+        self.bare_speech_only = bare_speech_only
+
+    def __call__(self, act: Act, sentence: str, names: Names) -> bool:
+        said = content_words(sentence) - names.words
+        return all(self._backs(slot, act, said) for slot in act.subjects)
+
+    def _backs(self, slot: str, act: Act, said: set[str]) -> bool:
+        if act.verb in SPEAKING and slot in self.spoke:
+            if not self.bare_speech_only:
+                return True
+            if not said - SPEAKING - BARE_WORDS:
+                return True
+        texts = self.attempts.get(slot, ())
+        if slot == self.outcome_of and texts:
+            return True
+        return any(shares_a_word(said, content_words(t)) for t in texts)
+
+
+def recent_acts(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> tuple[dict[str, list[str]], frozenset[str]]:
+    """What the cast did since the last Director call of a beat: the attempts awaiting
+    adjudication, by slot, and who spoke. `turn`: the beat being played (default: that of
+    the last record). The last beat's replies came after its Director call, its human's
+    records before it."""
+    attempts: dict[str, list[str]] = {}
+    spoke: set[str] = set()
+    if turn is None:
+        turn = history[-1].turn_number if history else 0
+    for r in reversed(history):
+        if r.turn_number < turn - 1:
+            break
+        if r.turn_number < turn and r.author != "character":
+            continue
+        if isinstance(r, ActionRecord) and not r.resolved:
+            attempts.setdefault(r.speaker, []).append(r.text)
+        elif isinstance(r, SpeechRecord):
+            spoke.add(r.speaker)
+    return attempts, frozenset(spoke)
+
+
+def drop_unattempted_acts(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Remove the event sentences in which a character acts without having attempted it."""
+    if not d.events or not ctx.cast:
+        return d, []
+    names = Names.of(ctx.cast)
+    attempts, spoke = recent_acts(ctx.history, ctx.turn_number)
+    changes: list[ClampChange] = []
+    events: list[PerceptionEvent] = []
+    for i, ev in enumerate(d.events):
+        outcome = ev.actor_id if ev.kind == "action_outcome" else None
+        test = SupportTest(attempts, spoke, outcome_of=outcome)
+        kept = unsupported_sentences(ev.text, names, test, ev.actor_id)
+        if kept != ev.text:
+            changes.append(
+                ClampChange(
+                    rule=RULE,
+                    path=f"events[{i}]" if kept is None else f"events[{i}].text",
+                    before=ev.model_dump() if kept is None else ev.text,
+                    after=kept,
+                )
+            )
+        if kept is not None:
+            events.append(ev if kept == ev.text else ev.model_copy(update={"text": kept}))
+    if not changes:
+        return d, []
+    return d.model_copy(update={"events": events}), changes
+
+
+def unconfirmed_acts(
+    narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
+) -> str:
+    """`narration` without its sentences in which a character does what no event of beat
+    `turn` confirms (`recent`: the records so far, this beat's included)."""
+    if not narration or not cast:
+        return narration
+    names = Names.of(cast)
+    about: dict[str, list[str]] = {}
+    for r in recent:
+        if isinstance(r, EventRecord) and r.turn_number == turn:
+            slots = set(_named(_words(r.text), names))
+            if r.actor_id is not None:
+                slots.add(r.actor_id)
+            for slot in slots:
+                about.setdefault(slot, []).append(r.text)
+    _, spoke = recent_acts(recent, turn)
+    test = SupportTest(about, spoke, bare_speech_only=True)
+    return unsupported_sentences(narration, names, test) or ""

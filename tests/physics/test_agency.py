@@ -1,0 +1,221 @@
+"""Clamp `agency`: no model decides what a character does; a character acts in an event or
+a narration only as its own attempt or line backs it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tavern.physics.agency as agency
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.physics.agency import Names, read_act, unconfirmed_acts
+from tavern.records import (
+    NARRATOR,
+    Audience,
+    Body,
+    Character,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    Mind,
+    NarrationRecord,
+    PerceptionEvent,
+    Scene,
+    SpeechRecord,
+)
+
+from .test_rules import attempt
+
+CAST = {
+    slot: Character(id=slot.lower(), mind=Mind(), body=Body(display_name=name, description_ref="x"))
+    for slot, name in [("C1", "Ilse Brandt"), ("C2", "Maren Holt"), ("C3", "Teodor Vask")]
+}
+SCENE = Scene(location="the toll house", present=["C1", "C2", "C3"])
+PUBLIC = Audience(origin="public", perceivers=["C1", "C2", "C3"])
+TURN = 4
+
+
+def _said(seq: int, slot: str, turn: int = TURN, author: str = "human") -> SpeechRecord:
+    return SpeechRecord(
+        seq=seq, turn_number=turn, speaker=slot, author=author, text="Good evening.",
+        audience=PUBLIC,
+    )  # fmt: skip
+
+
+def _clamped(
+    texts: list[str],
+    history: list[HistoryRecord],
+    kind: str = "world_event",
+    actor: str | None = None,
+) -> list[str]:
+    ctx = ClampContext(scene=SCENE, cast=CAST, history=history, turn_number=TURN)
+    events = [
+        PerceptionEvent(kind=kind, text=t, actor_id=actor, witness_ids=["C1", "C2", "C3"])  # type: ignore[arg-type]
+        for t in texts
+    ]
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events]
+
+
+ASKS = "Ilse Brandt asks C2 to sign the toll books tonight."
+SEES = "C1 sees the toll box sitting locked on the counting table."
+LIVE_SKIP = f"{ASKS} {SEES}"
+"""Toll-house soak #1, turn 4: the human skipped the beat; the Director had Ilse ask."""
+
+
+def test_an_act_on_a_skipped_beat_goes_and_a_perception_stays() -> None:
+    earlier = _said(1, "C1", turn=TURN - 1)  # said before the last Director call
+    assert _clamped([LIVE_SKIP], [earlier]) == [SEES]
+
+
+def test_speaking_stays_when_the_character_spoke_since_the_last_director_call() -> None:
+    assert _clamped([LIVE_SKIP], [_said(1, "C1")]) == [LIVE_SKIP]
+    reply = _said(1, "C1", turn=TURN - 1, author="character")  # a reply after that call
+    assert _clamped([LIVE_SKIP], [reply]) == [LIVE_SKIP]
+
+
+WALK = "C1 walks slowly to the nearest window and looks outside."
+"""Toll-house soak #1, turn 5 (and #3, turn 9): the human's attempt of turn 2, again."""
+
+
+def test_an_old_attempt_told_again_goes_and_a_waiting_one_stays() -> None:
+    old = attempt(1, "C1", "walks slowly to the nearest window and looks outside", turn=2)
+    assert _clamped([WALK], [old.model_copy(update={"resolved": True})]) == []
+    waiting = old.model_copy(update={"turn_number": TURN})
+    assert _clamped([WALK], [waiting]) == [WALK]
+
+
+def test_an_outcome_in_other_words_stays_when_it_adjudicates_the_attempt() -> None:
+    reach = attempt(1, "C1", "reaches for the door", turn=TURN)
+    told = "Ilse Brandt pulls at the handle, but it will not give."
+    assert _clamped([told], [reach], kind="action_outcome", actor="C1") == [told]
+    assert _clamped([told], [reach]) == []  # no outcome of hers, no word of the attempt
+    assert _clamped(["Ilse Brandt opens the door."], [reach]) == ["Ilse Brandt opens the door."]
+
+
+def test_every_subject_needs_its_own_backing() -> None:
+    walk = attempt(1, "C1", "walks to the window", turn=TURN)
+    both = "Ilse Brandt and Maren Holt walk to the window."
+    assert _clamped([both], [walk]) == []
+    assert _clamped([both], [walk, walk.model_copy(update={"seq": 2, "speaker": "C2"})]) == [both]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The lamp goes out.",  # no cast member is its subject
+        "Ilse Brandt hears a knock at the shutters.",  # perceiving
+        "Maren Holt is soaked to the skin.",  # undergoing
+        "Felix in the doorway, Teodor Vask in the rain.",  # no verb read
+        "She waits by the fire.",  # a pronoun with no one named before it
+        "Rain falls, then Ilse Brandt runs.",  # only a sentence's first clause is read
+        "The ferryman says the river will drop by dawn.",  # not a cast member
+    ],
+)
+def test_what_is_no_cast_member_acting_stays(text: str) -> None:
+    assert _clamped([text], []) == [text]
+
+
+def test_a_pronoun_names_the_one_named_before_or_the_events_actor() -> None:
+    text = "A gust slams the shutter. She bolts it again."
+    assert _clamped([text], [], kind="world_event", actor="C2") == ["A gust slams the shutter."]
+    assert _clamped([text], []) == [text]
+    led = "As Ilse Brandt speaks, she opens the toll box."
+    assert _clamped([led], [_said(1, "C1")]) == []
+
+
+def test_a_masked_word_and_a_quotation_keep_the_sentences_as_they_are() -> None:
+    names = Names.of(CAST)
+    assert read_act("[...] Ilse Brandt bread.", names, None) == (None, None)
+    said = "Maren Holt says, 'Sit. Drink. Wait for dawn.' Rain."
+    assert agency._sentence_spans(said) == [(0, 46), (46, 51)]
+
+
+def test_negative_control_without_the_rule_the_act_is_an_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _clamped([LIVE_SKIP], []) == [LIVE_SKIP]
+
+
+def test_negative_control_an_undergoing_list_of_acts_keeps_every_act(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "UNDERGOING", agency.UNDERGOING | {"asks"})
+    assert _clamped([LIVE_SKIP], []) == [LIVE_SKIP]
+
+
+# Narration: the renderer reads events and content-free markers only.
+
+
+def _event(seq: int, text: str, actor: str | None = None, turn: int = TURN) -> EventRecord:
+    return EventRecord(
+        seq=seq, turn_number=turn, speaker="World", author="director",
+        event_kind="action_outcome", text=text, actor_id=actor, audience=PUBLIC,
+    )  # fmt: skip
+
+
+SATCHEL = (
+    "As Ilse Brandt speaks, he opens his satchel to read aloud over the coffin. The trapdoor"
+    " to the cellar is now shut and bolted from the hall side. The chapel bell tolls midnight."
+)
+"""Vintners-wake soak #12, turn 5 (names of the toll house): the human spoke and reached for
+the door; the renderer had her open a satchel."""
+
+
+def test_the_live_invented_act_goes_from_the_narration() -> None:
+    beat = [_said(1, "C1"), _event(2, "The trapdoor to the cellar is shut and bolted.", "C1")]
+    assert unconfirmed_acts(SATCHEL, CAST, beat, TURN) == SATCHEL.split(". ", 1)[1]
+
+
+def test_an_act_an_event_of_the_beat_confirms_stays() -> None:
+    text = "Ilse Brandt tries the trapdoor, but it is bolted."
+    beat = [_event(1, "The trapdoor to the cellar is shut and bolted.", "C1")]
+    assert unconfirmed_acts(text, CAST, beat, TURN) == text
+    last_beat = [_event(1, "The trapdoor to the cellar is shut and bolted.", "C1", TURN - 1)]
+    assert unconfirmed_acts(text, CAST, last_beat, TURN) == ""
+
+
+def test_a_narrated_line_says_only_that_someone_spoke() -> None:
+    bare = "Ilse Brandt whispers something to Maren Holt."
+    asks = "Ilse Brandt asks Maren Holt to sign the toll books."
+    spoke = [_said(1, "C1")]
+    assert unconfirmed_acts(f"{bare} {asks}", CAST, spoke, TURN) == bare
+    told = NarrationRecord(
+        seq=2, turn_number=TURN - 1, speaker=NARRATOR, author="renderer", text="Rain.",
+        audience=Audience(origin="public"),
+    )  # fmt: skip
+    before = [_said(1, "C1", turn=TURN - 1), told]  # her line came before the last narration
+    assert unconfirmed_acts(bare, CAST, before, TURN) == ""
+
+
+NAMES = st.sampled_from(["Ilse Brandt", "Maren Holt", "Teodor Vask", "Ilse", "Vask", "C2"])
+ACT = st.tuples(NAMES, st.sampled_from(["draws", "kicks", "grabs", "climbs"])).map(
+    lambda t: f"{t[0]} {t[1]} the rope."
+)
+UNDERGOES = st.tuples(NAMES, st.sampled_from(sorted(agency.UNDERGOING))).map(
+    lambda t: f"{t[0]} {t[1]} the rope."
+)
+WORLD = st.sampled_from(["The lamp gutters.", "Rain drums on the shutters.", "A dog barks."])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["act", "undergo", "world"]), st.data()), min_size=1, max_size=6
+    )
+)
+def test_only_the_unbacked_acts_go(plan: list[tuple[str, st.DataObject]]) -> None:
+    parts = [
+        (kind, data.draw({"act": ACT, "undergo": UNDERGOES, "world": WORLD}[kind]))
+        for kind, data in plan
+    ]
+    text = " ".join(sentence for _, sentence in parts)
+    expected = " ".join(sentence for kind, sentence in parts if kind != "act")
+    kept = unconfirmed_acts(text, CAST, [], TURN)
+    assert kept == expected
+    assert unconfirmed_acts(kept, CAST, [], TURN) == kept
+    assert _clamped([text], []) == ([expected] if expected else [])
