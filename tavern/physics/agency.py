@@ -1,31 +1,43 @@
-"""Clamp `agency`: a character does only what its own agent attempted or said.
+"""Clamps `agency` and `agency_move`: a character does only what its own agent attempted or said.
 
 Characters attempt, the Director adjudicates, the renderer tells confirmed facts. Live, the
 embedded models crossed that line with the character the human plays, which is the one
 character whose choices no model may make:
-- the Director, on a beat the human skipped, wrote "Ilse Brandt asks Maren Holt to sign the
-  toll books tonight." as an event (toll-house soak #1, turn 4);
+- the Director, on a beat the human skipped, wrote "Ilse Brandt asks C2 to sign the toll
+  books tonight." as an event (toll-house soak #1, turn 4), and moved her, and everyone,
+  into zones it made up ("River Guild Entrance", "Low Water at Low Water"): 23 of 115 live
+  Director answers moved characters, and 22 of their 65 moves passed the zone checks and were
+  committed (vintners-wake #11, turn 2: Dorotea Sand went down to the cellar, asked by
+  no one, and stayed there for the rest of the session);
 - the renderer wrote "As Agnese Corvo speaks, he opens his satchel to read aloud over the
   coffin." (vintners-wake #12, turn 5; the human had only reached for a door) and "Ilse
-  Brandt sits on the counting table, trying to see the toll box." (toll-house #1, turn 2).
+  Brandt sits on the counting table, trying to see the toll box." (toll-house #1 and #8,
+  turn 2, where the only event was that she saw the box).
 
 The rule is the same for every character, so it holds for the human's without anyone
 knowing which one that is (the Director and prose prompts stay identical whichever character
 is controlled). A sentence whose subject is a cast member (named, or "he"/"she"/"they" for
 the one named just before) and whose verb is an act:
-- in a Director event, stays when that character stated an attempt in the last two turns
-  that shares a word of four letters or more with the sentence, or the event is the
-  `action_outcome` of such an attempt, or the verb is one of speaking and the character
-  spoke in those turns;
-- in a narration, stays when an event of this beat about that character shares such a word
-  (the renderer never reads an attempt or a spoken line, only markers), or the verb is one
-  of speaking, the character spoke this beat, and nothing else is added ("Ilse Brandt
-  whispers something to Maren Holt." stays; "... asks Maren Holt to sign the toll books"
-  goes).
-A verb of undergoing or perceiving ("is", "hears", "notices") is no act and stays. The
-sentence goes; an event left empty goes whole. A pronoun with no one named before it, a
-subject that is not a cast member, and the verb after a first one are not read: the rule is
-narrow by design, since what it removes must be an act a model decided for someone else.
+- in a Director event, stays when that character has an attempt awaiting adjudication that
+  shares a word of four letters or more with the sentence, or the event is the
+  `action_outcome` of such an attempt;
+- in a narration, stays when a sentence of an event of this beat confirms an act of that
+  character and shares such a word (the renderer never reads an attempt or a spoken line,
+  only markers). A sentence about no cast member confirms its event's actor's act ("The
+  trapdoor is bolted." backs "Agnese tries the trapdoor"); one in which the character only
+  perceives or undergoes confirms nothing.
+In both, a verb of speaking stays bare only, when the character spoke since the last
+Director call: "Ilse Brandt whispers something to Maren Holt." stays; "... asks Maren Holt to
+sign the toll books" goes, since what she asked is her line's (the Director never authors
+dialogue, the renderer never read it). A verb of undergoing or perceiving ("is", "hears",
+"notices") is no act and stays. The sentence goes; an event left empty goes whole. A
+pronoun with no one named before it, a subject that is not a cast member, and any verb after
+the first are not read: the rule is narrow by design, since what it removes must be an act a
+model decided for someone else.
+
+A zone move stays when an attempt awaiting adjudication, by the mover or naming the mover,
+shares such a word with the destination's id or label ("climbs to the loft", "drags Tomas
+into the cellar"). It runs before the witness clamp, which reads the zones after the moves.
 """
 
 from __future__ import annotations
@@ -52,6 +64,7 @@ if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
 
 RULE = "agency"
+MOVE_RULE = "agency_move"
 
 UNDERGOING = frozenset(
     "is are was were be been being has have had seems seem appears appear remains remain"
@@ -302,7 +315,7 @@ def drop_unattempted_acts(
     events: list[PerceptionEvent] = []
     for i, ev in enumerate(d.events):
         outcome = ev.actor_id if ev.kind == "action_outcome" else None
-        test = SupportTest(attempts, spoke, outcome_of=outcome)
+        test = SupportTest(attempts, spoke, outcome_of=outcome, bare_speech_only=True)
         kept = unsupported_sentences(ev.text, names, test, ev.actor_id)
         if kept != ev.text:
             changes.append(
@@ -331,11 +344,60 @@ def unconfirmed_acts(
     about: dict[str, list[str]] = {}
     for r in recent:
         if isinstance(r, EventRecord) and r.turn_number == turn:
-            slots = set(_named(_words(r.text), names))
-            if r.actor_id is not None:
-                slots.add(r.actor_id)
-            for slot in slots:
-                about.setdefault(slot, []).append(r.text)
+            for slot, text in _confirmed(r, names):
+                about.setdefault(slot, []).append(text)
     _, spoke = recent_acts(recent, turn)
     test = SupportTest(about, spoke, bare_speech_only=True)
     return unsupported_sentences(narration, names, test) or ""
+
+
+def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:
+    """(slot, sentence) for each sentence of `event` that confirms an act of that slot: one
+    stating the act, or one about no cast member, which tells the outcome of its actor's act.
+    A sentence in which someone perceives or undergoes confirms no act of theirs ("Ilse Brandt
+    sees the toll box on the counting table" does not confirm that she sits on the table)."""
+    confirmed = []
+    before = event.actor_id
+    for a, b in _sentence_spans(event.text):
+        sentence = event.text[a:b]
+        act, before = read_act(sentence, names, before)
+        if act is None and event.actor_id is not None and not _named(_words(sentence), names):
+            confirmed.append((event.actor_id, sentence))
+        elif act is not None and act.verb not in UNDERGOING:
+            confirmed.extend((slot, sentence) for slot in act.subjects)
+    return confirmed
+
+
+def drop_unattempted_moves(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Remove the zone moves no waiting attempt asks for: one by the mover, or one naming the
+    mover, that shares a word with the destination's id or label."""
+    if not d.zone_moves:
+        return d, []
+    names = Names.of(ctx.cast or {})
+    attempts, _ = recent_acts(ctx.history, ctx.turn_number)
+    labels = {z.id: z.label for z in ctx.scene.zones}
+    kept, changes = [], []
+    for i, move in enumerate(d.zone_moves):
+        place = content_words(
+            " ".join((move.to_zone.replace("_", " "), labels.get(move.to_zone, ""),
+                      move.new_zone_label or ""))
+        )  # fmt: skip
+        asking = [
+            text
+            for slot, texts in attempts.items()
+            for text in texts
+            if slot == move.character_id or move.character_id in _named(_words(text), names)
+        ]
+        if any(shares_a_word(place, content_words(text)) for text in asking):
+            kept.append(move)
+        else:
+            changes.append(
+                ClampChange(
+                    rule=MOVE_RULE, path=f"zone_moves[{i}]", before=move.model_dump(), after=None
+                )
+            )
+    if not changes:
+        return d, []
+    return d.model_copy(update={"zone_moves": kept}), changes

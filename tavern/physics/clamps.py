@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
 
-from tavern.physics.agency import drop_unattempted_acts
+from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.cast_refs import (
@@ -351,6 +351,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("cast_reference", resolve_names),
     ("cast_gloss", collapse_glosses),
     ("zone_move", clamp_zone_moves),
+    ("agency_move", drop_unattempted_moves),
     ("link_update", clamp_link_updates),
     ("location", clamp_location),
     ("mood_target", clamp_moods),

@@ -72,9 +72,13 @@ def test_an_act_on_a_skipped_beat_goes_and_a_perception_stays() -> None:
 
 
 def test_speaking_stays_when_the_character_spoke_since_the_last_director_call() -> None:
-    assert _clamped([LIVE_SKIP], [_said(1, "C1")]) == [LIVE_SKIP]
+    bare = "Ilse Brandt whispers something to Maren Holt."
+    assert _clamped([bare], [_said(1, "C1")]) == [bare]
     reply = _said(1, "C1", turn=TURN - 1, author="character")  # a reply after that call
-    assert _clamped([LIVE_SKIP], [reply]) == [LIVE_SKIP]
+    assert _clamped([bare], [reply]) == [bare]
+    assert _clamped([bare], [_said(1, "C1", turn=TURN - 1)]) == []
+    # What she asked is her line's, not the Director's to tell (it never authors dialogue).
+    assert _clamped([LIVE_SKIP], [_said(1, "C1")]) == [SEES]
 
 
 WALK = "C1 walks slowly to the nearest window and looks outside."

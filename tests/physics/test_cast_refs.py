@@ -34,7 +34,7 @@ from .test_properties import SETTINGS, with_planted_event, world_and_decision
 from .test_rules import CAST, FLAT, ZONED, attempt, speech
 
 ATTEMPTS = [
-    attempt(1, "C1", "drops a cup, nods and waits"),
+    attempt(1, "C1", "drops a cup, nods, waits and goes to the main room"),
     attempt(2, "C2", "walks to the window and nods"),
     attempt(3, "C3", "walks to the window, bars the door and nods"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from tavern.physics import (
     ClampContext,
     advance,
+    audience_for,
     clamp_decision,
     event_audience,
     fire,
@@ -23,6 +25,7 @@ from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
     ActDeadline,
+    ActionRecord,
     DirectorDecision,
     EventRecord,
     HistoryRecord,
@@ -41,7 +44,31 @@ SLOT = re.compile(r"\bC[1-9][0-9]?\b")
 @st.composite
 def world_and_decision(draw: st.DrawFn) -> tuple[World, object]:
     world = draw(worlds())
-    return world, draw(hostile_decisions(world))
+    decision = draw(hostile_decisions(world))
+    if draw(st.booleans()):  # the movers asked to go there (clamp `agency_move` keeps it)
+        world = _with_attempts_to_move(world, decision)
+    return world, decision
+
+
+def _with_attempts_to_move(world: World, decision: DirectorDecision) -> World:
+    history = list(world.history)
+    turn = history[-1].turn_number if history else 1
+    scene = world.state.scene
+    secret = {*world.thought_words, *world.whisper_words}
+    for move in decision.zone_moves:
+        label = " ".join(w for w in (move.new_zone_label or "").split() if w not in secret)
+        if move.character_id in scene.present:
+            history.append(
+                ActionRecord(
+                    seq=len(history),
+                    turn_number=turn,
+                    speaker=move.character_id,
+                    author="character",
+                    text=f"goes to {move.to_zone} {label}",  # a public act: no secret word
+                    audience=audience_for(scene, move.character_id, "action"),
+                )
+            )
+    return replace(world, history=history)
 
 
 def _persist(world: World, decision: object) -> list[HistoryRecord]:

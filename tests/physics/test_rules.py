@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tavern.physics.clamps as clamps_module
 from tavern.physics import (
     ClampContext,
     apply_canon,
@@ -225,7 +227,8 @@ def test_move_and_link_validation() -> None:
             LinkUpdate(source="hall", target="hall", sound="open"),
         ],
     )
-    out, changes = clamp_decision(bad, ctx())
+    climbs = [attempt(0, "C1", "climbs to the attic"), attempt(1, "C2", "climbs to the loft")]
+    out, changes = clamp_decision(bad, ctx(history=climbs))
     assert [m.character_id for m in out.zone_moves] == ["C2"]
     assert [(lk.source, lk.target) for lk in out.link_updates] == [("loft", "cellar")]
     assert {c.rule for c in changes} >= {"zone_move", "link_update"}
@@ -236,7 +239,35 @@ def test_location_changes_only_when_the_whole_scene_moves() -> None:
     assert clamp_decision(d, ctx())[0].scene.new_location is None
     assert clamp_decision(d, ctx(FLAT))[0].scene.new_location == "the docks"
     together = d.model_copy(update={"zone_moves": [ZoneMove(character_id="C3", to_zone="hall")]})
-    assert clamp_decision(together, ctx())[0].scene.new_location == "the docks"
+    climbs = [attempt(0, "C3", "climbs up to the hall")]
+    assert clamp_decision(together, ctx(history=climbs))[0].scene.new_location == "the docks"
+    assert clamp_decision(together, ctx())[0].scene.new_location is None  # nobody asked to move
+
+
+def test_a_move_stays_only_when_an_attempt_asks_for_that_place() -> None:
+    move = DirectorDecision(zone_moves=[ZoneMove(character_id="C3", to_zone="hall")])
+    kept = [m.character_id for m in clamp_decision(move, ctx())[0].zone_moves]
+    assert kept == []
+    own = [attempt(0, "C3", "climbs up to the hall")]
+    other = [attempt(0, "C2", "drags Tomas into the hall")]
+    elsewhere = [attempt(0, "C3", "reaches for the lamp")]
+    for history, moved in [(own, ["C3"]), (other, ["C3"]), (elsewhere, [])]:
+        out, _ = clamp_decision(move, ctx(history=history, cast=CAST))
+        assert [m.character_id for m in out.zone_moves] == moved
+    declared = DirectorDecision(
+        zone_moves=[ZoneMove(character_id="C1", to_zone="loft", new_zone_label="the granary")]
+    )
+    hay = [attempt(0, "C1", "hides in the granary")]
+    assert clamp_decision(declared, ctx(history=hay))[0].zone_moves == declared.zone_moves
+
+
+def test_negative_control_without_the_rule_anyone_is_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency_move"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    move = DirectorDecision(zone_moves=[ZoneMove(character_id="C3", to_zone="hall")])
+    assert clamp_decision(move, ctx())[0].zone_moves == move.zone_moves
 
 
 def test_speaker_queue() -> None:
