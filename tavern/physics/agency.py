@@ -148,11 +148,10 @@ class Names:
 
 @dataclass(frozen=True)
 class Act:
-    """A sentence's subjects (slot ids), its verb and the words after the verb."""
+    """A sentence's subjects (slot ids) and its verb."""
 
     subjects: tuple[str, ...]
     verb: str
-    rest: tuple[str, ...]
 
 
 def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | None, str | None]:
@@ -164,7 +163,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     >>> ilse = Character(id="ilse", mind=Mind(), body=body)
     >>> names = Names.of({"C1": ilse})
     >>> read_act("As Ilse Brandt speaks, she opens the box.", names, None)
-    (Act(subjects=('C1',), verb='opens', rest=('the', 'box')), 'C1')
+    (Act(subjects=('C1',), verb='opens'), 'C1')
     >>> read_act("The lamp goes out.", names, "C1")
     (None, 'C1')
     """
@@ -204,7 +203,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
         i += 1
     if i >= len(words) or words[i] in _NO_VERB or names.at(words, i) is not None:
         return None, subjects[-1]
-    return Act(tuple(subjects), words[i], tuple(words[i + 1 :])), subjects[-1]
+    return Act(tuple(subjects), words[i]), subjects[-1]
 
 
 def _named(words: Sequence[str], names: Names) -> list[str]:
@@ -252,28 +251,21 @@ class SupportTest:
         self,
         attempts: Mapping[str, Sequence[str]],
         spoke: frozenset[str],
-        *,
         outcome_of: str | None = None,
-        bare_speech_only: bool = False,
     ) -> None:
-        """`attempts`: the texts backing each slot's acts; `spoke`: slots that spoke;
-        `outcome_of`: the slot whose attempt the text adjudicates; `bare_speech_only`: a
-        sentence of speaking may add nothing (the renderer never read the words)."""
+        """`attempts`: the texts backing each slot's acts; `spoke`: slots that spoke since the
+        last Director call; `outcome_of`: the slot whose attempt the text adjudicates."""
         self.attempts = attempts
         self.spoke = spoke
         self.outcome_of = outcome_of
-        self.bare_speech_only = bare_speech_only
 
     def __call__(self, act: Act, sentence: str, names: Names) -> bool:
         said = content_words(sentence) - names.words
         return all(self._backs(slot, act, said) for slot in act.subjects)
 
     def _backs(self, slot: str, act: Act, said: set[str]) -> bool:
-        if act.verb in SPEAKING and slot in self.spoke:
-            if not self.bare_speech_only:
-                return True
-            if not said - SPEAKING - BARE_WORDS:
-                return True
+        if act.verb in SPEAKING and slot in self.spoke and not said - SPEAKING - BARE_WORDS:
+            return True
         texts = self.attempts.get(slot, ())
         if slot == self.outcome_of and texts:
             return True
@@ -315,7 +307,7 @@ def drop_unattempted_acts(
     events: list[PerceptionEvent] = []
     for i, ev in enumerate(d.events):
         outcome = ev.actor_id if ev.kind == "action_outcome" else None
-        test = SupportTest(attempts, spoke, outcome_of=outcome, bare_speech_only=True)
+        test = SupportTest(attempts, spoke, outcome)
         kept = unsupported_sentences(ev.text, names, test, ev.actor_id)
         if kept != ev.text:
             changes.append(
@@ -347,7 +339,7 @@ def unconfirmed_acts(
             for slot, text in _confirmed(r, names):
                 about.setdefault(slot, []).append(text)
     _, spoke = recent_acts(recent, turn)
-    test = SupportTest(about, spoke, bare_speech_only=True)
+    test = SupportTest(about, spoke)
     return unsupported_sentences(narration, names, test) or ""
 
 
