@@ -9,13 +9,17 @@ story and show the machinery behind it:
   coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10);
 - the session title, the transcript's first line, as a sentence of its own: "The Vintner's
   Wake" as the whole narration of a first beat (vintners-wake soaks #7, #8 and #9), "The
-  Vintner's Wake. A stone house: ..." (#9, turn 6).
+  Vintner's Wake. A stone house: ..." (#9, turn 6);
+- the scene block's staging without its label: "In the vintner's house on the hill, Agnese
+  Corvo in the long hall with the open coffin; Brother Caspar in the long hall with the open
+  coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4).
 
 `drop_prompt_echo` removes such sentences. Each test is narrow, because what it removes is
 only ever a sentence a story would not contain: a marker sentence holds nothing but names and
 the marker's own words ("Maren Holt makes an attempt, and the lamp goes out." stays); a label
 is the prompt's own, capitalised and followed by a colon; a title sentence is the title and
-nothing else.
+nothing else; a staging copy holds two or more parts, between semicolons, in which a name is
+followed by "in" ("Brother Caspar in the long hall"), the staging line's own form.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
         and "##" not in text
         and not PROMPT_LABEL.search(text)
         and not (title and _words(title) and " ".join(_words(title)) in " ".join(_words(text)))
+        and ";" not in text
     ):
         return text  # most narrations: a pass or two, no sentence split
     return cut_copies(text, names, title)
@@ -80,7 +85,7 @@ def cut_copies(text: str, names: Sequence[str], title: str = "") -> str:
 
 
 def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
-    if PROMPT_LABEL.search(sentence.strip()):
+    if PROMPT_LABEL.search(sentence.strip()) or _copies_staging(sentence, name_words):
         return True
     rest = [w for w in _words(sentence) if w not in name_words]
     # Nothing but the marker's own words, with a make-verb and the noun.
@@ -89,6 +94,16 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
         and not _MARKER_VERBS.isdisjoint(rest)
         and _MARKER_WORDS.issuperset(rest)
     )
+
+
+def _copies_staging(sentence: str, name_words: frozenset[str]) -> bool:
+    """Two or more `;`-separated parts in which a name word is followed by "in"."""
+    placed = 0
+    for part in sentence.split(";"):
+        words = _words(part)
+        if any(w in name_words and nxt == "in" for w, nxt in zip(words, words[1:], strict=False)):
+            placed += 1
+    return placed >= 2
 
 
 def _words(text: str) -> list[str]:

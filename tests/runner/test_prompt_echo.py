@@ -11,7 +11,7 @@ import pytest
 from hypothesis import find, given
 from hypothesis import strategies as st
 
-from tavern.agents import prose
+from tavern.agents import prompt_echo, prose
 from tavern.agents.prompt_echo import PROMPT_LABEL, cut_copies, drop_prompt_echo
 from tavern.records import NarrationRecord, SessionState, TurnInput
 from tavern.runner.turn import KernelLimits
@@ -32,6 +32,12 @@ LIVE_LABEL = (
 )
 """Soak of the-vintners-wake #9, turn 10 (9bffd6a): the scene block's "Present:" line."""
 LIVE_TITLE = "The Vintner's Wake"
+LIVE_STAGING = (
+    "In the vintner's house on the hill, Agnese Corvo in the long hall with the open coffin;"
+    " Brother Caspar in the long hall with the open coffin; Lio Mendez in the vaulted wine"
+    " cellar beneath the hall; Dorotea Sand in the long hall with the ope"
+)
+"""Soak of the-vintners-wake #13, turn 4 (ac9036e): the staging line without "Present:"."""
 
 STORY = [
     "Teodor Vask makes an attempt on the bolt, and it holds.",
@@ -44,6 +50,8 @@ STORY = [
     "Someone makes an attempt at a smile.",
     "The Vintner's Wake was a sombre affair.",
     "Time passes.",
+    "Maren Holt stays in the doorway; the rain comes in.",
+    "Ilse Brandt sits in silence; Maren Holt stands.",
 ]
 """Sentences a story may hold, some close to each rule: none is cut."""
 
@@ -72,6 +80,7 @@ def test_the_live_copies_are_cut(wake: SessionState) -> None:
     assert _cut(LIVE_LABEL, wake) == "Agnese Corvo and Brother Caspar walk around in the hall."
     assert _cut(LIVE_TITLE, wake) == ""  # vintners-wake soaks #7-#9, turn 1
     assert _cut(f"{LIVE_TITLE}. A bell tolls.", wake) == "A bell tolls."  # soak #9, turn 6
+    assert _cut(f"A bell tolls. {LIVE_STAGING}", wake) == "A bell tolls."
 
 
 @pytest.mark.parametrize("sentence", STORY)
@@ -134,7 +143,7 @@ def test_negative_control_without_the_filter_the_copies_are_committed(
 PIECE = st.sampled_from(
     ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
-     "The Vintner's", "Wake", "Wake."]
+     "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall"]
 )  # fmt: skip
 
 
@@ -158,3 +167,10 @@ def test_negative_control_the_generator_catches_a_lossy_shortcut() -> None:
 
     found = " ".join(find(st.lists(PIECE, max_size=14), lambda p: not _agrees(lossy, p)))
     assert "##" in found or "Wake" in found
+
+
+def test_negative_control_without_the_staging_test_the_copy_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_copies_staging", lambda sentence, names: False)
+    assert _cut(f"A bell tolls. {LIVE_STAGING}", wake) == f"A bell tolls. {LIVE_STAGING}"
