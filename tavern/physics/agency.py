@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tavern.physics.quotations import quotations
@@ -116,15 +117,19 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 @dataclass(frozen=True)
 class Names:
     """How sentences name the cast: each slot's id, full display name, and every name word
-    no other cast member shares, as lower-case word tuples, longest first."""
+    no other cast member shares, as lower-case word tuples, by first word, longest first."""
 
-    forms: tuple[tuple[tuple[str, ...], str], ...]
+    forms: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]
     words: frozenset[str]
 
     @classmethod
     def of(cls, cast: Mapping[str, Character]) -> Names:
         """The name forms of `cast`."""
-        full = {slot: tuple(_words(c.body.display_name)) for slot, c in cast.items()}
+        return _names(tuple((slot, c.body.display_name) for slot, c in cast.items()))
+
+    @classmethod
+    def _build(cls, cast: tuple[tuple[str, str], ...]) -> Names:
+        full = {slot: tuple(_words(name)) for slot, name in cast}
         owners: dict[str, set[str]] = {}
         for slot, words in full.items():
             for w in words:
@@ -135,15 +140,23 @@ class Names:
             if words:
                 forms.add((words, slot))
             forms.update(((w,), slot) for w in words if len(w) >= 3 and owners[w] == {slot})
-        ordered = tuple(sorted(forms, key=lambda f: (-len(f[0]), f)))
-        return cls(ordered, frozenset(w for words in full.values() for w in words))
+        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for form in sorted(forms, key=lambda f: (-len(f[0]), f)):
+            by_first.setdefault(form[0][0], []).append(form)
+        names = frozenset(w for words in full.values() for w in words)
+        return cls({first: tuple(found) for first, found in by_first.items()}, names)
 
     def at(self, words: Sequence[str], i: int) -> tuple[str, int] | None:
         """The slot named at `words[i]` and the index after the name, or None."""
-        for form, slot in self.forms:
+        for form, slot in self.forms.get(words[i], ()):
             if tuple(words[i : i + len(form)]) == form:
                 return slot, i + len(form)
         return None
+
+
+@lru_cache(maxsize=16)  # a session's cast changes seldom; a server holds a few sessions
+def _names(cast: tuple[tuple[str, str], ...]) -> Names:
+    return Names._build(cast)
 
 
 @dataclass(frozen=True)
