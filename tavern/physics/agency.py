@@ -4,14 +4,13 @@ Characters attempt, the Director adjudicates, the renderer tells confirmed facts
 embedded models crossed that line with the character the human plays, which is the one
 character whose choices no model may make:
 - the Director, on a beat the human skipped, wrote "Ilse Brandt asks C2 to sign the toll
-  books tonight." as an event (toll-house soak #1, turn 4), and moved her, and everyone,
-  into zones it made up ("River Guild Entrance", "Low Water at Low Water"): 23 of 115 live
-  Director answers moved characters, and 22 of their 65 moves passed the zone checks and were
-  committed (vintners-wake #11, turn 2: Dorotea Sand went down to the cellar, asked by
-  no one, and stayed there for the rest of the session);
+  books tonight." as an event (toll-house soak #7, turn 4); and it moved characters nobody
+  had asked to move: 23 of 115 live Director answers held zone moves, and 22 of their 65
+  moves passed the zone checks and were committed (vintners-wake #11, turn 2: Dorotea Sand
+  went down to the cellar and stayed there for the rest of the session);
 - the renderer wrote "As Agnese Corvo speaks, he opens his satchel to read aloud over the
   coffin." (vintners-wake #12, turn 5; the human had only reached for a door) and "Ilse
-  Brandt sits on the counting table, trying to see the toll box." (toll-house #1 and #8,
+  Brandt sits on the counting table, trying to see the toll box." (toll-house #7 and #8,
   turn 2, where the only event was that she saw the box).
 
 The rule is the same for every character, so it holds for the human's without anyone

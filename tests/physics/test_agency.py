@@ -63,7 +63,7 @@ def _clamped(
 ASKS = "Ilse Brandt asks C2 to sign the toll books tonight."
 SEES = "C1 sees the toll box sitting locked on the counting table."
 LIVE_SKIP = f"{ASKS} {SEES}"
-"""Toll-house soak #1, turn 4: the human skipped the beat; the Director had Ilse ask."""
+"""Toll-house soak #7, turn 4: the human skipped the beat; the Director had Ilse ask."""
 
 
 def test_an_act_on_a_skipped_beat_goes_and_a_perception_stays() -> None:
@@ -82,7 +82,7 @@ def test_speaking_stays_when_the_character_spoke_since_the_last_director_call() 
 
 
 WALK = "C1 walks slowly to the nearest window and looks outside."
-"""Toll-house soak #1, turn 5 (and #3, turn 9): the human's attempt of turn 2, again."""
+"""Two earlier toll-house soaks, turns 5 and 9: the human's attempt of turn 2, told again."""
 
 
 def test_an_old_attempt_told_again_goes_and_a_waiting_one_stays() -> None:
