@@ -42,6 +42,7 @@ from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.memory import capture_memory
+from tavern.runner.no_act import without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.speech_guard import speech_guard
 
@@ -322,6 +323,8 @@ class TurnTransaction:
             observation = prepared or observe(staged, heard, slot)
             first = False
             reply = in_world(await self._character(staged, slot, observation))
+            if reply is not None:
+                reply = without_empty_intent(reply, prose.cast_names(staged))
             if reply is not None:
                 reply = without_echo(reply, heard, slot)
             if reply is not None:

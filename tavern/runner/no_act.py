@@ -1,0 +1,61 @@
+"""An attempt that names no act is not an attempt.
+
+Live, the embedded 0.5B model filled a Character's `action_intent` with words of speaking
+and nothing to do: 32 of the 76 attempts Characters stated over sixteen soak sessions were "talk",
+"to talk" or "try to talk" (vintners-wake #13: Dorotea Sand's in six beats of eight), one more
+"try to do". Each became an action record the human read and the next Director had to
+adjudicate, and none said what the character does with its body; talking is speech, which
+has its own field. Such an intent is dropped; a reply left empty says nothing this beat.
+
+An intent goes when, its small words aside ("to", "try", "do", "something"), only verbs of
+speaking and names are left. "talks to Maren" goes; "walks to Maren", "hands Maren the
+ledger" and "knocks to be let in" stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from tavern.records import CharacterReply
+
+SPEAKING = frozenset(
+    "talk talks talking speak speaks speaking say says saying chat chats chatting tell tells"
+    " reply replies answer answers converse converses discuss discusses".split()
+)
+"""Verbs that say someone speaks, not what their body does."""
+FILLER = frozenset(
+    "to try tries trying attempt attempts attempting do does doing something anything nothing"
+    " with about a an the and or again more some".split()
+)
+"""Words an intent may hold around a verb of speaking and still name no act."""
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
+    """Whether `intent` holds nothing but verbs of speaking, small words and words of the
+    cast's display `names`.
+
+    >>> names_no_act("try to talk"), names_no_act("talks to Maren", ["Maren Holt"])
+    (True, True)
+    >>> names_no_act("walks to Maren", ["Maren Holt"]), names_no_act("knocks to be let in")
+    (False, False)
+    """
+    words = _WORD.findall(intent.casefold())
+    if not words:
+        return False
+    name_words = {w for name in names for w in _WORD.findall(name.casefold())}
+    return all(w in SPEAKING for w in words if w not in FILLER and w not in name_words)
+
+
+def without_empty_intent(
+    reply: CharacterReply, names: Collection[str] = ()
+) -> CharacterReply | None:
+    """`reply` without an intent that names no act (`names`: the cast's display names);
+    None when nothing else is left."""
+    if reply.action_intent is None or not names_no_act(reply.action_intent, names):
+        return reply
+    if reply.speech is None and reply.thought is None:
+        return None
+    return reply.model_copy(update={"action_intent": None})

@@ -1,0 +1,99 @@
+"""An intent of speaking words alone ("to talk") is no attempt: it is not committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tavern.llm.provider import ProviderRequest
+from tavern.records import ActionRecord, CharacterReply, SpeechRecord, TurnInput
+from tavern.runner import turn
+from tavern.runner.no_act import FILLER, SPEAKING, names_no_act, without_empty_intent
+from tavern.runner.turn import KernelLimits
+
+from .kit import director_answer, recording_runner, run
+
+LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk."]
+"""The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents)."""
+KEPT = [
+    "walk",
+    "sleep",
+    "read aloud",
+    "open the door",
+    "walks to Maren Holt",
+    "hands Maren the ledger",
+    "knocks to be let in",
+    "walk slowly to the nearest window and looks outside",
+]
+
+
+@pytest.mark.parametrize("intent", LIVE)
+def test_the_live_empty_intents_go(intent: str) -> None:
+    assert names_no_act(intent)
+    assert without_empty_intent(CharacterReply(action_intent=intent)) is None
+    kept = without_empty_intent(CharacterReply(speech="Evening.", action_intent=intent))
+    assert kept == CharacterReply(speech="Evening.")
+
+
+@pytest.mark.parametrize("intent", KEPT)
+def test_an_act_stays(intent: str) -> None:
+    reply = CharacterReply(action_intent=intent)
+    assert without_empty_intent(reply, ["Maren Holt"]) is reply
+
+
+def test_names_count_as_small_words() -> None:
+    assert (
+        without_empty_intent(CharacterReply(action_intent="talks to Maren"), ["Maren Holt"]) is None
+    )
+    assert names_no_act("talks to Maren") is False  # without the cast, "maren" is a word
+
+
+SMALL = st.sampled_from(sorted(FILLER | SPEAKING | {"maren", "holt"}))
+ACT = st.sampled_from(["grabs", "climbs", "door", "lamp", "bows", "runs"])
+
+
+@given(st.lists(SMALL, min_size=1, max_size=6), ACT, st.integers(0, 6))
+def test_one_word_of_an_act_keeps_the_intent(small: list[str], act: str, at: int) -> None:
+    assert names_no_act(" ".join(small), ["Maren Holt"])
+    words = [*small[:at], act, *small[at:]]
+    assert not names_no_act(" ".join(words), ["Maren Holt"])
+
+
+def _answers(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C2", "C3"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    if request.agent == "character:C2":
+        return {"speech": None, "thought": None, "action_intent": "try to talk"}
+    return {"speech": "Not tonight.", "thought": None, "action_intent": "to talk"}
+
+
+def _replies(tmp_path: Path) -> list[tuple[str, str]]:
+    runner, store, _ = recording_runner(tmp_path, _answers, KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake", "C1")).id
+    run(runner.play_turn(sid, TurnInput(speech="Good evening.")))
+    return [
+        (r.kind, r.text)
+        for r in store.history(sid)
+        if isinstance(r, SpeechRecord | ActionRecord) and r.author == "character"
+    ]
+
+
+def test_a_turn_commits_no_empty_intent(tmp_path: Path) -> None:
+    assert _replies(tmp_path) == [("speech", "Not tonight.")]
+
+
+def test_negative_control_without_the_filter_the_empty_intents_are_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, names: reply)
+    assert _replies(tmp_path) == [
+        ("action", "try to talk"),
+        ("speech", "Not tonight."),
+        ("action", "to talk"),
+    ]
