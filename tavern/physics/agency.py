@@ -86,6 +86,10 @@ BARE_WORDS = frozenset(
 """What a sentence of speaking may add to names and small words and still say only that
 someone spoke."""
 
+_BE = frozenset("is are was were".split())
+_DOING = re.compile(r"(?!being$|nothing$|something$|during$)[a-z]{2,}ing")
+"""A present participle after a form of "be" is the act ("Ilse Brandt is explaining the
+toll box", toll-house soak #9, turn 3, a beat in which she only thought)."""
 _PRONOUNS = frozenset(("he", "she", "they"))
 _LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())
 _JOINS = frozenset(("and", "with"))
@@ -215,7 +219,10 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
         i += 1
     if i >= len(words) or words[i] in _NO_VERB or names.at(words, i) is not None:
         return None, subjects[-1]
-    return Act(tuple(subjects), words[i]), subjects[-1]
+    verb = words[i]
+    if verb in _BE and i + 1 < len(words) and _DOING.fullmatch(words[i + 1]):
+        verb = words[i + 1]  # "is sitting on the table" acts, "is soaked" undergoes
+    return Act(tuple(subjects), verb), subjects[-1]
 
 
 def _named(words: Sequence[str], names: Names) -> list[str]:

@@ -26,9 +26,10 @@ SPEAKING = frozenset(
 """Verbs that say someone speaks, not what their body does."""
 FILLER = frozenset(
     "to try tries trying attempt attempts attempting do does doing something anything nothing"
-    " with about a an the and or again more some".split()
+    " with about a an the and or again more some none null".split()
 )
-"""Words an intent may hold around a verb of speaking and still name no act."""
+"""Words an intent may hold around a verb of speaking and still name no act ("None" was a
+whole live intent: toll-house soak #9, turn 7)."""
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 

@@ -123,6 +123,19 @@ def test_what_is_no_cast_member_acting_stays(text: str) -> None:
     assert _clamped([text], []) == [text]
 
 
+SITTING = (
+    "Ilse Brandt is sitting on the counting table, holding a toll box and a ledger. Ilse"
+    " Brandt is explaining the toll box and how it works. Teodor Vask is not speaking."
+)
+"""Toll-house soak #9, turn 3 (1338801): a beat in which the human only thought."""
+
+
+def test_a_participle_after_be_is_the_act() -> None:
+    assert unconfirmed_acts(SITTING, CAST, [], TURN) == "Teodor Vask is not speaking."
+    soaked = "Maren Holt is soaked. Ilse Brandt was being dragged. Teodor Vask is nothing."
+    assert unconfirmed_acts(soaked, CAST, [], TURN) == soaked
+
+
 def test_a_pronoun_names_the_one_named_before_or_the_events_actor() -> None:
     text = "A gust slams the shutter. She bolts it again."
     assert _clamped([text], [], kind="world_event", actor="C2") == ["A gust slams the shutter."]

@@ -17,7 +17,7 @@ from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 
-LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk."]
+LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None"]
 """The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents)."""
 KEPT = [
     "walk",
