@@ -41,13 +41,10 @@ into the cellar"). It runs before the witness clamp, which reads the zones after
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tavern.physics.quotations import quotations
+from tavern.physics.acts import Act, Names, named, read_act, sentence_spans, words_of
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
@@ -86,161 +83,6 @@ BARE_WORDS = frozenset(
 """What a sentence of speaking may add to names and small words and still say only that
 someone spoke."""
 
-_BE = frozenset("is are was were".split())
-_DOING = re.compile(r"(?!being$|nothing$|something$|during$)[a-z]{2,}ing")
-"""A present participle after a form of "be" is the act ("Ilse Brandt is explaining the
-toll box", toll-house soak #9, turn 3, a beat in which she only thought)."""
-_PRONOUNS = frozenset(("he", "she", "they"))
-_LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())
-_JOINS = frozenset(("and", "with"))
-_NO_VERB = frozenset(
-    "in at on by with near beside inside outside of the a an who whose which that s".split()
-)
-"""Words after a name that show it is no clause's subject ("Felix Aubert in the hall")."""
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\[\.\.\.\]")
-"""A word, or the guards' mask, so a masked word still stands before a name."""
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\[\.\.\.)[\"'”’)\]]*\s+")
-
-
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the sentences of `text`, each with the space after it; a quotation's
-    sentences belong to the one that quotes them."""
-    quoted = [(a, b) for a, b, _ in quotations(text)]
-    spans, start = [], 0
-    for gap in _SENTENCE_BREAK.finditer(text):
-        if any(a < gap.start() and gap.end() <= b for a, b in quoted):
-            continue
-        spans.append((start, gap.end()))
-        start = gap.end()
-    if text[start:].strip():
-        spans.append((start, len(text)))
-    return spans
-
-
-@dataclass(frozen=True)
-class Names:
-    """How sentences name the cast: each slot's id, full display name, and every name word
-    no other cast member shares, as lower-case word tuples, by first word, longest first."""
-
-    forms: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]
-    words: frozenset[str]
-
-    @classmethod
-    def of(cls, cast: Mapping[str, Character]) -> Names:
-        """The name forms of `cast`."""
-        return _names(tuple((slot, c.body.display_name) for slot, c in cast.items()))
-
-    @classmethod
-    def _build(cls, cast: tuple[tuple[str, str], ...]) -> Names:
-        full = {slot: tuple(_words(name)) for slot, name in cast}
-        owners: dict[str, set[str]] = {}
-        for slot, words in full.items():
-            for w in words:
-                owners.setdefault(w, set()).add(slot)
-        forms: set[tuple[tuple[str, ...], str]] = set()
-        for slot, words in full.items():
-            forms.add(((slot.casefold(),), slot))
-            if words:
-                forms.add((words, slot))
-            forms.update(((w,), slot) for w in words if len(w) >= 3 and owners[w] == {slot})
-        by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-        for form in sorted(forms, key=lambda f: (-len(f[0]), f)):
-            by_first.setdefault(form[0][0], []).append(form)
-        names = frozenset(w for words in full.values() for w in words)
-        return cls({first: tuple(found) for first, found in by_first.items()}, names)
-
-    def at(self, words: Sequence[str], i: int) -> tuple[str, int] | None:
-        """The slot named at `words[i]` and the index after the name, or None."""
-        for form, slot in self.forms.get(words[i], ()):
-            if tuple(words[i : i + len(form)]) == form:
-                return slot, i + len(form)
-        return None
-
-
-@lru_cache(maxsize=16)  # a session's cast changes seldom; a server holds a few sessions
-def _names(cast: tuple[tuple[str, str], ...]) -> Names:
-    return Names._build(cast)
-
-
-@dataclass(frozen=True)
-class Act:
-    """A sentence's subjects (slot ids) and its verb."""
-
-    subjects: tuple[str, ...]
-    verb: str
-
-
-def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | None, str | None]:
-    """The act `sentence` states, if its subject is the cast, and who a following pronoun
-    names (`before`: who the text named last).
-
-    >>> from tavern.records import Body, Character, Mind
-    >>> body = Body(display_name="Ilse Brandt", description_ref="the ferryman's girl")
-    >>> ilse = Character(id="ilse", mind=Mind(), body=body)
-    >>> names = Names.of({"C1": ilse})
-    >>> read_act("As Ilse Brandt speaks, she opens the box.", names, None)
-    (Act(subjects=('C1',), verb='opens'), 'C1')
-    >>> read_act("The lamp goes out.", names, "C1")
-    (None, 'C1')
-    """
-    lead, comma, main = sentence.partition(",")
-    lead_words = _words(lead)
-    if (
-        comma
-        and lead_words
-        and (lead_words[0] in _LEADS or (len(lead_words) == 1 and lead_words[0].endswith("ly")))
-    ):
-        named = set(_named(lead_words, names))
-        if len(named) == 1:
-            before = next(iter(named))
-        words = _words(main)
-    else:
-        words = _words(sentence)
-    subjects: list[str] = []
-    i = 0
-    while i < len(words):
-        found = names.at(words, i)
-        if found is not None:
-            subjects.append(found[0])
-            i = found[1]
-        elif not subjects and words[i] in _PRONOUNS and before is not None:
-            subjects.append(before)
-            i += 1
-        elif subjects and words[i] in _JOINS:
-            i += 1
-            continue
-        else:
-            break
-        if i < len(words) and words[i] in _JOINS:
-            i += 1
-    if not subjects:
-        return None, before
-    while i < len(words) and (words[i].endswith("ly") or words[i] in ("then", "also")):
-        i += 1
-    if i >= len(words) or words[i] in _NO_VERB or names.at(words, i) is not None:
-        return None, subjects[-1]
-    verb = words[i]
-    if verb in _BE and i + 1 < len(words) and _DOING.fullmatch(words[i + 1]):
-        verb = words[i + 1]  # "is sitting on the table" acts, "is soaked" undergoes
-    return Act(tuple(subjects), verb), subjects[-1]
-
-
-def _named(words: Sequence[str], names: Names) -> list[str]:
-    found = []
-    i = 0
-    while i < len(words):
-        hit = names.at(words, i)
-        if hit is None:
-            i += 1
-        else:
-            found.append(hit[0])
-            i = hit[1]
-    return found
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
 
 def unsupported_sentences(
     text: str, names: Names, supported: SupportTest, actor: str | None = None
@@ -249,7 +91,7 @@ def unsupported_sentences(
     none goes, None when none is left. A leading pronoun refers to `actor`. Repeated until
     nothing more goes: a dropped sentence can change whom a later pronoun names."""
     while True:
-        spans = _sentence_spans(text)
+        spans = sentence_spans(text)
         kept: list[tuple[int, int]] = []
         before = actor
         for a, b in spans:
@@ -369,10 +211,10 @@ def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:
     sees the toll box on the counting table" does not confirm that she sits on the table)."""
     confirmed = []
     before = event.actor_id
-    for a, b in _sentence_spans(event.text):
+    for a, b in sentence_spans(event.text):
         sentence = event.text[a:b]
         act, before = read_act(sentence, names, before)
-        if act is None and event.actor_id is not None and not _named(_words(sentence), names):
+        if act is None and event.actor_id is not None and not named(words_of(sentence), names):
             confirmed.append((event.actor_id, sentence))
         elif act is not None and act.verb not in UNDERGOING:
             confirmed.extend((slot, sentence) for slot in act.subjects)
@@ -399,7 +241,7 @@ def drop_unattempted_moves(
             text
             for slot, texts in attempts.items()
             for text in texts
-            if slot == move.character_id or move.character_id in _named(_words(text), names)
+            if slot == move.character_id or move.character_id in named(words_of(text), names)
         ]
         if any(shares_a_word(place, content_words(text)) for text in asking):
             kept.append(move)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 import tavern.physics.agency as agency
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
-from tavern.physics.agency import Names, read_act, unconfirmed_acts
+from tavern.physics.acts import Names, read_act, sentence_spans
+from tavern.physics.agency import unconfirmed_acts
 from tavern.records import (
     NARRATOR,
     Audience,
@@ -148,7 +149,7 @@ def test_a_masked_word_and_a_quotation_keep_the_sentences_as_they_are() -> None:
     names = Names.of(CAST)
     assert read_act("[...] Ilse Brandt bread.", names, None) == (None, None)
     said = "Maren Holt says, 'Sit. Drink. Wait for dawn.' Rain."
-    assert agency._sentence_spans(said) == [(0, 46), (46, 51)]
+    assert sentence_spans(said) == [(0, 46), (46, 51)]
 
 
 def test_negative_control_without_the_rule_the_act_is_an_event(
