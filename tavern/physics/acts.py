@@ -23,6 +23,7 @@ _DOING = re.compile(r"(?!being$|nothing$|something$|during$)[a-z]{2,}ing")
 """A present participle after a form of "be" is the act ("Ilse Brandt is explaining the
 toll box", toll-house soak #9, turn 3, a beat in which she only thought)."""
 _PRONOUNS = frozenset(("he", "she", "they"))
+_ARTICLES = frozenset(("a", "an", "the"))
 _LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())
 _JOINS = frozenset(("and", "with"))
 _NO_VERB = frozenset(
@@ -129,7 +130,9 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     else:
         words = words_of(sentence)
     subjects: list[str] = []
-    i = 0
+    # "A Agnese Corvo walks ..." (an earlier vintners-wake soak, turn 2): a stray article
+    # hides no one.
+    i = 1 if len(words) > 1 and words[0] in _ARTICLES and names.at(words, 1) else 0
     while i < len(words):
         found = names.at(words, i)
         if found is not None:

@@ -131,6 +131,11 @@ SITTING = (
 """Toll-house soak #9, turn 3 (1338801): a beat in which the human only thought."""
 
 
+def test_a_stray_article_hides_no_one() -> None:
+    live = "A Ilse Brandt walks slowly to the nearest window. The ostler names the horse."
+    assert unconfirmed_acts(live, CAST, [], TURN) == "The ostler names the horse."
+
+
 def test_a_participle_after_be_is_the_act() -> None:
     assert unconfirmed_acts(SITTING, CAST, [], TURN) == "Teodor Vask is not speaking."
     soaked = "Maren Holt is soaked. Ilse Brandt was being dragged. Teodor Vask is nothing."
