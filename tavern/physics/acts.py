@@ -101,6 +101,8 @@ class Act:
 
     subjects: tuple[str, ...]
     verb: str
+    by_pronoun: bool = False
+    """Whether the subject is a pronoun naming the one named before."""
 
 
 def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | None, str | None]:
@@ -112,7 +114,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     >>> ilse = Character(id="ilse", mind=Mind(), body=body)
     >>> names = Names.of({"C1": ilse})
     >>> read_act("As Ilse Brandt speaks, she opens the box.", names, None)
-    (Act(subjects=('C1',), verb='opens'), 'C1')
+    (Act(subjects=('C1',), verb='opens', by_pronoun=True), 'C1')
     >>> read_act("The lamp goes out.", names, "C1")
     (None, 'C1')
     """
@@ -130,6 +132,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     else:
         words = words_of(sentence)
     subjects: list[str] = []
+    by_pronoun = False
     # "A Agnese Corvo walks ..." (an earlier vintners-wake soak, turn 2): a stray article
     # hides no one.
     i = 1 if len(words) > 1 and words[0] in _ARTICLES and names.at(words, 1) else 0
@@ -140,6 +143,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
             i = found[1]
         elif not subjects and words[i] in _PRONOUNS and before is not None:
             subjects.append(before)
+            by_pronoun = True
             i += 1
         elif subjects and words[i] in _JOINS:
             i += 1
@@ -157,7 +161,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     verb = words[i]
     if verb in _BE and i + 1 < len(words) and _DOING.fullmatch(words[i + 1]):
         verb = words[i + 1]  # "is sitting on the table" acts, "is soaked" undergoes
-    return Act(tuple(subjects), verb), subjects[-1]
+    return Act(tuple(subjects), verb, by_pronoun), subjects[-1]
 
 
 def named(words: Sequence[str], names: Names) -> list[str]:

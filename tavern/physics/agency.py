@@ -88,16 +88,26 @@ def unsupported_sentences(
     text: str, names: Names, supported: SupportTest, actor: str | None = None
 ) -> str | None:
     """`text` without its sentences stating an act `supported` refuses; `text` itself when
-    none goes, None when none is left. A leading pronoun refers to `actor`. Repeated until
-    nothing more goes: a dropped sentence can change whom a later pronoun names."""
+    none goes, None when none is left. A leading pronoun refers to `actor`. A sentence right
+    after a dropped one whose pronoun names that one's subject goes too, since it would name
+    no one ("Dorotea Sand makes an attempt to open the cellar. As she opens, she hears a
+    sound ...", vintners-wake #13, turn 2). Repeated until nothing more goes: a dropped
+    sentence can change whom a later pronoun names."""
     while True:
         spans = sentence_spans(text)
         kept: list[tuple[int, int]] = []
         before = actor
+        gone: tuple[str, ...] = ()
         for a, b in spans:
             act, before = read_act(text[a:b], names, before)
-            if act is None or act.verb in UNDERGOING or supported(act, text[a:b], names):
+            orphan = act is not None and act.by_pronoun and set(act.subjects) <= set(gone)
+            if not orphan and (
+                act is None or act.verb in UNDERGOING or supported(act, text[a:b], names)
+            ):
                 kept.append((a, b))
+                gone = ()
+            else:
+                gone = act.subjects if act is not None else ()
         if len(kept) == len(spans):
             return text
         text = "".join(text[a:b] for a, b in kept).strip()

@@ -131,6 +131,20 @@ SITTING = (
 """Toll-house soak #9, turn 3 (1338801): a beat in which the human only thought."""
 
 
+ORPHAN = (
+    "Maren Holt makes an attempt to open the cellar. As she opens, she hears a loud, ominous"
+    " sound. The sound is sealed."
+)
+"""Vintners-wake soak #13, turn 2 (names of the toll house): the cut left "she" naming no one."""
+
+
+def test_a_pronoun_whose_subject_went_goes_with_it() -> None:
+    assert unconfirmed_acts(ORPHAN, CAST, [], TURN) == "The sound is sealed."
+    hears = "Maren Holt hears a loud sound. She covers her ears."
+    assert unconfirmed_acts(hears, CAST, [], TURN) == "Maren Holt hears a loud sound."
+    assert unconfirmed_acts("She hears a sound.", CAST, [], TURN) == "She hears a sound."
+
+
 def test_a_stray_article_hides_no_one() -> None:
     live = "A Ilse Brandt walks slowly to the nearest window. The ostler names the horse."
     assert unconfirmed_acts(live, CAST, [], TURN) == "The ostler names the horse."
