@@ -45,16 +45,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import Act, Names, named, read_act, sentence_spans, words_of
-from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.restated import content_words, recent_acts, shares_a_word
 from tavern.records import (
-    ActionRecord,
     Character,
     ClampChange,
     DirectorDecision,
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
-    SpeechRecord,
 )
 
 if TYPE_CHECKING:
@@ -141,29 +139,6 @@ class SupportTest:
         if slot == self.outcome_of and texts:
             return True
         return any(shares_a_word(said, content_words(t)) for t in texts)
-
-
-def recent_acts(
-    history: Sequence[HistoryRecord], turn: int | None = None
-) -> tuple[dict[str, list[str]], frozenset[str]]:
-    """What the cast did since the last Director call of a beat: the attempts awaiting
-    adjudication, by slot, and who spoke. `turn`: the beat being played (default: that of
-    the last record). The last beat's replies came after its Director call, its human's
-    records before it."""
-    attempts: dict[str, list[str]] = {}
-    spoke: set[str] = set()
-    if turn is None:
-        turn = history[-1].turn_number if history else 0
-    for r in reversed(history):
-        if r.turn_number < turn - 1:
-            break
-        if r.turn_number < turn and r.author != "character":
-            continue
-        if isinstance(r, ActionRecord) and not r.resolved:
-            attempts.setdefault(r.speaker, []).append(r.text)
-        elif isinstance(r, SpeechRecord):
-            spoke.add(r.speaker)
-    return attempts, frozenset(spoke)
 
 
 def drop_unattempted_acts(

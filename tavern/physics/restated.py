@@ -11,8 +11,9 @@ attempt: it may be the outcome ("the trapdoor is bolted" after a pull at it); so
 event (no actor) about any waiting attempt. "About" is a word of four letters or more shared
 (one inside the other: "door" and "trapdoor"). Without it, a fourth soak (vintners-wake #10,
 turn 5) kept all three standing facts as events of the human's "reaches for the door".
-Only the attempts of this beat and the last can wait: older ones were adjudicated by a later
-Director call. (Characters state an attempt in most beats, so judging
+Only the attempts since the last Director call can wait (the human's of this beat, the
+Characters' replies of the last, `recent_acts`, which clamp `agency` reads too): older ones
+were adjudicated by a later Director call. (Characters state an attempt in most beats, so judging
 by "any attempt waits" alone, as the time-skip clamp does, would have kept every restatement
 of the second soak.) Texts compare as the spoken-copy rule compares them: case, spacing,
 quotes and end punctuation aside.
@@ -41,6 +42,7 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
+    SpeechRecord,
 )
 
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ def drop_restated_events(
     recent = ctx.history[-COPY_WINDOW:]
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
     known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
-    waiting = waiting_attempts(recent)
+    waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:
         if _recites(ev.text, known):
@@ -90,16 +92,35 @@ def _recites(text: str, known: set[str]) -> bool:
     )
 
 
-def waiting_attempts(history: Sequence[HistoryRecord]) -> dict[str, list[str]]:
-    """The attempts not yet adjudicated among the records of the last two turns, by actor."""
-    waiting: dict[str, list[str]] = {}
-    if not history:
-        return waiting
-    since = history[-1].turn_number - 1
-    for r in history:
-        if isinstance(r, ActionRecord) and not r.resolved and r.turn_number >= since:
-            waiting.setdefault(r.speaker, []).append(r.text)
-    return waiting
+def waiting_attempts(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> dict[str, list[str]]:
+    """The attempts awaiting adjudication by the Director of beat `turn`, by actor (see
+    `recent_acts`)."""
+    return recent_acts(history, turn)[0]
+
+
+def recent_acts(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> tuple[dict[str, list[str]], frozenset[str]]:
+    """What the cast did since the last Director call of a beat: the attempts awaiting
+    adjudication, by slot, and who spoke. `turn`: the beat being played (default: that of
+    the last record). The last beat's replies came after its Director call, its human's
+    records before it."""
+    attempts: dict[str, list[str]] = {}
+    spoke: set[str] = set()
+    if turn is None:
+        turn = history[-1].turn_number if history else 0
+    for r in reversed(history):
+        if r.turn_number < turn - 1:
+            break
+        if r.turn_number < turn and r.author != "character":
+            continue
+        if isinstance(r, ActionRecord) and not r.resolved:
+            attempts.setdefault(r.speaker, []).append(r.text)
+        elif isinstance(r, SpeechRecord):
+            spoke.add(r.speaker)
+    return attempts, frozenset(spoke)
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")

@@ -91,11 +91,15 @@ def test_about(fact: str, attempt: str, about: bool) -> None:
 
 
 def test_only_attempts_of_this_beat_and_the_last_can_wait() -> None:
-    """A Character's stated intent stays unresolved in the store: later beats adjudicated it."""
+    """A Character's stated intent stays unresolved in the store: later beats adjudicated it.
+    One stated after the last Director call (a reply of the last beat) waits; the human's of
+    the last beat came before that call."""
+    pull = PULL.model_copy(update={"author": "character"})
     now = EARLIER.model_copy(update={"seq": 9, "turn_number": 5, "text": "Rain."})
-    assert _clamped([_event(FACT)], history=[PULL, now]) == []
+    assert _clamped([_event(FACT)], history=[pull, now]) == []
     last_beat = now.model_copy(update={"turn_number": 4})
-    assert _clamped([_event(FACT)], history=[PULL, last_beat]) == [FACT]
+    assert _clamped([_event(FACT)], history=[pull, last_beat]) == [FACT]
+    assert _clamped([_event(FACT)], history=[PULL, last_beat]) == []
 
 
 @SETTINGS
