@@ -164,6 +164,29 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     return Act(tuple(subjects), verb, by_pronoun), subjects[-1]
 
 
+_CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and then\s+")
+"""Where a later clause of a sentence may start with a subject of its own ("The coffin is
+open, and Agnese Corvo decides to take it out.", vintners-wake soak #14, turn 2)."""
+
+
+def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act], str | None]:
+    """The acts of `sentence`: that of the sentence as a whole (`read_act`) and that of each
+    later clause, and who a following pronoun names.
+
+    >>> from tavern.records import Body, Mind
+    >>> body = Body(display_name="Ilse Brandt", description_ref="the ferryman's girl")
+    >>> names = Names.of({"C1": Character(id="ilse", mind=Mind(), body=body)})
+    >>> [a.verb for a in read_acts("Rain falls, and Ilse runs; she hides.", names, None)[0]]
+    ['runs', 'hides']
+    """
+    acts = []
+    for part in [sentence, *_CLAUSE.split(sentence)[1:]]:
+        act, before = read_act(part, names, before)
+        if act is not None:
+            acts.append(act)
+    return acts, before
+
+
 def named(words: Sequence[str], names: Names) -> list[str]:
     found = []
     i = 0

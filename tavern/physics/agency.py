@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tavern.physics.acts import Act, Names, named, read_act, sentence_spans, words_of
+from tavern.physics.acts import Act, Names, named, read_acts, sentence_spans, words_of
 from tavern.physics.restated import content_words, recent_acts, shares_a_word
 from tavern.records import (
     Character,
@@ -97,15 +97,18 @@ def unsupported_sentences(
         before = actor
         gone: tuple[str, ...] = ()
         for a, b in spans:
-            act, before = read_act(text[a:b], names, before)
-            orphan = act is not None and act.by_pronoun and set(act.subjects) <= set(gone)
-            if not orphan and (
-                act is None or act.verb in UNDERGOING or supported(act, text[a:b], names)
-            ):
+            acts, before = read_acts(text[a:b], names, before)
+            orphan = any(act.by_pronoun and set(act.subjects) <= set(gone) for act in acts)
+            unbacked = [
+                act
+                for act in acts
+                if act.verb not in UNDERGOING and not supported(act, text[a:b], names)
+            ]
+            if orphan or unbacked:
+                gone = tuple(slot for act in acts for slot in act.subjects)
+            else:
                 kept.append((a, b))
                 gone = ()
-            else:
-                gone = act.subjects if act is not None else ()
         if len(kept) == len(spans):
             return text
         text = "".join(text[a:b] for a, b in kept).strip()
@@ -198,11 +201,12 @@ def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:
     before = event.actor_id
     for a, b in sentence_spans(event.text):
         sentence = event.text[a:b]
-        act, before = read_act(sentence, names, before)
-        if act is None and event.actor_id is not None and not named(words_of(sentence), names):
+        acts, before = read_acts(sentence, names, before)
+        if not acts and event.actor_id is not None and not named(words_of(sentence), names):
             confirmed.append((event.actor_id, sentence))
-        elif act is not None and act.verb not in UNDERGOING:
-            confirmed.extend((slot, sentence) for slot in act.subjects)
+        for act in acts:
+            if act.verb not in UNDERGOING:
+                confirmed.extend((slot, sentence) for slot in act.subjects)
     return confirmed
 
 

@@ -116,7 +116,7 @@ def test_every_subject_needs_its_own_backing() -> None:
         "Maren Holt is soaked to the skin.",  # undergoing
         "Felix in the doorway, Teodor Vask in the rain.",  # no verb read
         "She waits by the fire.",  # a pronoun with no one named before it
-        "Rain falls, then Ilse Brandt runs.",  # only a sentence's first clause is read
+        "Rain falls, as Ilse Brandt runs.",  # a subordinate clause is not read
         "The ferryman says the river will drop by dawn.",  # not a cast member
     ],
 )
@@ -143,6 +143,19 @@ def test_a_pronoun_whose_subject_went_goes_with_it() -> None:
     hears = "Maren Holt hears a loud sound. She covers her ears."
     assert unconfirmed_acts(hears, CAST, [], TURN) == "Maren Holt hears a loud sound."
     assert unconfirmed_acts("She hears a sound.", CAST, [], TURN) == "She hears a sound."
+
+
+COFFIN = (
+    "The coffin is open, and Ilse Brandt decides to take it out. After he has finished, he"
+    " looks at the trapdoor again. The lamp gutters."
+)
+"""Vintners-wake soak #14, turn 2 (names of the toll house): the act in a later clause."""
+
+
+def test_a_later_clause_is_read_too() -> None:
+    assert unconfirmed_acts(COFFIN, CAST, [], TURN) == "The lamp gutters."
+    world = "The coffin is open, and the lamp gutters; Maren Holt hears it."
+    assert unconfirmed_acts(world, CAST, [], TURN) == world
 
 
 def test_a_stray_article_hides_no_one() -> None:
