@@ -8,12 +8,38 @@ intent) that matches `OUT_OF_WORLD` is dropped; a reply left empty says nothing 
 The journal keeps the model's answer.
 
 The patterns are `agents.out_of_world.OUT_OF_WORLD`, shared with the narration's filter.
+
+A field that copies the Character's own instructions, five words or more in a row, steps out
+too: vintners-wake soak #14, turn 1, two Characters stated the intents "do not state its
+outcome, the world decides what happens." and "do not state its outcome".
 """
 
 from __future__ import annotations
 
+import re
+
+from tavern.agents.character import INSTRUCTIONS
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.records import CharacterReply
+
+INSTRUCTION_RUN = 5
+"""Words in a row of the instructions that make a copy (over the 172 Character records of
+the sixteen soak sessions kept here, the longest run shared otherwise was three: "try to
+do")."""
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.casefold())
+    return {tuple(words[i : i + INSTRUCTION_RUN]) for i in range(len(words) - INSTRUCTION_RUN + 1)}
+
+
+_INSTRUCTION_RUNS = frozenset(_runs(INSTRUCTIONS.replace("{name}", "")))
+
+
+def _steps_out(text: str) -> bool:
+    return bool(OUT_OF_WORLD.search(text)) or not _INSTRUCTION_RUNS.isdisjoint(_runs(text))
 
 
 def in_world(reply: CharacterReply) -> CharacterReply | None:
@@ -31,7 +57,7 @@ def in_world(reply: CharacterReply) -> CharacterReply | None:
             ("thought", reply.thought),
             ("action_intent", reply.action_intent),
         )
-        if text and OUT_OF_WORLD.search(text)
+        if text and _steps_out(text)
     }
     if not fields:
         return reply

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from tavern.agents.out_of_world import OUT_OF_WORLD
-from tavern.records import SpeechRecord, ThoughtRecord
+from tavern.records import CharacterReply, SpeechRecord, ThoughtRecord
+from tavern.runner import in_world as in_world_module
 from tavern.runner import turn
+from tavern.runner.in_world import in_world
 
 from .test_echo import _beat
 
@@ -59,3 +61,38 @@ def test_negative_control_without_the_guard_the_refusal_is_said(
     monkeypatch.setattr(turn, "in_world", lambda reply: reply)
     said = _beat(tmp_path, {"speech": REFUSAL}, speech="Hello.")
     assert [(type(r), r.text) for r in said] == [(SpeechRecord, REFUSAL)]
+
+
+LIVE_INSTRUCTION_ECHOES = [
+    "do not state its outcome, the world decides what happens.",
+    "do not state its outcome",
+]
+"""Vintners-wake soak #14, turn 1: two Characters' intents, copied from their instructions."""
+
+
+@pytest.mark.parametrize("intent", LIVE_INSTRUCTION_ECHOES)
+def test_a_copy_of_the_instructions_is_not_said(intent: str) -> None:
+    reply = CharacterReply(speech="Evening.", action_intent=intent)
+    assert in_world(reply) == CharacterReply(speech="Evening.")
+    assert in_world(CharacterReply(action_intent=intent)) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I will try to do what I can.",  # three words in a row of them
+        "Mind the words you say, girl.",
+        "The world decides nothing; we do.",
+    ],
+)
+def test_words_the_instructions_also_hold_are_said(line: str) -> None:
+    reply = CharacterReply(speech=line)
+    assert in_world(reply) is reply
+
+
+def test_negative_control_without_the_instruction_runs_the_copy_is_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(in_world_module, "_INSTRUCTION_RUNS", frozenset())
+    reply = CharacterReply(action_intent=LIVE_INSTRUCTION_ECHOES[0])
+    assert in_world(reply) is reply
