@@ -164,9 +164,11 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     return Act(tuple(subjects), verb, by_pronoun), subjects[-1]
 
 
-_CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and then\s+")
+_CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and\s+(?:then\s+)?")
 """Where a later clause of a sentence may start with a subject of its own ("The coffin is
-open, and Agnese Corvo decides to take it out.", vintners-wake soak #14, turn 2)."""
+open, and Agnese Corvo decides to take it out.", "The coffin is now open and Agnese Corvo
+decides ...", vintners-wake soak #14, turn 2). A later part that starts with no name or
+pronoun ("... and opens it", "Ilse and Maren") states no act of its own."""
 
 
 def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act], str | None]:

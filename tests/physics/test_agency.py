@@ -156,6 +156,11 @@ def test_a_later_clause_is_read_too() -> None:
     assert unconfirmed_acts(COFFIN, CAST, [], TURN) == "The lamp gutters."
     world = "The coffin is open, and the lamp gutters; Maren Holt hears it."
     assert unconfirmed_acts(world, CAST, [], TURN) == world
+    bare = "The coffin is now open and Ilse Brandt decides to take it out."
+    assert unconfirmed_acts(bare, CAST, [], TURN) == ""
+    walk = [attempt(1, "C1", "walks to the window and opens it", turn=TURN)]
+    both = "Ilse Brandt walks to the window and opens it."
+    assert _clamped([both], walk) == [both]
 
 
 def test_a_stray_article_hides_no_one() -> None:
