@@ -10,6 +10,8 @@ story and show the machinery behind it:
 - the session title, the transcript's first line, as a sentence of its own: "The Vintner's
   Wake" as the whole narration of a first beat (vintners-wake soaks #7, #8 and #9), "The
   Vintner's Wake. A stone house: ..." (#9, turn 6);
+- the empty beat's placeholder, "Nothing material happens.", as "No material happens." (the
+  whole narration of vintners-wake soak #13, turn 7);
 - the scene block's staging without its label: "In the vintner's house on the hill, Agnese
   Corvo in the long hall with the open coffin; Brother Caspar in the long hall with the open
   coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4).
@@ -37,6 +39,8 @@ _MARKER_WORDS = frozenset(
 )
 """What a sentence made from the attempt marker holds besides names."""
 _MARKER_VERBS = frozenset("make makes made making".split())
+_EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here this beat".split())
+"""What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
 
 PROMPT_LABEL = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re.MULTILINE)
@@ -58,6 +62,7 @@ def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
     folded = text.casefold()
     if (
         "attempt" not in folded
+        and "material" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
         and not (title and _words(title) and " ".join(_words(title)) in " ".join(_words(text)))
@@ -88,6 +93,8 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
     if PROMPT_LABEL.search(sentence.strip()) or _copies_staging(sentence, name_words):
         return True
     rest = [w for w in _words(sentence) if w not in name_words]
+    if "material" in rest and _EMPTY_BEAT_WORDS.issuperset(rest):
+        return True
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (
         not _MARKER_NOUNS.isdisjoint(rest)

@@ -81,6 +81,8 @@ def test_the_live_copies_are_cut(wake: SessionState) -> None:
     assert _cut(LIVE_TITLE, wake) == ""  # vintners-wake soaks #7-#9, turn 1
     assert _cut(f"{LIVE_TITLE}. A bell tolls.", wake) == "A bell tolls."  # soak #9, turn 6
     assert _cut(f"A bell tolls. {LIVE_STAGING}", wake) == "A bell tolls."
+    assert _cut("No material happens.", wake) == ""  # vintners-wake soak #13, turn 7
+    assert _cut("Rain. Nothing material happens.", wake) == "Rain."
 
 
 @pytest.mark.parametrize("sentence", STORY)
@@ -143,7 +145,8 @@ def test_negative_control_without_the_filter_the_copies_are_committed(
 PIECE = st.sampled_from(
     ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
-     "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall"]
+     "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall", "No", "material",
+     "happens."]
 )  # fmt: skip
 
 
