@@ -161,7 +161,8 @@ def test_the_shortcut_never_changes_the_result(pieces: list[str]) -> None:
 
 
 def test_negative_control_the_generator_catches_a_lossy_shortcut() -> None:
-    """A shortcut that trusted the label pattern alone misses a heading after a sentence."""
+    """A shortcut that trusted the label pattern alone misses a heading after a sentence, a
+    title or the empty beat's placeholder: the generator finds one of them."""
 
     def lossy(text: str, names: list[str], title: str) -> str:
         if "attempt" not in text.casefold() and not PROMPT_LABEL.search(text):
@@ -169,7 +170,7 @@ def test_negative_control_the_generator_catches_a_lossy_shortcut() -> None:
         return cut_copies(text, names, title)
 
     found = " ".join(find(st.lists(PIECE, max_size=14), lambda p: not _agrees(lossy, p)))
-    assert "##" in found or "Wake" in found
+    assert "##" in found or "Wake" in found or "material" in found
 
 
 def test_negative_control_without_the_staging_test_the_copy_stays(
