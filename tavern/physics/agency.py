@@ -29,10 +29,11 @@ In both, a verb of speaking stays bare only, when the character spoke since the 
 Director call: "Ilse Brandt whispers something to Maren Holt." stays; "... asks Maren Holt to
 sign the toll books" goes, since what she asked is her line's (the Director never authors
 dialogue, the renderer never read it). A verb of undergoing or perceiving ("is", "hears",
-"notices") is no act and stays. The sentence goes; an event left empty goes whole. A
-pronoun with no one named before it, a subject that is not a cast member, and any verb after
-the first are not read: the rule is narrow by design, since what it removes must be an act a
-model decided for someone else.
+"notices") is no act and stays. The sentence goes (and with it a next sentence whose pronoun
+named only its subject); an event left empty goes whole. Each clause of a sentence is read
+(`physics.acts`), but a subordinate clause, a second verb of one subject, a pronoun with no
+one named before it and a subject that is not a cast member are not: the rule is narrow by
+design, since what it removes must be an act a model decided for someone else.
 
 A zone move stays when an attempt awaiting adjudication, by the mover or naming the mover,
 shares such a word with the destination's id or label ("climbs to the loft", "drags Tomas
