@@ -123,7 +123,15 @@ def _record_texts(records: Sequence[HistoryRecord]) -> list[str]:
     return [r.text for r in records if r.kind in _PERCEIVED]
 
 
-def _runs(text: str) -> set[Run]:
-    """Every `MIN_RUN` words in a row of `text`, lower-cased."""
+def word_runs(text: str, length: int) -> set[Run]:
+    """Every `length` words in a row of `text`, lower-cased.
+
+    >>> sorted(word_runs("The bolt holds fast.", 3))
+    [('bolt', 'holds', 'fast'), ('the', 'bolt', 'holds')]
+    """
     words = _WORD.findall(text.casefold())
-    return {tuple(words[i : i + MIN_RUN]) for i in range(len(words) - MIN_RUN + 1)}
+    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+
+
+def _runs(text: str) -> set[Run]:
+    return word_runs(text, MIN_RUN)

@@ -16,10 +16,9 @@ outcome, the world decides what happens." and "do not state its outcome".
 
 from __future__ import annotations
 
-import re
-
 from tavern.agents.character import INSTRUCTIONS
 from tavern.agents.out_of_world import OUT_OF_WORLD
+from tavern.physics.mind_copy import word_runs
 from tavern.records import CharacterReply
 
 INSTRUCTION_RUN = 5
@@ -27,19 +26,13 @@ INSTRUCTION_RUN = 5
 the sixteen soak sessions kept here, the longest run shared otherwise was three: "try to
 do")."""
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-
-
-def _runs(text: str) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.casefold())
-    return {tuple(words[i : i + INSTRUCTION_RUN]) for i in range(len(words) - INSTRUCTION_RUN + 1)}
-
-
-_INSTRUCTION_RUNS = frozenset(_runs(INSTRUCTIONS.replace("{name}", "")))
+_INSTRUCTION_RUNS = frozenset(word_runs(INSTRUCTIONS.replace("{name}", ""), INSTRUCTION_RUN))
 
 
 def _steps_out(text: str) -> bool:
-    return bool(OUT_OF_WORLD.search(text)) or not _INSTRUCTION_RUNS.isdisjoint(_runs(text))
+    if OUT_OF_WORLD.search(text):
+        return True
+    return not _INSTRUCTION_RUNS.isdisjoint(word_runs(text, INSTRUCTION_RUN))
 
 
 def in_world(reply: CharacterReply) -> CharacterReply | None:
