@@ -112,12 +112,29 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     # Only a repeat of an earlier event of the beat (merged into that event, whose
     # witnesses are then the copies' own: `test_cast_refs` checks that per viewer), of a
     # spoken line, or a line of dialogue, is dropped.
-    dropping = ("duplicate_event", "spoken_copy", "authored_speech", "mind_copy", "restated_event")
-    merges = [c for c in changes if c.rule in dropping]
-    repeats = {c.path for c in merges if c.after is None}
-    merged = {c.path for c in merges if c.after is not None}
+    dropping = (
+        "spoken_copy", "authored_speech", "mind_copy", "restated_event", "agency",
+        "duplicate_event",
+    )  # in CLAMP_RULES order  # fmt: skip
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]
-    sources = [(f"events[{i}]", e) for i, e in events if f"events[{i}]" not in repeats]
+    # A change's path counts the events still there when its rule ran: replay the drops.
+    # Within one rule, paths count that rule's input.
+    alive = [i for i, _ in events]
+    merged: set[str] = set()
+    for rule in dropping:
+        gone = []
+        for change in (c for c in changes if c.rule == rule):
+            at = re.fullmatch(r"events\[(\d+)\](.*)", change.path)
+            if at is None:
+                continue
+            k = int(at.group(1))
+            if not at.group(2) and change.after is None:
+                gone.append(k)
+            else:
+                merged.add(f"events[{alive[k]}]")
+        for k in sorted(gone, reverse=True):
+            alive.pop(k)
+    sources = [(f"events[{i}]", proposal.events[i]) for i in alive]  # type: ignore[attr-defined]
     assert len(clamped.events) == len(sources)
     anyone = set().union(*(e.witness_ids for _, e in events))
     for (path, before), after in zip(sources, clamped.events, strict=True):
