@@ -72,8 +72,9 @@ def _extend(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[di
         schema: dict[str, Any] = {"type": "array", "items": item, "minItems": lo}
         if span is not None:
             schema["maxItems"] = lo + span
+        satisfiable = not (item.get("maxLength") == 0 and lo > 1)  # two distinct "" are none
         if unique and item.get("type") in ("string", "integer") and "enum" not in item:
-            schema["uniqueItems"] = True
+            schema["uniqueItems"] = satisfiable
         return schema
 
     return st.one_of(
