@@ -18,6 +18,15 @@ earlier beat ("walk slowly to the nearest window and looks outside", the-vintner
 the human's screen showed it each time. An intent that repeats an attempt the character saw
 (its own included), word for word but for a verb's "-s", is dropped; the reply's speech and
 thought stay.
+
+Thoughts echoed too: live (toll-house soak #10, seed 31), seven of the eight thoughts the
+Characters committed were copies: of an event they saw ("The toll box sits locked on the
+counting table at 0:00 AM."), of a line of their own memory with its label ("Ilse Brandt said:
+'Good evening to you all. What brings everyone here tonight?'", "You thought: The toll box sits
+..."), or of their own earlier thought, the same 37 words in four beats. Each went into the
+Director's window as interiority and into the thinker's memory as a new line ("You thought: You
+thought: ..."). A thought whose words are those of a line the character perceived (its own
+thoughts included), alone or after a label (see `LABEL_WORDS`), is dropped.
 """
 
 from __future__ import annotations
@@ -27,12 +36,27 @@ from collections.abc import Sequence
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
-from tavern.records import ActionRecord, CharacterReply, HistoryRecord, SpeechRecord
+from tavern.records import (
+    ActionRecord,
+    CharacterReply,
+    EventRecord,
+    HistoryRecord,
+    SpeechRecord,
+    ThoughtRecord,
+)
 
 MIN_ECHO_WORDS = 5
 """Everyday lines recur between people ("I don't know.", "What do you mean?"); the echoes seen
 live were five words or more ("Good evening to you all.", "I think we should open it now.")."""
 _PUNCTUATION = PUNCTUATION + "*"  # stage-direction asterisks too
+LABEL_WORDS = 5
+"""Most words before a copied line that read as its label whatever they are ("You thought",
+"Ilse Brandt said"). Longer, up to `DESCRIBED_LABEL_WORDS`, when they hold a verb of the memory
+lines' labels: "The woman in the black veil said" (a name the thinker has not learned is a
+description)."""
+DESCRIBED_LABEL_WORDS = 12
+LABEL_VERBS = frozenset(("said", "whispered", "attempted", "think", "thought"))
+"""The verbs of `physics.observation`'s and `runner.memory`'s line labels."""
 
 
 def line_key(text: str) -> str:
@@ -104,6 +128,44 @@ def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -
     )
 
 
+_PERCEIVED_LINE = (SpeechRecord, EventRecord, ActionRecord, ThoughtRecord)
+_LINES: RecordMemo[str] = RecordMemo()
+
+
+def _line_key_of(record: HistoryRecord) -> str:
+    return line_key(record.text) if isinstance(record, _PERCEIVED_LINE) else ""
+
+
+def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
+    """Whether `thought` is the words of a line among `records` that `viewer` perceived (its
+    own thoughts too), alone or after a label (see `LABEL_WORDS`).
+
+    >>> from tavern.records import Audience
+    >>> heard = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human",
+    ...                      audience=Audience(origin="public", perceivers=["C1", "C2"]),
+    ...                      text="Good evening to you all.")
+    >>> echoed_thought("Ilse Brandt said: 'Good evening to you all.'", [heard], "C2")
+    True
+    >>> echoed_thought("Good evening to you all, she says, and smiles.", [heard], "C2")
+    False
+    """
+    mine = line_key(thought)
+    if not mine:
+        return False
+    words = mine.split()
+    tails = {
+        " ".join(words[i:])
+        for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
+        if i <= LABEL_WORDS or not LABEL_VERBS.isdisjoint(words[:i])
+    }
+    return any(
+        record.__class__ in _PERCEIVED_LINE
+        and _LINES.get(record, 0, _line_key_of) in tails
+        and perceives(record, viewer) == "content"
+        for record in records
+    )
+
+
 def without_echo(
     reply: CharacterReply, records: Sequence[HistoryRecord], viewer: str
 ) -> CharacterReply | None:
@@ -119,6 +181,10 @@ def without_echo(
     >>> without_echo(CharacterReply(speech="Good evening to you all. Sit."), [heard], "C2")
     CharacterReply(speech='Sit.', thought=None, action_intent=None)
     """
+    if reply.thought and echoed_thought(reply.thought, records, viewer):
+        reply = reply.model_copy(update={"thought": None})
+        if not (reply.speech or reply.action_intent):
+            return None
     if reply.action_intent and echoed_attempt(reply.action_intent, records, viewer):
         reply = reply.model_copy(update={"action_intent": None})
         if not (reply.speech or reply.thought):

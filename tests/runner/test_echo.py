@@ -10,7 +10,7 @@ import pytest
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import HistoryRecord, SpeechRecord, ThoughtRecord, TurnInput
-from tavern.runner import turn
+from tavern.runner import echo, turn
 from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -121,3 +121,87 @@ def test_its_own_repeated_attempt_is_dropped(tmp_path: Path) -> None:
         run(runner.play_turn(sid, TurnInput(speech="Well?")))
     tries = [r.turn_number for r in store.history(sid) if r.speaker == "C2"]
     assert tries == [1]
+
+
+# -- thoughts ------------------------------------------------------------------------------
+GREETING = "Good evening to you all. What brings everyone here tonight?"
+BELL = "A stone bell tolls midnight somewhere above the hall."
+
+
+def _world_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any]:
+    """C2 answers `reply`; the Director tells one world event everyone in the hall sees."""
+    event = {
+        "kind": "world_event",
+        "text": BELL,
+        "actor_id": None,
+        "witness_ids": ["C1", "C2", "C4", "C5"],
+        "utterance_ref": None,
+    }
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer(["C2"], events=[event])
+        return _characters_answer(reply)(request)
+
+    return answer
+
+
+def _thoughts(tmp_path: Path, reply: dict[str, Any], **said: Any) -> list[tuple[str, str]]:
+    runner, store, _ = recording_runner(tmp_path, _world_answer(reply), KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    run(runner.play_turn(sid, TurnInput(**said)))
+    return [(type(r).__name__, r.text) for r in store.history(sid) if r.speaker == "C2"]
+
+
+@pytest.mark.parametrize(
+    "thought",
+    [
+        f"Agnese Corvo said: '{GREETING}'",  # toll-house #10: a memory line, label and all
+        f"The woman in black said: {GREETING.upper()}",
+        f"The thin man by the door in the wet blue coat said: {GREETING}",  # a description
+        GREETING,
+        BELL,  # an event it saw
+        f"You thought: {BELL}",
+    ],
+)
+def test_a_thought_copying_a_line_it_perceived_is_dropped(tmp_path: Path, thought: str) -> None:
+    said = _thoughts(tmp_path, {"speech": "Sit down, child.", "thought": thought}, speech=GREETING)
+    assert said == [("SpeechRecord", "Sit down, child.")]
+
+
+@pytest.mark.parametrize(
+    "thought",
+    [
+        "Good evening to you all, she says, as if this were a feast.",  # its own words around it
+        f"Of all the things to say over a coffin at midnight: {GREETING}",  # no label
+        "Who brings a girl to a wake at midnight?",
+    ],
+)
+def test_a_thought_of_its_own_is_kept(tmp_path: Path, thought: str) -> None:
+    said = _thoughts(tmp_path, {"thought": thought}, speech=GREETING)
+    assert said == [("ThoughtRecord", thought)]
+
+
+def test_a_thought_copying_a_line_it_did_not_hear_is_kept(tmp_path: Path) -> None:
+    said = _thoughts(tmp_path, {"thought": GREETING}, speech=GREETING, whisper_to=["C4"])
+    assert said == [("ThoughtRecord", GREETING)]
+
+
+def test_its_own_repeated_thought_is_dropped(tmp_path: Path) -> None:
+    """Toll-house #10: one Character thought the same 37 words in four beats."""
+    thought = "I have been thinking about the guild's suspicions and the lost seal ring."
+    runner, store, _ = recording_runner(
+        tmp_path, _characters_answer({"thought": thought}), KernelLimits()
+    )
+    sid = run(runner.create_session("the-vintners-wake")).id
+    for _ in range(3):
+        run(runner.play_turn(sid, TurnInput(speech="Well?")))
+    assert [r.turn_number for r in store.history(sid) if r.speaker == "C2"] == [1]
+
+
+def test_negative_control_without_the_thought_rule_the_copy_is_thought(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(echo, "echoed_thought", lambda thought, records, viewer: False)
+    said = _thoughts(tmp_path, {"thought": f"You thought: {BELL}"}, speech=GREETING)
+    assert said == [("ThoughtRecord", f"You thought: {BELL}")]
