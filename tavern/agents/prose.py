@@ -24,6 +24,7 @@ from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
 from tavern.agents.out_of_world import drop_out_of_world
 from tavern.agents.prompt_echo import drop_prompt_echo
 from tavern.agents.quoted import drop_quoted_speech
+from tavern.agents.recital import drop_recitals
 from tavern.agents.render import (
     cached_tokens,
     log_lines,
@@ -258,12 +259,24 @@ def public_corpus(state: SessionState) -> list[str]:
     ]
 
 
+def recited_texts(state: SessionState) -> list[str]:
+    """The prompt's texts a narration must not recite (`parse`'s `recited`): the stage and
+    the cast's appearances."""
+    return [
+        state.scene.location,
+        state.scene.description,
+        *(c.body.appearance for c in state.cast.values()),
+    ]
+
+
 def parse(
     data: dict[str, Any],
     told: AbstractSet[str] = frozenset(),
     public: Sequence[str] = (),
     names: Sequence[str] = (),
     title: str = "",
+    recited: Sequence[str] = (),
+    events: Sequence[str] = (),
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
     renderer's contract: up to any runaway repetition, without the sentences in `told`
@@ -271,7 +284,8 @@ def parse(
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
     assistant's words (`agents.out_of_world`) and without copies of its prompt: the
     transcript's attempt marker about the cast's `names`, a scene label, or the session's
-    `title` as a sentence (`agents.prompt_echo`).
+    `title` as a sentence (`agents.prompt_echo`), and without a recital of the stage or an
+    appearance among `recited` that none of this beat's `events` holds (`agents.recital`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
@@ -286,7 +300,8 @@ def parse(
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
     kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
-    return drop_retold(drop_prompt_echo(kept, names, title), told)
+    kept = drop_recitals(drop_prompt_echo(kept, names, title), recited, events)
+    return drop_retold(kept, told)
 
 
 def cast_names(state: SessionState) -> list[str]:

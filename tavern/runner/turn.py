@@ -280,6 +280,8 @@ class TurnTransaction:
             prose.public_corpus(staged),
             prose.cast_names(staged),
             staged.title,
+            prose.recited_texts(staged),
+            [r.text for r in beat if isinstance(r, EventRecord)],
         )
         recent = [*self.history[-COPY_WINDOW:], *beat]
         return unconfirmed_acts(told, staged.cast, recent, self.turn_number)
