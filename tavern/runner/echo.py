@@ -10,7 +10,9 @@ everyone here tonight?"); the reply's thought and intent stay, and a reply left 
 nothing this beat. The journal keeps the model's answer.
 
 Short lines ("Yes.", "I don't know.") are said by many people in earnest: only lines and sentences
-of `MIN_ECHO_WORDS` or more words count.
+of `MIN_ECHO_WORDS` or more words count. A line behind a label saying who said it is an echo
+too: replayed, the prompts of toll-house soak #10 drew "Ilese Brandt said: 'Good evening to
+you all." as speech, a memory line copied with its label.
 
 Attempts echoed too: live, a Character stated as its own intent the human's action of an
 earlier beat ("walk slowly to the nearest window and looks outside", the-vintners-wake soak
@@ -87,17 +89,31 @@ def _keys(text: str) -> frozenset[str]:
 
 def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozenset[str]:
     """The keys of `speech` (whole, or a sentence of it) that repeat a line or a sentence
-    among `records` that `viewer` heard (its own too)."""
-    mine = _keys(speech)
+    among `records` that `viewer` heard (its own too), bare or behind a label that says who
+    said it ("Ilse Brandt said: 'Good evening to you all.'")."""
+    mine = {key: _unlabelled(key, short_labels=False) for key in _keys(speech)}
+    wanted = frozenset().union(*mine.values())
     found: set[str] = set()
-    if mine:
+    if wanted:
         for record in records:
             if record.__class__ is not SpeechRecord:
                 continue
             keys = _KEYS.get(record, 0, _speech_keys)
-            if not mine.isdisjoint(keys) and perceives(record, viewer) == "content":
-                found |= mine & keys
+            if not wanted.isdisjoint(keys) and perceives(record, viewer) == "content":
+                found |= {key for key, tails in mine.items() if not tails.isdisjoint(keys)}
     return frozenset(found)
+
+
+def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
+    """`key`, and what follows each label it may open with (see `LABEL_WORDS`; with
+    `short_labels` false, only labels holding one of `LABEL_VERBS`: a reply may well begin
+    "Yes, ..." before a line it agrees with)."""
+    words = key.split()
+    return frozenset(
+        " ".join(words[i:])
+        for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
+        if i == 0 or (short_labels and i <= LABEL_WORDS) or not LABEL_VERBS.isdisjoint(words[:i])
+    )
 
 
 def attempt_key(text: str) -> str:
@@ -152,12 +168,7 @@ def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) 
     mine = line_key(thought)
     if not mine:
         return False
-    words = mine.split()
-    tails = {
-        " ".join(words[i:])
-        for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
-        if i <= LABEL_WORDS or not LABEL_VERBS.isdisjoint(words[:i])
-    }
+    tails = _unlabelled(mine, short_labels=True)
     return any(
         record.__class__ in _PERCEIVED_LINE
         and _LINES.get(record, 0, _line_key_of) in tails

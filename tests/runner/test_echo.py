@@ -59,10 +59,20 @@ def test_a_reply_that_is_only_an_echo_says_nothing(tmp_path: Path) -> None:
     assert _beat(tmp_path, {"speech": LINE}, speech=LINE) == []
 
 
+def test_an_echo_behind_a_label_is_dropped(tmp_path: Path) -> None:
+    """Toll-house soak #10's Character prompts replayed: "Ilese Brandt said: 'Good evening to
+    you all." as speech, the memory line's label copied with the line."""
+    greeting = "Good evening to you all. What brings everyone here tonight?"
+    reply = "Ilese Brandt said: 'Good evening to you all. The rain brought me."
+    said = _beat(tmp_path, {"speech": reply}, speech=greeting)
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, "The rain brought me.")]
+
+
 @pytest.mark.parametrize(
     ("heard", "reply"),
     [
         (LINE, "Open it now? Are you mad?"),  # an answer, not the line
+        (LINE, "Yes, I think we should open it now."),  # agreeing, in the line's words
         ("Yes.", "Yes."),  # too short to be an echo
         ("I do not know.", "I do not know."),  # an everyday line, said again in earnest
     ],
