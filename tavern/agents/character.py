@@ -137,12 +137,21 @@ def _people(observation: Observation) -> str:
     return "\n".join(out)
 
 
+NOTHING_NEW = "Nothing new since the last line you remember."
+ONE_NEW = "The last line of what you remember happened just now."
+SOME_NEW = "The last {count} lines of what you remember happened just now."
+IN_A_WHISPER = "You are in a whispered exchange; what you say now stays inside it."
+PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER)
+"""The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (`runner.in_world`).
+"What do you do now?" is not among them: one person may well ask it of another."""
+
+
 def _just_now(count: int) -> str:
     if count == 0:
-        return "Nothing new since the last line you remember."
+        return NOTHING_NEW
     if count == 1:
-        return "The last line of what you remember happened just now."
-    return f"The last {count} lines of what you remember happened just now."
+        return ONE_NEW
+    return SOME_NEW.format(count=count)
 
 
 def _turn_line(now: list[ObservedLine]) -> str:
@@ -151,7 +160,7 @@ def _turn_line(now: list[ObservedLine]) -> str:
         for line in now
     )
     if whispered_to_you:
-        return "You are in a whispered exchange; what you say now stays inside it. What do you do?"
+        return f"{IN_A_WHISPER} What do you do?"
     return "What do you do now?"
 
 

@@ -11,12 +11,16 @@ The patterns are `agents.out_of_world.OUT_OF_WORLD`, shared with the narration's
 
 A field that copies the Character's own instructions, five words or more in a row, steps out
 too: vintners-wake soak #14, turn 1, two Characters stated the intents "do not state its
-outcome, the world decides what happens." and "do not state its outcome".
+outcome, the world decides what happens." and "do not state its outcome". So does one copying
+the prompt's other fixed sentences (`agents.character.PROMPT_LINES`): the Character prompts of
+two soaks (toll-house #10, vintners-wake #15), replayed 78 times, drew the thoughts "Nothing
+new since the last line you remember." and "No new information since the last line you
+remember." three times.
 """
 
 from __future__ import annotations
 
-from tavern.agents.character import INSTRUCTIONS
+from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.physics.mind_copy import word_runs
 from tavern.records import CharacterReply
@@ -26,7 +30,11 @@ INSTRUCTION_RUN = 5
 the sixteen soak sessions kept here, the longest run shared otherwise was three: "try to
 do")."""
 
-_INSTRUCTION_RUNS = frozenset(word_runs(INSTRUCTIONS.replace("{name}", ""), INSTRUCTION_RUN))
+_INSTRUCTION_RUNS = frozenset(
+    run
+    for text in (INSTRUCTIONS.replace("{name}", ""), *PROMPT_LINES)
+    for run in word_runs(text, INSTRUCTION_RUN)
+)
 
 
 def _steps_out(text: str) -> bool:

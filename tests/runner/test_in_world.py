@@ -68,6 +68,11 @@ LIVE_INSTRUCTION_ECHOES = [
     "do not state its outcome",
 ]
 """Vintners-wake soak #14, turn 1: two Characters' intents, copied from their instructions."""
+REPLAYED_PROMPT_ECHOES = [
+    "Nothing new since the last line you remember.",
+    "No new information since the last line you remember.",
+]
+"""Thoughts drawn by the Character prompts of toll-house #10 and vintners-wake #15, replayed."""
 
 
 @pytest.mark.parametrize("intent", LIVE_INSTRUCTION_ECHOES)
@@ -77,12 +82,20 @@ def test_a_copy_of_the_instructions_is_not_said(intent: str) -> None:
     assert in_world(CharacterReply(action_intent=intent)) is None
 
 
+@pytest.mark.parametrize("thought", REPLAYED_PROMPT_ECHOES)
+def test_a_copy_of_the_prompts_other_lines_is_not_thought(thought: str) -> None:
+    reply = CharacterReply(speech="Evening.", thought=thought)
+    assert in_world(reply) == CharacterReply(speech="Evening.")
+
+
 @pytest.mark.parametrize(
     "line",
     [
         "I will try to do what I can.",  # three words in a row of them
         "Mind the words you say, girl.",
         "The world decides nothing; we do.",
+        "What do you do now?",  # the prompt's last line, and a question people ask
+        "Nothing new since the bell.",
     ],
 )
 def test_words_the_instructions_also_hold_are_said(line: str) -> None:
@@ -94,5 +107,8 @@ def test_negative_control_without_the_instruction_runs_the_copy_is_said(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(in_world_module, "_INSTRUCTION_RUNS", frozenset())
-    reply = CharacterReply(action_intent=LIVE_INSTRUCTION_ECHOES[0])
-    assert in_world(reply) is reply
+    for reply in (
+        CharacterReply(action_intent=LIVE_INSTRUCTION_ECHOES[0]),
+        CharacterReply(thought=REPLAYED_PROMPT_ECHOES[0]),
+    ):
+        assert in_world(reply) is reply
