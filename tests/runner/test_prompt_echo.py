@@ -4,7 +4,7 @@ transcript's attempt marker and the scene block's labels."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -64,14 +64,17 @@ def wake(tmp_path_factory: pytest.TempPathFactory) -> SessionState:
     return store.load(run(runner.create_session("the-vintners-wake")).id)
 
 
-def _cut(text: str, state: SessionState) -> str:
-    """`text` as `prose.parse` commits it in `state` (nothing told before)."""
+def _cut(text: str, state: SessionState, events: Sequence[str] = ()) -> str:
+    """`text` as `prose.parse` commits it in `state` (nothing told before) in a beat whose
+    events say `events`."""
     return prose.parse(
         {"narration": text},
         frozenset(),
         prose.public_corpus(state),
         prose.cast_names(state),
         state.title,
+        prose.recited_texts(state),
+        events,
     )
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
@@ -12,12 +10,14 @@ from hypothesis import strategies as st
 
 from tavern.agents import prose, recital
 from tavern.agents.recital import RECITAL_WORDS, drop_recitals
-from tavern.llm.provider import ProviderRequest
 from tavern.records import NarrationRecord, SessionState, TurnInput
 from tavern.runner.turn import KernelLimits
 
-from .kit import director_answer, recording_runner, run
+from .kit import recording_runner, run
 from .test_narration_contract import _prose_says
+from .test_prompt_echo import _cut, wake
+
+__all__ = ["wake"]  # the fixture, shared with the prompt-copy tests
 
 LIVE_STAGE = (
     "In the vintner's house on the hill, a stone house: a long hall with the open coffin under"
@@ -39,27 +39,6 @@ BORROWINGS = [
     "Rain drums on the narrow balcony above the long hall.",
 ]
 """Sentences that borrow a few words of the stage or an appearance to tell something: kept."""
-
-
-@pytest.fixture(scope="module")
-def wake(tmp_path_factory: pytest.TempPathFactory) -> SessionState:
-    runner, store, _ = recording_runner(
-        tmp_path_factory.mktemp("wake"), _prose_says("Rain."), KernelLimits()
-    )
-    return store.load(run(runner.create_session("the-vintners-wake")).id)
-
-
-def _cut(text: str, state: SessionState, events: list[str] | None = None) -> str:
-    """`text` as `prose.parse` commits it in `state` (nothing told before)."""
-    return prose.parse(
-        {"narration": text},
-        frozenset(),
-        prose.public_corpus(state),
-        prose.cast_names(state),
-        state.title,
-        prose.recited_texts(state),
-        events or [],
-    )
 
 
 def test_the_live_recitals_are_cut(wake: SessionState) -> None:
@@ -104,17 +83,8 @@ def test_exactly_the_sentences_with_a_long_run_of_the_stage_go(
     assert drop_recitals(kept, [LIVE_STAGE]) == kept
 
 
-def _turn_narrating(narration: str) -> Callable[[ProviderRequest], Any]:
-    def answer(request: ProviderRequest) -> Any:
-        if request.agent == "director":
-            return director_answer([])
-        return _prose_says(narration)(request)
-
-    return answer
-
-
 def _narrated(tmp_path: Path, narration: str) -> list[str]:
-    runner, store, _ = recording_runner(tmp_path, _turn_narrating(narration), KernelLimits())
+    runner, store, _ = recording_runner(tmp_path, _prose_says(narration), KernelLimits())
     sid = run(runner.create_session("the-vintners-wake")).id
     run(runner.play_turn(sid, TurnInput(thought="Someone here is lying to me.")))
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
