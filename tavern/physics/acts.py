@@ -164,11 +164,13 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
     return Act(tuple(subjects), verb, by_pronoun), subjects[-1]
 
 
-_CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and\s+(?:then\s+)?")
+_CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and\s+(?:then\s+)?|,\s*")
 """Where a later clause of a sentence may start with a subject of its own ("The coffin is
 open, and Agnese Corvo decides to take it out.", "The coffin is now open and Agnese Corvo
-decides ...", vintners-wake soak #14, turn 2). A later part that starts with no name or
-pronoun ("... and opens it", "Ilse and Maren") states no act of its own."""
+decides ...", vintners-wake soak #14, turn 2), also after a fronted phrase ("The Vintner's
+Wake, Agnese Corvo speaks.", vintners-wake soak #16, turn 2, a beat in which she only walked
+to the window). A later part that starts with no name or pronoun ("... and opens it", "Ilse
+and Maren", "the Vintner's Wake") states no act of its own."""
 
 
 def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act], str | None]:
@@ -182,7 +184,14 @@ def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act
     ['runs', 'hides']
     """
     acts = []
-    for part in [sentence, *_CLAUSE.split(sentence)[1:]]:
+    first, *later = _CLAUSE.split(sentence)
+    # A leading "As/When/While ... ," clause states an act of its own: "As Agnese Corvo walks
+    # slowly to the nearest window and looks outside, ..." (vintners-wake soak #16, turn 4,
+    # a skipped beat telling turn 2's attempt again).
+    lead = first.split(None, 1)
+    if later and len(lead) == 2 and lead[0].casefold() in _LEADS:
+        later.insert(0, lead[1])
+    for part in [sentence, *later]:
         act, before = read_act(part, names, before)
         if act is not None:
             acts.append(act)

@@ -163,6 +163,44 @@ def test_a_later_clause_is_read_too() -> None:
     assert _clamped([both], walk) == [both]
 
 
+FRONTED = "The Vintner's Wake, Ilse Brandt speaks."
+"""Vintners-wake soak #16, turn 2 (names of the toll house): she had only walked to the window."""
+RETOLD = (
+    "As Ilse Brandt walks slowly to the nearest window and looks outside, the Vintner's Wake,"
+    " Ilse Brandt speaks."
+)
+"""The same soak, turn 4: a skipped beat, telling turn 2's attempt again."""
+
+
+def test_a_clause_after_a_fronted_phrase_is_read() -> None:
+    assert unconfirmed_acts(FRONTED, CAST, [], TURN) == ""
+    # Had she spoken, the title's words would still make more of it than a bare "speaks".
+    assert unconfirmed_acts(FRONTED, CAST, [_said(1, "C1")], TURN) == ""
+    drawn = "At midnight, Ilse Brandt opens the coffin."
+    assert _clamped([drawn], []) == []
+    assert _clamped([drawn], [attempt(1, "C1", "opens the coffin", turn=TURN)]) == [drawn]
+
+
+def test_a_leading_as_clause_is_read() -> None:
+    assert unconfirmed_acts(RETOLD, CAST, [], TURN) == ""
+    walked = "As Ilse Brandt walks slowly to the nearest window, the lamp gutters."
+    beat = [_event(1, "Ilse Brandt walks slowly to the nearest window.", "C1")]
+    assert unconfirmed_acts(walked, CAST, beat, TURN) == walked
+    assert unconfirmed_acts(walked, CAST, [], TURN) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In the hall, the lamp gutters.",
+        "When the bell tolls, Maren Holt hears it.",  # perceiving
+        "At dawn, as the river drops, the ferry comes.",
+    ],
+)
+def test_fronted_phrases_without_an_act_stay(text: str) -> None:
+    assert unconfirmed_acts(text, CAST, [], TURN) == text
+
+
 def test_a_stray_article_hides_no_one() -> None:
     live = "A Ilse Brandt walks slowly to the nearest window. The ostler names the horse."
     assert unconfirmed_acts(live, CAST, [], TURN) == "The ostler names the horse."
