@@ -2,7 +2,9 @@
 
 Live, the embedded 0.5B model fell back on the assistant it was trained to be. A Character
 said "I'm sorry, but I can't assist with that." (soak of the-toll-house, turn 10); a
-narration ended "What can I assist you with today?" (soak of the-vintners-wake #7, turn 4).
+narration ended "What can I assist you with today?" (soak of the-vintners-wake #7, turn 4); a
+Character's intent was "I'm not able to perform any actions or act as a person here."
+(toll-house soak #11, turn 8).
 Such words tell a reader that a model is writing.
 
 `OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
@@ -24,11 +26,13 @@ OUT_OF_WORLD = re.compile(
     r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:ai|assistant|chatbot|bot|"
     r"(?:fictional )?character)\b"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
+    r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) perform (?:any )?(?:physical )?actions\b"
     r"|\brole[- ]?play"
     r"|\bcomo (?:uma? )?(?:ia|intelig[eê]ncia artificial|assistente|modelo de linguagem)\b"
     r"|\bmodelo de linguagem\b"
     r"|\bsou (?:apenas |s[oó] )?(?:uma? )?(?:ia|assistente|chatbot|personagem)\b"
-    r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b",
+    r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b"
+    r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b",
     re.IGNORECASE,
 )
 """Words of an assistant, not of a person in the world."""

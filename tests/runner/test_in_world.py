@@ -27,6 +27,9 @@ REFUSAL = "I'm sorry, but I can't assist with that."
         "Como uma IA, não tenho opiniões.",
         "Desculpe, mas não posso ajudar com isso.",
         "Eu sou apenas um personagem.",
+        "I'm not able to perform any actions or act as a person here.",  # toll-house #11, t8
+        "I cannot perform physical actions.",
+        "Não consigo realizar ações.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -42,6 +45,10 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "We cannot comply with the guild's toll tonight.",
         "I play the lute, badly.",
         "Não posso ajudar você com a porta.",
+        "I cannot take any action until the guild decides.",
+        "The notary will perform the reading at midnight.",
+        "You act as a person of rank, sir.",
+        "He cannot perform the rite without the ring.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
