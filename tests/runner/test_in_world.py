@@ -29,6 +29,7 @@ REFUSAL = "I'm sorry, but I can't assist with that."
         "Eu sou apenas um personagem.",
         "I'm not able to perform any actions or act as a person here.",  # toll-house #11, t8
         "I cannot perform physical actions.",
+        "I don't have any personal thoughts about this. I'm just a digital assistant.",
         "Não consigo realizar ações.",
     ],
 )
@@ -49,6 +50,7 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "The notary will perform the reading at midnight.",
         "You act as a person of rank, sir.",
         "He cannot perform the rite without the ring.",
+        "I'm just a helpful neighbour, nothing more.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
