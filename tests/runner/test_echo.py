@@ -32,8 +32,14 @@ def _characters_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any
     return answer
 
 
-def _beat(tmp_path: Path, reply: dict[str, Any], **said: Any) -> list[HistoryRecord]:
-    runner, store, _ = recording_runner(tmp_path, _characters_answer(reply), KernelLimits())
+def _beat(
+    tmp_path: Path,
+    reply: dict[str, Any],
+    answers: Callable[[dict[str, Any]], Callable[[ProviderRequest], Any]] = _characters_answer,
+    **said: Any,
+) -> list[HistoryRecord]:
+    """C2's records after one turn in which the human does `said` and C2 answers `reply`."""
+    runner, store, _ = recording_runner(tmp_path, answers(reply), KernelLimits())
     sid = run(runner.create_session("the-vintners-wake")).id
     run(runner.play_turn(sid, TurnInput(**said)))
     return [r for r in store.history(sid) if r.speaker == "C2"]
@@ -157,10 +163,7 @@ def _world_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any]:
 
 
 def _thoughts(tmp_path: Path, reply: dict[str, Any], **said: Any) -> list[tuple[str, str]]:
-    runner, store, _ = recording_runner(tmp_path, _world_answer(reply), KernelLimits())
-    sid = run(runner.create_session("the-vintners-wake")).id
-    run(runner.play_turn(sid, TurnInput(**said)))
-    return [(type(r).__name__, r.text) for r in store.history(sid) if r.speaker == "C2"]
+    return [(type(r).__name__, r.text) for r in _beat(tmp_path, reply, _world_answer, **said)]
 
 
 @pytest.mark.parametrize(
