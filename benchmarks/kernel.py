@@ -52,6 +52,7 @@ from tavern.records import (
     TurnInput,
 )
 from tavern.runner import KernelLimits, Runner
+from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
 
@@ -115,6 +116,8 @@ def answer(request: ProviderRequest) -> dict[str, Any]:
             "time_skip_ticks": 0,
             "nothing_happens": False,
         }
+    if request.agent == FOLLOW_UP:
+        return {"outcome": _sentence(rng, 14)}
     if request.agent == "prose":
         return {"narration": " ".join(_sentence(rng, 12) for _ in range(8))}
     return {
@@ -259,21 +262,33 @@ def calibration_ms() -> float:
 
 
 def prefix_shares(calls: list[LlmCallLine]) -> dict[str, list[float]]:
-    """Per role (agent name up to `:`): common-prefix share with the same agent's last prompt."""
-    last: dict[str, str] = {}
+    """Per role (agent name up to `:`): the share of each prompt that is a common prefix with
+    a prompt the role sent before: the longest over each of the role's agents' last prompts.
+
+    A provider's cache keeps more than one prompt (llama.cpp's slots and host-RAM cache,
+    DeepSeek's prefix cache), and a follow-up call is built on the prompt just sent by
+    another agent of its role (`director:outcome` on the `director` prompt), so the best of
+    the role's latest prompts is the prefix it can reuse. An agent's first prompt is skipped.
+    """
+    last: dict[str, dict[str, str]] = defaultdict(dict)
     shares: dict[str, list[float]] = defaultdict(list)
     for call in calls:
         text = "".join(m.role + m.content for m in call.request.messages)
-        prev = last.get(call.agent)
-        if prev is not None and text:
-            common = 0
-            for a, b in zip(prev, text, strict=False):
-                if a != b:
-                    break
-                common += 1
-            shares[call.agent.split(":")[0]].append(common / len(text))
-        last[call.agent] = text
+        role = call.agent.split(":")[0]
+        earlier = last[role].values()
+        if call.agent in last[role] and text:
+            shares[role].append(max(_common_prefix(text, prev) for prev in earlier) / len(text))
+        last[role][call.agent] = text
     return shares
+
+
+def _common_prefix(a: str, b: str) -> int:
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common
 
 
 CONFIGS = [

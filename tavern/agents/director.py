@@ -218,9 +218,18 @@ def build_messages(
     Returns:
         System and user messages.
     """
+    now = PromptBlock("Now", _now_block(state, beat), Stability.VOLATILE)
+    return assemble([*context_blocks(state, history, budget_tokens), now])
+
+
+def context_blocks(
+    state: SessionState, history: list[HistoryRecord], budget_tokens: int
+) -> list[PromptBlock]:
+    """Every block of the Director prompt before its volatile "Now": a follow-up call that
+    keeps them (`tavern.agents.outcome`) shares the whole prefix the provider cached."""
     cast_lines = [roster_line(state, slot, with_mind=True) for slot in state.cast]
     world = state.world + "".join(f"\n- {d}" for d in state.tone_directives)
-    blocks = [
+    return [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
         PromptBlock("World", world, Stability.IDENTITY),
         PromptBlock(
@@ -231,9 +240,7 @@ def build_messages(
         PromptBlock(
             "Recent history", history_window(state, history, budget_tokens), Stability.SLOW
         ),
-        PromptBlock("Now", _now_block(state, beat), Stability.VOLATILE),
     ]
-    return assemble(blocks)
 
 
 _SEQ = attrgetter("seq")
@@ -273,12 +280,12 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
     """
     # Every line opens with its seq and kind, never with a name, and keeps the record's
     # text behind a `|`: a transcript line must not read as a character card.
-    who = _name(state, record.speaker)
+    who = named(state, record.speaker)
     head = f"[#{record.seq} t{record.tick}]"
     if isinstance(record, SpeechRecord):
         if record.audience.origin == "whisper":
             to = ", ".join(
-                _name(state, s) for s in record.audience.perceivers if s != record.speaker
+                named(state, s) for s in record.audience.perceivers if s != record.speaker
             )
             return f'{head} whisper by {who} to {to} | "{record.text}"'
         return f'{head} speech by {who} | "{record.text}"'
@@ -299,7 +306,8 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
     return ""
 
 
-def _name(state: SessionState, slot: str) -> str:
+def named(state: SessionState, slot: str) -> str:
+    """A character as the Director knows it: true name and slot id."""
     character = state.cast.get(slot)
     return f"{character.body.display_name} ({slot})" if character else slot
 
@@ -311,11 +319,17 @@ def _stage(state: SessionState) -> str:
     return f"{head}\n{zone_graph_block(scene)}"
 
 
-def _now_block(state: SessionState, beat: DirectorBeat) -> str:
-    lines = [scene_block(state.scene, lambda s: _name(state, s), with_place=False)]
+def now_lines(state: SessionState) -> list[str]:
+    """The stage now, the moods and the story time: how every "Now" block opens."""
+    lines = [scene_block(state.scene, lambda s: named(state, s), with_place=False)]
     moods = [f"{s} {state.moods[s]}" for s in state.scene.present if s in state.moods]
     lines.append("Moods: " + ("; ".join(moods) or "(none)"))
     lines.append(f"Story time: tick {state.clock.tick}")
+    return lines
+
+
+def _now_block(state: SessionState, beat: DirectorBeat) -> str:
+    lines = now_lines(state)
     lines.extend(f"Scheduled event arriving now: {e}" for e in beat.staged_events)
     if beat.let_world_move:
         lines.append(

@@ -28,7 +28,7 @@ coffin lies open in the middle of the hall. The trapd".
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -109,18 +109,39 @@ def recent_acts(
     records before it."""
     attempts: dict[str, list[str]] = {}
     spoke: set[str] = set()
-    if turn is None:
-        turn = history[-1].turn_number if history else 0
-    for r in reversed(history):
-        if r.turn_number < turn - 1:
-            break
-        if r.turn_number < turn and r.author != "character":
-            continue
+    for r in _since_director_call(history, turn):
         if isinstance(r, ActionRecord) and not r.resolved:
             attempts.setdefault(r.speaker, []).append(r.text)
         elif isinstance(r, SpeechRecord):
             spoke.add(r.speaker)
     return attempts, frozenset(spoke)
+
+
+def attempt_records(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> list[ActionRecord]:
+    """The attempts awaiting adjudication by the Director of beat `turn`, oldest first."""
+    found = [
+        r
+        for r in _since_director_call(history, turn)
+        if isinstance(r, ActionRecord) and not r.resolved
+    ]
+    return found[::-1]
+
+
+def _since_director_call(
+    history: Sequence[HistoryRecord], turn: int | None
+) -> Iterator[HistoryRecord]:
+    """The records since the last Director call of beat `turn`, newest first (see
+    `recent_acts`)."""
+    if turn is None:
+        turn = history[-1].turn_number if history else 0
+    for r in reversed(history):
+        if r.turn_number < turn - 1:
+            return
+        if r.turn_number < turn and r.author != "character":
+            continue
+        yield r
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")

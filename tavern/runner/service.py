@@ -35,7 +35,8 @@ from tavern.runner.interface import (
     SessionNotFoundError,
 )
 from tavern.runner.own_view import own_sheet
-from tavern.runner.turn import KernelLimits, TurnTransaction, display_names, perceived_by
+from tavern.runner.screen import display_names, perceived_by
+from tavern.runner.turn import KernelLimits, TurnTransaction
 from tavern.store import (
     JournalWriter,
     Library,

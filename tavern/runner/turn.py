@@ -19,9 +19,7 @@ from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
-from tavern.physics.identity import SLOT_ID
 from tavern.physics.observation import Observation, observe
-from tavern.physics.perception import perceives
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -38,6 +36,7 @@ from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
 from tavern.runner.echo import without_echo
 from tavern.runner.fit import CALL_TIME_TOKENS, fitted
+from tavern.runner.follow_up import follow_up
 from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
@@ -248,9 +247,24 @@ class TurnTransaction:
             cast=state.cast,
             turn_number=self.turn_number,
         )
-        decision, changes = clamp_decision(proposal, ctx)
-        decision, guarded = speech_guard(decision, state, ctx.history)
-        changes += guarded
+
+        def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
+            clamped, changes = clamp_decision(proposal, ctx)
+            guarded, more = speech_guard(clamped, state, ctx.history)
+            return guarded, changes + more
+
+        decision, changes = clamp(proposal)
+        decision, answered = await follow_up(
+            self.caller,
+            state,
+            history,
+            decision,
+            clamp,
+            turn=self.turn_number,
+            budget_tokens=self.limits.director_history_tokens,
+            room=self.limits.room("director"),
+        )
+        changes += answered
         force = self.effective.force_speaker
         if force is not None and decision.next_speakers != [force]:
             changes.append(
@@ -354,42 +368,6 @@ class TurnTransaction:
                 if attempt == 2:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
         raise AssertionError("unreachable")
-
-
-WHISPER_MARKER = "(whispered)"
-"""What the human reads of a whisper their character only noticed."""
-
-
-def perceived_by(
-    records: Sequence[HistoryRecord], viewer: str, names: Mapping[str, str] | None = None
-) -> list[HistoryRecord]:
-    """The human's view: what their character perceived, their own records, and narration.
-
-    A whisper the character only noticed keeps its speaker and audience but not its words.
-    With `names` (slot id -> display name, the names the human's screen labels speakers with),
-    a slot id the Director wrote into an event's text reads as that name: ids are internal.
-    """
-    out: list[HistoryRecord] = []
-    for r in records:
-        if r.speaker == viewer or isinstance(r, NarrationRecord):
-            seen = "content"
-        else:
-            seen = perceives(r, viewer)
-        if seen == "aware":
-            out.append(r.model_copy(update={"text": WHISPER_MARKER}))
-        elif seen == "content":
-            out.append(_named_ids(r, names) if names and isinstance(r, EventRecord) else r)
-    return out
-
-
-def display_names(state: SessionState) -> dict[str, str]:
-    """Slot id -> display name for the session's cast (the human's labels)."""
-    return {slot: c.body.display_name for slot, c in state.cast.items()}
-
-
-def _named_ids(record: EventRecord, names: Mapping[str, str]) -> EventRecord:
-    text = SLOT_ID.sub(lambda m: names.get(m.group(), m.group()), record.text)
-    return record if text == record.text else record.model_copy(update={"text": text})
 
 
 def _clamp_public(state: SessionState) -> list[str]:

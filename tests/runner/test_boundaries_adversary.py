@@ -12,6 +12,7 @@ from typing import Any
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.records import NARRATOR, WORLD, CommitLine, EventRecord, SpeechRecord
+from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.store import journal_path, read_journal
 
 from .kit import Kit, KitFactory
@@ -88,6 +89,7 @@ def test_adversary_ids_witnesses_and_time_stay_admissible(make_kit: KitFactory) 
     assert not any(i in state.model_dump_json() for i in INVENTED)
     assert {c.agent for c in kit.calls(sid)} <= {
         "director",
+        FOLLOW_UP,
         "prose",
         *(f"character:{s}" for s in cast - {"C1"}),
     }

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from tavern.llm.provider import ProviderRequest
-from tavern.records import HistoryRecord, SpeechRecord, ThoughtRecord, TurnInput
+from tavern.records import ActionRecord, HistoryRecord, SpeechRecord, ThoughtRecord, TurnInput
 from tavern.runner import echo, turn
+from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -27,6 +28,8 @@ def _characters_answer(reply: dict[str, Any]) -> Callable[[ProviderRequest], Any
             return director_answer(["C2"])
         if request.agent == "prose":
             return {"narration": "Candles gutter."}
+        if request.agent == FOLLOW_UP:  # the human's attempts get no outcome from the Director
+            return {"outcome": "Nothing comes of it."}
         return {"speech": None, "thought": None, "action_intent": None} | reply
 
     return answer
@@ -135,7 +138,8 @@ def test_its_own_repeated_attempt_is_dropped(tmp_path: Path) -> None:
     sid = run(runner.create_session("the-vintners-wake")).id
     for _ in range(3):
         run(runner.play_turn(sid, TurnInput(speech="Well?")))
-    tries = [r.turn_number for r in store.history(sid) if r.speaker == "C2"]
+    history = store.history(sid)
+    tries = [r.turn_number for r in history if r.speaker == "C2" and isinstance(r, ActionRecord)]
     assert tries == [1]
 
 

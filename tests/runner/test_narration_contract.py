@@ -18,6 +18,7 @@ from tavern.llm.provider import ProviderRequest
 from tavern.physics.quotations import quotations
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
+from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -112,6 +113,8 @@ def _prose_says(narration: str) -> Callable[[ProviderRequest], Any]:
             return director_answer([])
         if request.agent == "prose":
             return {"narration": narration}
+        if request.agent == FOLLOW_UP:  # an attempt's outcome, which the Director left out
+            return {"outcome": "Nothing comes of it."}
         return {"speech": None, "thought": "Hm.", "action_intent": None}
 
     return answer

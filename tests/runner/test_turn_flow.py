@@ -24,8 +24,8 @@ from tavern.records import (
     TurnInputLine,
 )
 from tavern.runner import InvalidTurnError, ModelFailureError
+from tavern.runner.screen import perceived_by
 from tavern.runner.speech_guard import speech_guard
-from tavern.runner.turn import perceived_by
 from tavern.store import Library, journal_path, materialize_session, read_journal
 
 from .kit import Kit, KitFactory, director_answer, run

@@ -1,0 +1,73 @@
+"""The Director's follow-up: the outcome of one attempt its decision left without one.
+
+The Director is asked to adjudicate every waiting attempt, and the embedded 0.5B model often
+did not: over four soaks of stop 17, 6 of the 8 attempts of the human's character got no
+action_outcome, and the story went on as if nothing had been tried ("reaches for the door",
+twice, in two runs of the same seed). Re-asking with a line in the full decision prompt
+helped little (3 of 6 against 2 of 6). This call asks one thing, with an answer of one
+sentence the schema makes it write.
+
+It is the Director's own view, blind as that is: every block before "Now" is the Director
+prompt's (`director.context_blocks`, same history, same budget), so a provider's cached
+prefix of the decision just made serves it, and the "Now" block adds the events decided
+this beat and the attempt. Which attempts are asked about is the runner's choice, made for
+every character alike (`tavern.runner.follow_up`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tavern.agents import director
+from tavern.agents.blocks import PromptBlock, Stability, assemble
+from tavern.records import ActionRecord, ChatMessage, HistoryRecord, PerceptionEvent, SessionState
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["outcome"],
+    "properties": {"outcome": {"type": "string", "minLength": 1, "maxLength": 200}},
+}
+"""JSON Schema of the answer: one outcome sentence (the events' own length limit)."""
+
+ASK = (
+    "This attempt has no outcome yet. Decide what physically happens as its result: one short"
+    " sentence in the present tense, naming who acts. It may succeed or fail. No dialogue and"
+    ' no thoughts. Answer as {"outcome": "..."}.'
+)
+
+
+def build_messages(
+    state: SessionState,
+    history: list[HistoryRecord],
+    attempt: ActionRecord,
+    decided: list[PerceptionEvent],
+    *,
+    budget_tokens: int = director.HISTORY_BUDGET_TOKENS,
+) -> list[ChatMessage]:
+    """Build the follow-up prompt.
+
+    Args:
+        state: The session (its controlled id is never read).
+        history: The Director call's history, this turn's records so far included.
+        attempt: The waiting attempt (an `ActionRecord` of `history`).
+        decided: The clamped events of this beat so far.
+        budget_tokens: Token budget of the history window (the Director call's).
+    """
+    lines = director.now_lines(state)
+    lines.append("Decided this beat:")
+    lines.extend(f"- {e.kind}: {e.text}" for e in decided)
+    if not decided:
+        lines.append("- (nothing yet)")
+    lines.append(
+        f"Waiting: [#{attempt.seq}] attempt by {director.named(state, attempt.speaker)}"
+        f" | {attempt.text}"
+    )
+    lines.append(ASK)
+    now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
+    return assemble([*director.context_blocks(state, history, budget_tokens), now])
+
+
+def parse(data: dict[str, Any]) -> str:
+    """The outcome sentence of a schema-valid answer, trimmed ('' when only blanks)."""
+    return str(data["outcome"]).strip()

@@ -1,0 +1,125 @@
+"""Attempts the Director's decision left without an outcome get one follow-up call each.
+
+An attempt (a human's action, a Character's action_intent) waits for the next Director call.
+When the clamped decision holds no action_outcome by that actor, the runner asks the
+Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
+becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
+which then goes through every clamp the decision went through. A dropped or empty outcome
+leaves the attempt as it was: the code never writes an outcome itself.
+
+Every waiting attempt is treated alike, oldest first, whoever's it is: which character the
+human plays is not an input here, so Director prompts stay the same whoever is controlled.
+At most `MAX_FOLLOW_UPS` calls a beat bound the extra model time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tavern.agents import outcome
+from tavern.physics.restated import attempt_records
+from tavern.records import (
+    ActionRecord,
+    ChatMessage,
+    ClampChange,
+    DirectorDecision,
+    HistoryRecord,
+    PerceptionEvent,
+    SessionState,
+)
+from tavern.runner.calls import AgentCaller
+from tavern.runner.fit import fitted
+
+AGENT = "director:outcome"
+"""The follow-up's agent name: the Director's role, its own line in the journal."""
+MAX_FOLLOW_UPS = 2
+"""Follow-up calls a beat may make. A beat's waiting attempts are the human's and those of
+the last beat's speakers (at most three), and each call costs a Director's prompt."""
+
+Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
+"""The decision's clamps (physics and speech guard) with the beat's context bound."""
+
+
+def answered(decision: DirectorDecision, actor: str) -> bool:
+    """Whether the decision holds an action_outcome by `actor`."""
+    return any(e.kind == "action_outcome" and e.actor_id == actor for e in decision.events)
+
+
+def unanswered(
+    history: list[HistoryRecord], turn: int, decision: DirectorDecision
+) -> list[ActionRecord]:
+    """The attempts waiting for beat `turn` whose actor has no outcome in `decision`."""
+    return [a for a in attempt_records(history, turn) if not answered(decision, a.speaker)]
+
+
+def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
+    """The proposed outcome of `attempt`: by its actor, witnessed by who perceived it."""
+    return PerceptionEvent(
+        kind="action_outcome",
+        text=text,
+        actor_id=attempt.speaker,
+        witness_ids=list(attempt.audience.perceivers),
+    )
+
+
+async def follow_up(
+    caller: AgentCaller,
+    state: SessionState,
+    history: list[HistoryRecord],
+    decision: DirectorDecision,
+    clamp: Clamp,
+    *,
+    turn: int,
+    budget_tokens: int,
+    room: int | None,
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Ask for the outcome of each attempt `decision` left unanswered (up to the bound).
+
+    Args:
+        caller: The turn's gated caller.
+        state: The session before the beat.
+        history: The Director call's history (this turn's records so far included).
+        decision: The clamped decision.
+        clamp: Clamps a proposal with the beat's context.
+        turn: The beat's turn number.
+        budget_tokens: The Director's history budget.
+        room: Tokens the prompt may take (see `fitted`).
+
+    Returns:
+        The decision with the clamped outcomes added, and the clamps' changes.
+    """
+    changes: list[ClampChange] = []
+    asked = 0
+    for attempt in unanswered(history, turn, decision):
+        if asked == MAX_FOLLOW_UPS:
+            break
+        if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
+            continue
+        asked += 1
+        messages = _messages(state, history, attempt, decision.events, budget_tokens, room)
+        text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
+        if not text:
+            continue
+        proposal = decision.model_copy(
+            update={
+                "events": [*decision.events, outcome_event(attempt, text)],
+                "nothing_happens": False,
+            }
+        )
+        decision, more = clamp(proposal)
+        changes += more
+    return decision, changes
+
+
+def _messages(
+    state: SessionState,
+    history: list[HistoryRecord],
+    attempt: ActionRecord,
+    decided: list[PerceptionEvent],
+    budget_tokens: int,
+    room: int | None,
+) -> list[ChatMessage]:
+    def build(budget: int) -> list[ChatMessage]:
+        return outcome.build_messages(state, history, attempt, decided, budget_tokens=budget)
+
+    return fitted(build, budget_tokens, room)

@@ -1,0 +1,229 @@
+"""An attempt the Director's decision leaves without an outcome gets one follow-up call
+(`runner.follow_up`), for every character alike, and its answer goes through the clamps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tavern.agents import outcome
+from tavern.llm.provider import ProviderRequest
+from tavern.records import (
+    ActionRecord,
+    Audience,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+)
+from tavern.runner import follow_up, turn
+from tavern.runner.follow_up import AGENT as FOLLOW_UP
+from tavern.runner.follow_up import MAX_FOLLOW_UPS
+from tavern.runner.interface import ModelFailureError
+
+from .kit import Kit, KitFactory, director_answer
+from .test_permutation import _with_controlled
+
+BOLT = "pulls at the bolt of the trapdoor"
+OUTCOME = "Agnese Corvo pulls at the bolt; it holds fast."
+HALL_VIEW = ["C1", "C2", "C4", "C5"]  # the hall, and the balcony that sees and hears it
+INTENTS = {
+    "C2": "opens the notary's satchel",
+    "C4": "lights a second candle by the coffin",
+    "C5": "leans far over the balcony rail",
+}
+
+
+def _answers(
+    events: list[dict[str, Any]] | None = None,
+    said: str = OUTCOME,
+    speakers: tuple[str, ...] = ("C2",),
+) -> Callable[[ProviderRequest], Any]:
+    """A Director giving `events`, a follow-up saying `said`, Characters attempting INTENTS."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer(list(speakers), events=events or [])
+        if request.agent == FOLLOW_UP:
+            return {"outcome": said}
+        if request.agent == "prose":
+            return {"narration": "Candles gutter."}
+        slot = request.agent.split(":")[1]
+        return {"speech": None, "thought": None, "action_intent": INTENTS[slot]}
+
+    return answer
+
+
+def _outcomes(history: list[HistoryRecord]) -> list[tuple[int, str | None, str, list[str]]]:
+    return [
+        (r.turn_number, r.actor_id, r.text, list(r.audience.perceivers))
+        for r in history
+        if isinstance(r, EventRecord) and r.event_kind == "action_outcome"
+    ]
+
+
+def _agents(kit: Kit, sid: str, turn_number: int) -> list[str]:
+    return [c.agent for c in kit.calls(sid) if c.turn_number == turn_number]
+
+
+def test_an_attempt_left_without_outcome_gets_one(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers())
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert _agents(kit, sid, 1) == ["director", FOLLOW_UP, "prose", "character:C2"]
+    assert _outcomes(kit.history(sid)) == [(1, "C1", OUTCOME, HALL_VIEW)]
+    prose_prompt = [c for c in kit.calls(sid) if c.agent == "prose"][0].request.messages
+    assert "it holds fast" in prose_prompt[-1].content  # the renderer tells the outcome
+    attempt = [r for r in kit.history(sid) if isinstance(r, ActionRecord)][0]
+    assert attempt.resolved
+
+
+def test_negative_control_without_the_follow_up_the_attempt_stays_unanswered(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def nothing_asked(
+        caller: Any, state: Any, history: Any, decision: DirectorDecision, *a: Any, **k: Any
+    ) -> tuple[DirectorDecision, list[Any]]:
+        return decision, []
+
+    monkeypatch.setattr(turn, "follow_up", nothing_asked)
+    kit = make_kit(fn=_answers())
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert _outcomes(kit.history(sid)) == []
+
+
+def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactory) -> None:
+    given = {
+        "kind": "action_outcome",
+        "text": "The bolt does not move.",
+        "actor_id": "C1",
+        "witness_ids": HALL_VIEW,
+        "utterance_ref": None,
+    }
+    kit = make_kit(fn=_answers([given]))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert FOLLOW_UP not in _agents(kit, sid, 1)
+    assert _outcomes(kit.history(sid)) == [(1, "C1", "The bolt does not move.", HALL_VIEW)]
+
+
+def test_a_speech_turn_asks_nothing(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers(speakers=()))
+    sid = kit.create()
+    kit.play(sid, speech="Good evening.")
+    assert _agents(kit, sid, 1) == ["director", "prose"]
+
+
+def test_the_follow_up_prompt_extends_the_directors_prefix(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers())
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    calls = {c.agent: c.request.messages for c in kit.calls(sid)}
+    decision, asked = calls["director"], calls[FOLLOW_UP]
+    assert asked[0] == decision[0]
+    head = decision[1].content.split("## Now")[0]
+    assert asked[1].content.startswith(head + "## Now")
+    now = asked[1].content.split("## Now")[1]
+    assert "attempt by Agnese Corvo (C1) | " + BOLT in now
+    assert outcome.ASK in now
+
+
+def test_a_characters_attempt_is_followed_up_next_beat_whoever_is_controlled(
+    make_kit: KitFactory,
+) -> None:
+    opened = "Brother Caspar opens the satchel: the will is inside."
+    kit = make_kit(fn=_answers(said=opened))
+    base = kit.create(controlled="C1")
+    kit.play(base, speech="Brother, the satchel.")  # C2 answers with an attempt
+    sessions = {"C1": base} | {slot: _with_controlled(kit, base, slot) for slot in ("C3", "C4")}
+    asked = {}
+    for slot, sid in sessions.items():
+        kit.play(sid, skip=True)
+        asked[slot] = [c.request.messages for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+        assert _outcomes(kit.history(sid)) == [(2, "C2", opened, HALL_VIEW)]
+    assert len(asked["C1"]) == 1
+    assert "attempt by Brother Caspar (C2) | " + INTENTS["C2"] in asked["C1"][0][1].content
+    assert all(prompts == asked["C1"] for prompts in asked.values())
+
+
+def test_at_most_max_follow_ups_a_beat_oldest_first(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers(said="Nothing comes of it.", speakers=("C2", "C4", "C5")))
+    sid = kit.create()
+    kit.play(sid, speech="Everyone, listen.")  # C2, C4 and C5 each attempt something
+    kit.play(sid, action=BOLT)  # four attempts wait: theirs and the human's
+    asked = [c.request.messages[1].content for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert len(asked) == MAX_FOLLOW_UPS == 2
+    assert "(C2) | " + INTENTS["C2"] in asked[0] and "(C4) | " + INTENTS["C4"] in asked[1]
+    assert [o[1] for o in _outcomes(kit.history(sid))] == ["C2", "C4"]
+
+
+def test_a_blank_outcome_adds_nothing(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers(said="   "))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert FOLLOW_UP in _agents(kit, sid, 1)
+    assert _outcomes(kit.history(sid)) == []
+
+
+CANARY = "Zqxvorn"
+
+
+def _thought_leak(make_kit: KitFactory) -> tuple[Kit, str]:
+    kit = make_kit(fn=_answers(said=f"Agnese Corvo pulls at the bolt and finds {CANARY}."))
+    sid = kit.create()
+    kit.play(sid, action=BOLT, thought=f"the bolt hides {CANARY}")
+    raw = [c.response for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert raw and CANARY in str(raw[0])  # the planted leak, in the follow-up's answer
+    return kit, sid
+
+
+def test_the_outcome_goes_through_the_clamps(make_kit: KitFactory) -> None:
+    """A follow-up answer carrying a private thought's word: the thought guard redacts it
+    before anyone perceives the event."""
+    kit, sid = _thought_leak(make_kit)
+    (event,) = _outcomes(kit.history(sid))
+    assert CANARY not in event[2] and event[1] == "C1"
+    for call in kit.calls(sid):
+        if call.agent in ("prose", "character:C2"):
+            assert CANARY not in str(call.request.messages)
+
+
+def test_negative_control_unclamped_the_thought_reaches_the_event(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "clamp_decision", lambda decision, ctx: (decision, []))
+    kit, sid = _thought_leak(make_kit)
+    (event,) = _outcomes(kit.history(sid))
+    assert CANARY in event[2]
+
+
+def test_a_failed_follow_up_fails_the_turn_and_commits_nothing(make_kit: KitFactory) -> None:
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == FOLLOW_UP:
+            return {"speech": "not an outcome"}  # fails the schema, every attempt
+        return _answers()(request)
+
+    kit = make_kit(fn=answer)
+    sid = kit.create()
+    before = kit.state(sid)
+    with pytest.raises(ModelFailureError, match=FOLLOW_UP):
+        kit.play(sid, action=BOLT)
+    assert kit.state(sid) == before and kit.history(sid)[-1].turn_number == 0
+    failed = [c for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert len(failed) == 2 and all(c.error for c in failed)
+
+
+def test_an_actor_answered_by_an_earlier_follow_up_is_not_asked_again() -> None:
+    hall = Audience(origin="zone", perceivers=HALL_VIEW)
+    attempts = [
+        ActionRecord(
+            seq=seq, turn_number=1, speaker="C2", author="character", text=text, audience=hall
+        )
+        for seq, text in ((5, "opens the satchel"), (6, "reads the will"))
+    ]
+    decision = DirectorDecision(events=[follow_up.outcome_event(attempts[0], "It opens.")])
+    assert follow_up.answered(decision, "C2") and not follow_up.answered(decision, "C4")
+    assert follow_up.unanswered(list(attempts), 2, decision) == []
+    assert follow_up.unanswered(list(attempts), 2, DirectorDecision()) == attempts
