@@ -11,8 +11,9 @@ committing synthetic turns through the store and the real memory capture, then p
 the same scripted, realistic-length answers.
 
 The cacheable share: for each agent role, the mean share of each prompt that is a common
-prefix with that role's previous prompt in the session (goal >= 0.9 for Director and
-Character), from the journal, i.e. exactly the text that was sent.
+prefix with a prompt the role sent before in the session (the best of its agents' latest:
+see `prefix_shares`; goal >= 0.9 for Director and Character), from the journal, i.e.
+exactly the text that was sent.
 """
 
 from __future__ import annotations
