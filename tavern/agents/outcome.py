@@ -5,7 +5,7 @@ did not: over four soaks of stop 17, 6 of the 8 attempts of the human's characte
 action_outcome, and the story went on as if nothing had been tried ("reaches for the door",
 twice, in two runs of the same seed). Re-asking with a line in the full decision prompt
 helped little (3 of 6 against 2 of 6). This call asks one thing, with an answer of one
-sentence the schema makes it write.
+sentence the schema makes it write, beginning with the actor's name (`ask`).
 
 It is the Director's own view, blind as that is: every block before "Now" is the Director
 prompt's (`director.context_blocks`, same history, same budget), so a provider's cached
@@ -30,11 +30,23 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 }
 """JSON Schema of the answer: one outcome sentence (the events' own length limit)."""
 
-ASK = (
-    "This attempt has no outcome yet. Decide what physically happens as its result: one short"
-    " sentence in the present tense, naming who acts. It may succeed or fail. No dialogue and"
-    ' no thoughts. Answer as {"outcome": "..."}.'
-)
+
+def ask(name: str) -> str:
+    """The question, naming the actor as the Director knows them.
+
+    Replayed on the embedded model (9 attempts of four soaks left without an outcome, seed
+    5): asked to "name who acts", 5 of 9 answers named the actor, 4 restated a standing fact
+    or the attempt with its id ("Ilse Brandt (C1) walks ..."), one copied the question
+    ("... has no outcome yet. No dialogue and no thoughts."); told to begin with the actor's
+    name, 9 of 9 named the actor and none another character. "It may succeed or fail" as
+    its own clause after the name was copied as the outcome ("Ilse Brandt may succeed or
+    fail.") 6 times in 9.
+    """
+    return (
+        f"Decide what physically happens when {name} tries this: one short sentence in the"
+        f' present tense that begins with "{name}". It may succeed or fail. No dialogue and'
+        ' no thoughts. Answer as {"outcome": "..."}.'
+    )
 
 
 def build_messages(
@@ -63,7 +75,8 @@ def build_messages(
         f"Waiting: [#{attempt.seq}] attempt by {director.named(state, attempt.speaker)}"
         f" | {attempt.text}"
     )
-    lines.append(ASK)
+    actor = state.cast.get(attempt.speaker)
+    lines.append(ask(actor.body.display_name if actor else attempt.speaker))
     now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
     return assemble([*director.context_blocks(state, history, budget_tokens), now])
 

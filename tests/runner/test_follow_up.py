@@ -127,7 +127,7 @@ def test_the_follow_up_prompt_extends_the_directors_prefix(make_kit: KitFactory)
     assert asked[1].content.startswith(head + "## Now")
     now = asked[1].content.split("## Now")[1]
     assert "attempt by Agnese Corvo (C1) | " + BOLT in now
-    assert outcome.ASK in now
+    assert outcome.ask("Agnese Corvo") in now
 
 
 def test_a_characters_attempt_is_followed_up_next_beat_whoever_is_controlled(
