@@ -32,6 +32,7 @@ from typing import Any
 import tavern.contract
 import tavern.llm.client
 import tavern.llm.wrappers
+import tavern.runner.follow_up
 import tavern.runner.service
 import tavern.runner.turn
 from benchmarks import kernel
@@ -42,6 +43,8 @@ PHASES: list[tuple[Any, str, str]] = [
     (tavern.runner.turn.director, "build_messages", "director prompt"),
     (tavern.runner.turn.prose, "build_messages", "prose prompt"),
     (tavern.runner.turn.character, "build_messages", "character prompt"),
+    (tavern.runner.follow_up.outcome, "build_messages", "follow-up prompt"),
+    (tavern.runner.turn, "follow_up", "follow-up (rest)"),
     (tavern.runner.turn, "clamp_decision", "clamps"),
     (tavern.runner.turn, "speech_guard", "speech guard"),
     (tavern.runner.turn, "observe", "observations"),

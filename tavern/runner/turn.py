@@ -40,6 +40,7 @@ from tavern.runner.follow_up import follow_up
 from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
+from tavern.runner.loops import without_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.no_act import without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
@@ -340,7 +341,7 @@ class TurnTransaction:
             first = False
             reply = in_world(await self._character(staged, slot, observation))
             if reply is not None:
-                reply = without_empty_intent(reply, prose.cast_names(staged))
+                reply = without_empty_intent(without_loops(reply), prose.cast_names(staged))
             if reply is not None:
                 reply = without_echo(reply, heard, slot)
             if reply is not None:

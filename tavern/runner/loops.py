@@ -1,0 +1,72 @@
+"""A Character field that says one of its clauses again ends before the repetition.
+
+Live (toll-house soak #13, seed 31, turn 4), Maren Holt's intent was "walk slowly to the
+nearest window and look outside, walk slowly to the nearest window and look outside again,
+..." four times over: the embedded model looping inside a short field, which the prose
+renderer's loop cut (`agents.repetition.cut_runaway`, a clause said three times in a row)
+does not catch when the copies differ by an "again". It reached the human's screen and the
+Director's window as one long attempt, and the echo rule could not see the human's attempt of
+turn 2 in it.
+
+A clause here is a run of words between commas, semicolons or sentence ends; two clauses are
+the same when their words are, case, punctuation, a leading "and"/"then" and a trailing
+"again" aside. From the first clause of `MIN_CLAUSE_WORDS` or more words that repeats an
+earlier one, the field is cut (with the separator before it). Short repeats are said in
+earnest ("No, no, no!", "Open it, open it."), so they stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tavern.agents.repetition import PUNCTUATION
+from tavern.records import CharacterReply
+
+MIN_CLAUSE_WORDS = 4
+"""Repeated clauses shorter than this are kept (see the module)."""
+_CLAUSE = re.compile(r"[^,;.!?…]+[,;.!?…]*")
+_LINKS = frozenset(("and", "then"))
+_AGAIN = ("again",)
+
+
+def clause_key(clause: str) -> tuple[str, ...]:
+    """The clause's comparable words (see the module).
+
+    >>> clause_key(" and walk to the window again,")
+    ('walk', 'to', 'the', 'window')
+    """
+    words = [w.strip(PUNCTUATION).lower() for w in clause.split()]
+    words = [w for w in words if w]
+    if words and words[0] in _LINKS:
+        words = words[1:]
+    if tuple(words[-1:]) == _AGAIN:
+        words = words[:-1]
+    return tuple(words)
+
+
+def before_repeated_clause(text: str) -> str:
+    """`text` up to its first long clause that repeats an earlier one (see the module).
+
+    >>> before_repeated_clause("open the box on the table, open the box on the table again")
+    'open the box on the table'
+    >>> before_repeated_clause("No, no, no!")
+    'No, no, no!'
+    """
+    seen: set[tuple[str, ...]] = set()
+    for match in _CLAUSE.finditer(text):
+        key = clause_key(match.group())
+        if len(key) >= MIN_CLAUSE_WORDS and key in seen:
+            return text[: match.start()].rstrip().rstrip(",;")
+        seen.add(key)
+    return text
+
+
+def without_loops(reply: CharacterReply) -> CharacterReply:
+    """`reply` with each field cut before its first repeated clause."""
+    cut = {
+        field: before_repeated_clause(text)
+        for field, text in reply.model_dump().items()
+        if isinstance(text, str)
+    }
+    changed = {field: text for field, text in cut.items() if text != getattr(reply, field)}
+    return reply.model_copy(update=changed) if changed else reply
