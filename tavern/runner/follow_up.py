@@ -4,8 +4,9 @@ An attempt (a human's action, a Character's action_intent) waits for the next Di
 When the clamped decision holds no action_outcome by that actor, the runner asks the
 Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
 becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
-which then goes through every clamp the decision went through. A dropped or empty outcome
-leaves the attempt as it was: the code never writes an outcome itself.
+which then goes through every clamp the decision went through. An outcome that is another
+attempt of the window told again (`borrowed`, `COPY_RULE`) is not told. A dropped or empty
+outcome leaves the attempt as it was: the code never writes an outcome itself.
 
 Every waiting attempt is treated alike, oldest first, whoever's it is: which character the
 human plays is not an input here, so Director prompts stay the same whoever is controlled.
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tavern.agents import outcome
+from tavern.agents.repetition import PUNCTUATION
 from tavern.physics.restated import attempt_records
 from tavern.records import (
     ActionRecord,
@@ -36,6 +38,16 @@ MAX_FOLLOW_UPS = 2
 """Follow-up calls a beat may make. A beat's waiting attempts are the human's and those of
 the last beat's speakers (at most three), and each call costs a Director's prompt."""
 
+COPY_RULE = "follow_up_copy"
+"""The change reported when a follow-up's outcome is another attempt copied. Live, the
+embedded model answered "reaches for the door" with the actor's attempt of three beats before
+("Agnese Corvo walks slowly to the nearest window and looks outside.", the-vintners-wake soak
+#18, seed 32, turn 5), and Maren Holt's attempt with the human's of the same beat ("Maren Holt
+reaches for the door", toll-house #13): each would tell the story that the actor did what
+they, or someone else, had tried."""
+MIN_COPY_WORDS = 3
+"""Shorter acts ("sits down") may well be an outcome and another attempt alike."""
+
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
 
@@ -50,6 +62,35 @@ def unanswered(
 ) -> list[ActionRecord]:
     """The attempts waiting for beat `turn` whose actor has no outcome in `decision`."""
     return [a for a in attempt_records(history, turn) if not answered(decision, a.speaker)]
+
+
+def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
+    """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
+    each word's final "s" aside ("Ilse Brandt walks to the door." ~ "walk to the door")."""
+    words = [w.strip(PUNCTUATION).lower().removesuffix("s") for w in text.split()]
+    named = [w.strip(PUNCTUATION).lower().removesuffix("s") for w in actor_name.split()]
+    if named and words[: len(named)] == named:
+        words = words[len(named) :]
+    return tuple(w for w in words if w)
+
+
+def borrowed(
+    text: str, attempt: ActionRecord, history: list[HistoryRecord], actor_name: str
+) -> bool:
+    """Whether the outcome `text` of `attempt` is another attempt of `history` told again
+    with the actor as subject (see `COPY_RULE`); its own attempt told as done is an outcome.
+    """
+    key = act_key(text, actor_name)
+    if len(key) < MIN_COPY_WORDS or key == act_key(attempt.text):
+        return False
+    return any(
+        isinstance(r, ActionRecord) and r is not attempt and act_key(r.text) == key for r in history
+    )
+
+
+def _display_name(state: SessionState, slot: str) -> str:
+    character = state.cast.get(slot)
+    return character.body.display_name if character else slot
 
 
 def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
@@ -99,6 +140,11 @@ async def follow_up(
         messages = _messages(state, history, attempt, decision.events, budget_tokens, room)
         text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
         if not text:
+            continue
+        if borrowed(text, attempt, history, _display_name(state, attempt.speaker)):
+            changes.append(
+                ClampChange(rule=COPY_RULE, path=f"outcome of #{attempt.seq}", before=text)
+            )
             continue
         proposal = decision.model_copy(
             update={

@@ -13,6 +13,7 @@ from tavern.llm.provider import ProviderRequest
 from tavern.records import (
     ActionRecord,
     Audience,
+    CommitLine,
     DirectorDecision,
     EventRecord,
     HistoryRecord,
@@ -21,6 +22,7 @@ from tavern.runner import follow_up, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.follow_up import MAX_FOLLOW_UPS
 from tavern.runner.interface import ModelFailureError
+from tavern.store import journal_path, read_journal
 
 from .kit import Kit, KitFactory, director_answer
 from .test_permutation import _with_controlled
@@ -227,3 +229,64 @@ def test_an_actor_answered_by_an_earlier_follow_up_is_not_asked_again() -> None:
     assert follow_up.answered(decision, "C2") and not follow_up.answered(decision, "C4")
     assert follow_up.unanswered(list(attempts), 2, decision) == []
     assert follow_up.unanswered(list(attempts), 2, DirectorDecision()) == attempts
+
+
+WINDOW = "walks slowly to the nearest window and looks outside"
+COPY = "Agnese Corvo walks slowly to the nearest window and looks outside."
+"""The-vintners-wake soak #18 (seed 32), turn 5: the follow-up's answer to "reaches for the
+door", her attempt of turn 2 told again."""
+
+
+RAIN = "Agnese Corvo sees only rain beyond the glass."
+
+
+def _copying(make_kit: KitFactory) -> tuple[Kit, str]:
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == FOLLOW_UP and "| reaches for the door" in request.messages[-1].content:
+            return {"outcome": COPY}
+        return _answers(said=RAIN)(request)
+
+    kit = make_kit(fn=answer)
+    sid = kit.create()
+    kit.play(sid, action=WINDOW)
+    kit.play(sid, action="reaches for the door")
+    return kit, sid
+
+
+def test_an_outcome_copying_another_attempt_is_not_told(make_kit: KitFactory) -> None:
+    kit, sid = _copying(make_kit)
+    assert _outcomes(kit.history(sid)) == [(1, "C1", RAIN, HALL_VIEW)]
+    assert FOLLOW_UP in _agents(kit, sid, 2)
+    lines = read_journal(journal_path(kit.data_dir, sid))
+    commits = [line for line in lines if isinstance(line, CommitLine)]
+    assert follow_up.COPY_RULE in [c.rule for c in commits[1].clamp_changes]
+
+
+def test_negative_control_without_the_copy_rule_the_copy_is_told(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(follow_up, "borrowed", lambda *_: False)
+    kit, sid = _copying(make_kit)
+    assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
+
+
+def _attempt(seq: int, speaker: str, text: str) -> ActionRecord:
+    hall = Audience(origin="zone", perceivers=HALL_VIEW)
+    return ActionRecord(
+        seq=seq, turn_number=1, speaker=speaker, author="human", text=text, audience=hall
+    )
+
+
+def test_another_characters_attempt_is_a_copy_too() -> None:
+    """Toll-house soak #13, turn 5: Maren Holt's attempt answered with the human's."""
+    door, window = _attempt(14, "C1", "reaches for the door"), _attempt(10, "C2", WINDOW)
+    history: list[HistoryRecord] = [window, door]
+    assert follow_up.borrowed("Maren Holt reaches for the door", window, history, "Maren Holt")
+    assert not follow_up.borrowed("Maren Holt walks to the window.", window, history, "Maren Holt")
+    # Its own attempt told as done is an outcome, the live text included.
+    assert not follow_up.borrowed(
+        COPY.replace("Agnese Corvo", "Maren Holt"), window, history, "Maren Holt"
+    )
+    assert not follow_up.borrowed("Ilse Brandt reaches for the door.", door, history, "Ilse Brandt")
+    short = [_attempt(3, "C1", "sits down"), door]
+    assert not follow_up.borrowed("Ilse Brandt sits down.", door, short, "Ilse Brandt")
