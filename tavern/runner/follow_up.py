@@ -4,13 +4,15 @@ An attempt (a human's action, a Character's action_intent) waits for the next Di
 When the clamped decision holds no action_outcome by that actor, the runner asks the
 Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
 becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
-which then goes through every clamp the decision went through. An outcome that is another
-attempt of the window told again (`borrowed`, `COPY_RULE`) is not told. A dropped or empty
-outcome leaves the attempt as it was: the code never writes an outcome itself.
+which then goes through every clamp the decision went through. An outcome's sentence that
+tells another attempt of the window (`without_borrowed`, `COPY_RULE`) is not told. A dropped
+or empty outcome leaves the attempt as it was: the code never writes an outcome itself.
 
-Every waiting attempt is treated alike, oldest first, whoever's it is: which character the
-human plays is not an input here, so Director prompts stay the same whoever is controlled.
-At most `MAX_FOLLOW_UPS` calls a beat bound the extra model time.
+Every waiting attempt is treated alike, whoever's it is: which character the human plays is
+not an input here, so Director prompts stay the same whoever is controlled. Newest first:
+an attempt made this beat before the last beat's replies, which the cap of `MAX_FOLLOW_UPS`
+calls a beat (bounding the extra model time) otherwise spent first (toll-house #14, turn 2:
+two Characters' "read" took both calls).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tavern.agents import outcome
-from tavern.agents.repetition import PUNCTUATION
+from tavern.agents.repetition import PUNCTUATION, sentence_spans
 from tavern.physics.restated import attempt_records
 from tavern.records import (
     ActionRecord,
@@ -47,6 +49,12 @@ reaches for the door", toll-house #13): each would tell the story that the actor
 they, or someone else, had tried."""
 MIN_COPY_WORDS = 3
 """Shorter acts ("sits down") may well be an outcome and another attempt alike."""
+COPY_RUN_WORDS = 7
+"""Words in a row of another attempt that make a sentence its copy: toll-house #14 (seed 32,
+turn 2) answered Maren Holt's "read" with "Maren Holt tries to read the toll box and reads.
+Maren Holt moves to the nearest window and looks outside.", the human's attempt of that beat
+in its second sentence ("to the nearest window and look outside", 7). Six would also take
+"the toll box on the counting table", which an outcome may well say."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
@@ -74,18 +82,36 @@ def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     return tuple(w for w in words if w)
 
 
-def borrowed(
+def without_borrowed(
     text: str, attempt: ActionRecord, history: list[HistoryRecord], actor_name: str
-) -> bool:
-    """Whether the outcome `text` of `attempt` is another attempt of `history` told again
-    with the actor as subject (see `COPY_RULE`); its own attempt told as done is an outcome.
+) -> str:
+    """The outcome `text` of `attempt` without its sentences that tell another attempt of
+    `history` (see `COPY_RULE`): one word for word, or `COPY_RUN_WORDS` words of one in a row
+    that its own attempt does not hold. Its own attempt told as done is an outcome.
     """
-    key = act_key(text, actor_name)
-    if len(key) < MIN_COPY_WORDS or key == act_key(attempt.text):
-        return False
-    return any(
-        isinstance(r, ActionRecord) and r is not attempt and act_key(r.text) == key for r in history
-    )
+    own = act_key(attempt.text)
+    others = {
+        key
+        for r in history
+        if isinstance(r, ActionRecord) and r is not attempt
+        for key in (act_key(r.text),)
+        if key != own
+    }
+    if not others:
+        return text
+    other_runs = set().union(*(_runs(key) for key in others)) - _runs(own)
+    kept = []
+    for start, end in sentence_spans(text):
+        key = act_key(text[start:end], actor_name)
+        if (len(key) >= MIN_COPY_WORDS and key in others) or _runs(key) & other_runs:
+            continue
+        kept.append(text[start:end].strip())
+    return " ".join(kept)
+
+
+def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
+    n = COPY_RUN_WORDS
+    return {words[i : i + n] for i in range(len(words) - n + 1)}
 
 
 def _display_name(state: SessionState, slot: str) -> str:
@@ -131,7 +157,7 @@ async def follow_up(
     """
     changes: list[ClampChange] = []
     asked = 0
-    for attempt in unanswered(history, turn, decision):
+    for attempt in reversed(unanswered(history, turn, decision)):
         if asked == MAX_FOLLOW_UPS:
             break
         if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
@@ -141,14 +167,18 @@ async def follow_up(
         text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
         if not text:
             continue
-        if borrowed(text, attempt, history, _display_name(state, attempt.speaker)):
+        told = without_borrowed(text, attempt, history, _display_name(state, attempt.speaker))
+        if told != text:
             changes.append(
-                ClampChange(rule=COPY_RULE, path=f"outcome of #{attempt.seq}", before=text)
+                ClampChange(
+                    rule=COPY_RULE, path=f"outcome of #{attempt.seq}", before=text, after=told
+                )
             )
+        if not told:
             continue
         proposal = decision.model_copy(
             update={
-                "events": [*decision.events, outcome_event(attempt, text)],
+                "events": [*decision.events, outcome_event(attempt, told)],
                 "nothing_happens": False,
             }
         )

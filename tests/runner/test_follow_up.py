@@ -150,15 +150,15 @@ def test_a_characters_attempt_is_followed_up_next_beat_whoever_is_controlled(
     assert all(prompts == asked["C1"] for prompts in asked.values())
 
 
-def test_at_most_max_follow_ups_a_beat_oldest_first(make_kit: KitFactory) -> None:
+def test_at_most_max_follow_ups_a_beat_newest_first(make_kit: KitFactory) -> None:
     kit = make_kit(fn=_answers(said="Nothing comes of it.", speakers=("C2", "C4", "C5")))
     sid = kit.create()
     kit.play(sid, speech="Everyone, listen.")  # C2, C4 and C5 each attempt something
     kit.play(sid, action=BOLT)  # four attempts wait: theirs and the human's
     asked = [c.request.messages[1].content for c in kit.calls(sid) if c.agent == FOLLOW_UP]
     assert len(asked) == MAX_FOLLOW_UPS == 2
-    assert "(C2) | " + INTENTS["C2"] in asked[0] and "(C4) | " + INTENTS["C4"] in asked[1]
-    assert [o[1] for o in _outcomes(kit.history(sid))] == ["C2", "C4"]
+    assert "(C1) | " + BOLT in asked[0] and "(C5) | " + INTENTS["C5"] in asked[1]
+    assert [o[1] for o in _outcomes(kit.history(sid))] == ["C1", "C5"]
 
 
 def test_a_blank_outcome_adds_nothing(make_kit: KitFactory) -> None:
@@ -265,7 +265,7 @@ def test_an_outcome_copying_another_attempt_is_not_told(make_kit: KitFactory) ->
 def test_negative_control_without_the_copy_rule_the_copy_is_told(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(follow_up, "borrowed", lambda *_: False)
+    monkeypatch.setattr(follow_up, "without_borrowed", lambda text, *_: text)
     kit, sid = _copying(make_kit)
     assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
 
@@ -277,16 +277,43 @@ def _attempt(seq: int, speaker: str, text: str) -> ActionRecord:
     )
 
 
+def _told(text: str, attempt: ActionRecord, history: list[HistoryRecord], name: str) -> str:
+    return follow_up.without_borrowed(text, attempt, history, name)
+
+
 def test_another_characters_attempt_is_a_copy_too() -> None:
     """Toll-house soak #13, turn 5: Maren Holt's attempt answered with the human's."""
     door, window = _attempt(14, "C1", "reaches for the door"), _attempt(10, "C2", WINDOW)
     history: list[HistoryRecord] = [window, door]
-    assert follow_up.borrowed("Maren Holt reaches for the door", window, history, "Maren Holt")
-    assert not follow_up.borrowed("Maren Holt walks to the window.", window, history, "Maren Holt")
+    assert _told("Maren Holt reaches for the door", window, history, "Maren Holt") == ""
+    kept = "Maren Holt walks to the window."
+    assert _told(kept, window, history, "Maren Holt") == kept
     # Its own attempt told as done is an outcome, the live text included.
-    assert not follow_up.borrowed(
-        COPY.replace("Agnese Corvo", "Maren Holt"), window, history, "Maren Holt"
-    )
-    assert not follow_up.borrowed("Ilse Brandt reaches for the door.", door, history, "Ilse Brandt")
+    own = COPY.replace("Agnese Corvo", "Maren Holt")
+    assert _told(own, window, history, "Maren Holt") == own
+    assert _told("Ilse Brandt reaches for the door.", door, history, "Ilse Brandt") != ""
     short = [_attempt(3, "C1", "sits down"), door]
-    assert not follow_up.borrowed("Ilse Brandt sits down.", door, short, "Ilse Brandt")
+    assert _told("Ilse Brandt sits down.", door, short, "Ilse Brandt") == "Ilse Brandt sits down."
+
+
+def test_a_sentence_holding_a_run_of_another_attempt_goes_the_rest_stays() -> None:
+    """Toll-house soak #14 (seed 32), turn 2: Maren Holt's "read" answered with the human's
+    attempt of that beat in a second sentence."""
+    read, window = _attempt(5, "C2", "read"), _attempt(7, "C1", WINDOW)
+    live = (
+        "Maren Holt tries to read the toll box and reads. Maren Holt moves to the nearest"
+        " window and looks outside."
+    )
+    told = _told(live, read, [read, window], "Maren Holt")
+    assert told == "Maren Holt tries to read the toll box and reads."
+    six = "Maren Holt moves the nearest window and looks outside."  # 6 words of it in a row
+    assert _told(six, read, [read, window], "Maren Holt") == six
+
+
+def test_negative_control_with_runs_of_eight_the_live_copy_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow_up, "COPY_RUN_WORDS", 8)
+    read, window = _attempt(5, "C2", "read"), _attempt(7, "C1", WINDOW)
+    live = "Maren Holt moves to the nearest window and looks outside."
+    assert _told(live, read, [read, window], "Maren Holt") == live
