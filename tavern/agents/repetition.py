@@ -126,6 +126,15 @@ def repeats_a_sentence(text: str) -> bool:
 
 
 @lru_cache(maxsize=64)
+def plain_words(text: str) -> list[str]:
+    """The lower-case words of `text` without their punctuation (`PUNCTUATION`).
+
+    >>> plain_words('"Open it," she said -- twice.')
+    ['open', 'it', 'she', 'said', 'twice']
+    """
+    return [w for w in (w.strip(PUNCTUATION) for w in text.lower().split()) if w]
+
+
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without end punctuation."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tavern.agents import outcome
-from tavern.agents.repetition import PUNCTUATION, sentence_spans
+from tavern.agents.repetition import plain_words, sentence_spans
 from tavern.physics.restated import attempt_records
 from tavern.records import (
     ActionRecord,
@@ -75,8 +75,8 @@ def unanswered(
 def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
     each word's final "s" aside ("Ilse Brandt walks to the door." ~ "walk to the door")."""
-    words = [w.strip(PUNCTUATION).lower().removesuffix("s") for w in text.split()]
-    named = [w.strip(PUNCTUATION).lower().removesuffix("s") for w in actor_name.split()]
+    words = [w.removesuffix("s") for w in plain_words(text)]
+    named = [w.removesuffix("s") for w in plain_words(actor_name)]
     if named and words[: len(named)] == named:
         words = words[len(named) :]
     return tuple(w for w in words if w)

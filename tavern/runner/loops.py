@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from tavern.agents.repetition import PUNCTUATION
+from tavern.agents.repetition import plain_words
 from tavern.records import CharacterReply
 
 MIN_CLAUSE_WORDS = 4
@@ -35,8 +35,7 @@ def clause_key(clause: str) -> tuple[str, ...]:
     >>> clause_key(" and walk to the window again,")
     ('walk', 'to', 'the', 'window')
     """
-    words = [w.strip(PUNCTUATION).lower() for w in clause.split()]
-    words = [w for w in words if w]
+    words = plain_words(clause)
     if words and words[0] in _LINKS:
         words = words[1:]
     if tuple(words[-1:]) == _AGAIN:
