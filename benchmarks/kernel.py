@@ -93,21 +93,38 @@ def _sentence(rng: random.Random, n: int) -> str:
     return " ".join(rng.choices(WORDS, cum_weights=_ZIPF, k=n)).capitalize() + "."
 
 
+WAITING: list[str] | None = None
+"""The scripted Director's action_outcome actors: None, C1 on every beat (whatever was
+attempted: the benchmark's Director since stop 5, which leaves the Characters' attempts to
+the follow-up call, `runner.follow_up`); with `--director thorough`, the actors of the
+attempts waiting for the beat, set before each turn (`waiting_actors`)."""
+
+
+def waiting_actors(runner: Runner, session_id: str, turn: TurnInput) -> list[str]:
+    """Who has an attempt waiting for the next beat: the last beat's Characters that
+    attempted something, and C1 (the human's slot) when `turn` holds an action."""
+    last = runner.store.history_tail(session_id, 1)
+    actors = {r.speaker for r in last if isinstance(r, ActionRecord) and r.author == "character"}
+    return sorted(actors | ({"C1"} if turn.action else set()))
+
+
 def answer(request: ProviderRequest) -> dict[str, Any]:
     """Realistic-length scripted answers, deterministic per request."""
     rng = random.Random(hash(request.messages[-1].content) & 0xFFFF)
     if request.agent == "director":
         speaker = rng.choice(HALL)
+        actors = ["C1"] if WAITING is None else WAITING[:4]
         return {
             "blocking": _sentence(rng, 12),
             "events": [
                 {
                     "kind": "action_outcome",
                     "text": _sentence(rng, 14),
-                    "actor_id": "C1",
+                    "actor_id": actor,
                     "witness_ids": HALL,
                     "utterance_ref": None,
                 }
+                for actor in actors
             ],
             "next_speakers": [speaker],
             "scene": {"add_facts": [], "remove_facts": [], "new_location": None},
@@ -221,6 +238,7 @@ async def kernel_times(
     figure is what the kernel itself computes; on a shared machine it is the one to read,
     since wall time also counts waiting for a core.
     """
+    global WAITING
     times: dict[Cell, tuple[list[float], list[float]]] = {
         (label, h): ([], []) for label, _, _ in CONFIGS for h in sessions
     }
@@ -228,6 +246,8 @@ async def kernel_times(
         for label, durable, gate in CONFIGS:
             _configure(runner, durable, gate)
             for history, sid in sessions.items():
+                if THOROUGH:  # outside the timed region: the script reads the store
+                    WAITING = waiting_actors(runner, sid, INPUTS[i % len(INPUTS)])
                 provider.waited = provider.waited_cpu = 0.0
                 start, start_cpu = time.perf_counter(), time.process_time()
                 await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
@@ -306,6 +326,8 @@ LIMITS = {
 """Prompt budgets: `large` is the default for large-context providers (deepseek); `local`
 is what the runner uses for the embedded local model's 4,096-token slots."""
 LIMIT = "large"
+THOROUGH = False
+"""`--director thorough`: the scripted Director adjudicates every waiting attempt."""
 
 
 def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedProvider]:
@@ -340,7 +362,16 @@ def main() -> None:
     parser.add_argument(
         "--limits", choices=sorted(LIMITS), default="large", help="prompt budgets (see LIMITS)"
     )
+    parser.add_argument(
+        "--director",
+        choices=["c1-only", "thorough"],
+        default="c1-only",
+        help="the scripted Director's outcomes: for C1 every beat (the Characters' attempts"
+        " go to the follow-up call), or for every waiting attempt (no follow-up)",
+    )
     args = parser.parse_args()
+    global THOROUGH
+    THOROUGH = args.director == "thorough"
     SCENARIO, HALL, LIMIT = args.scenario, SCENARIOS[args.scenario], args.limits
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
     atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
@@ -350,7 +381,7 @@ def main() -> None:
     print(
         f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, cells in rotation,"
         " fake provider,"
-        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}"
+        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}, scripted Director: {args.director}"
     )
     print(
         "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
