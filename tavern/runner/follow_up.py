@@ -5,7 +5,7 @@ When the clamped decision holds no action_outcome by that actor, the runner asks
 Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
 becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
 which then goes through every clamp the decision went through. An outcome's sentence that
-tells another attempt of the window (`without_borrowed`, `COPY_RULE`) is not told. A dropped
+tells another attempt or a recent event (`without_borrowed`, `COPY_RULE`) is not told. A dropped
 or empty outcome leaves the attempt as it was: the code never writes an outcome itself.
 
 Every waiting attempt is treated alike, whoever's it is: which character the human plays is
@@ -17,7 +17,7 @@ two Characters' "read" took both calls).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from tavern.agents import outcome
 from tavern.agents.repetition import plain_words, sentence_spans
@@ -27,6 +27,7 @@ from tavern.records import (
     ChatMessage,
     ClampChange,
     DirectorDecision,
+    EventRecord,
     HistoryRecord,
     PerceptionEvent,
     SessionState,
@@ -47,6 +48,12 @@ embedded model answered "reaches for the door" with the actor's attempt of three
 #18, seed 32, turn 5), and Maren Holt's attempt with the human's of the same beat ("Maren Holt
 reaches for the door", toll-house #13): each would tell the story that the actor did what
 they, or someone else, had tried."""
+EVENT_TURNS = 8
+"""Beats back whose events an outcome may not copy. Live (the-vintners-wake #19, seed 33),
+"reaches for the door" got "Agnese Corvo attempts to arrive at the nearest window and looks
+outside, but fails.", her outcome of three beats before; in that earlier beat, Dorotea Sand's
+"read the will at midnight" got the same sentence with her name, copied from the beat's
+decided events."""
 MIN_COPY_WORDS = 3
 """Shorter acts ("sits down") may well be an outcome and another attempt alike."""
 COPY_RUN_WORDS = 7
@@ -83,27 +90,39 @@ def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
 
 
 def without_borrowed(
-    text: str, attempt: ActionRecord, history: list[HistoryRecord], actor_name: str
+    text: str,
+    attempt: ActionRecord,
+    history: list[HistoryRecord],
+    actor_name: str,
+    decided: Sequence[PerceptionEvent] = (),
+    public: Sequence[str] = (),
 ) -> str:
     """The outcome `text` of `attempt` without its sentences that tell another attempt of
-    `history` (see `COPY_RULE`): one word for word, or `COPY_RUN_WORDS` words of one in a row
-    that its own attempt does not hold. Its own attempt told as done is an outcome.
+    `history` or an event (see `COPY_RULE`): another attempt word for word, or
+    `COPY_RUN_WORDS` words in a row of another attempt, of an event of the last
+    `EVENT_TURNS` beats or of `decided` (this beat's) that neither its own attempt nor a
+    `public` text (the standing facts) holds. Its own attempt told as done is an outcome.
     """
     own = act_key(attempt.text)
-    others = {
-        key
-        for r in history
-        if isinstance(r, ActionRecord) and r is not attempt
-        for key in (act_key(r.text),)
-        if key != own
-    }
-    if not others:
+    turn = history[-1].turn_number if history else 0
+    attempts: set[tuple[str, ...]] = set()
+    told = [e.text for e in decided]
+    for r in history:
+        if isinstance(r, ActionRecord) and r is not attempt:
+            attempts.add(act_key(r.text))
+        elif isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS:
+            told.append(r.text)
+    attempts.discard(own)
+    runs = [_runs(key) for key in attempts] + [_runs(act_key(t)) for t in told]
+    other_runs = set().union(*runs) - _runs(own)
+    if other_runs and public:
+        other_runs -= set().union(*(_runs(act_key(t)) for t in public))
+    if not (attempts or other_runs):
         return text
-    other_runs = set().union(*(_runs(key) for key in others)) - _runs(own)
     kept = []
     for start, end in sentence_spans(text):
         key = act_key(text[start:end], actor_name)
-        if (len(key) >= MIN_COPY_WORDS and key in others) or _runs(key) & other_runs:
+        if (len(key) >= MIN_COPY_WORDS and key in attempts) or _runs(key) & other_runs:
             continue
         kept.append(text[start:end].strip())
     return " ".join(kept)
@@ -167,7 +186,14 @@ async def follow_up(
         text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
         if not text:
             continue
-        told = without_borrowed(text, attempt, history, _display_name(state, attempt.speaker))
+        told = without_borrowed(
+            text,
+            attempt,
+            history,
+            _display_name(state, attempt.speaker),
+            decision.events,
+            state.scene.facts,
+        )
         if told != text:
             changes.append(
                 ClampChange(

@@ -317,3 +317,45 @@ def test_negative_control_with_runs_of_eight_the_live_copy_stays(
     read, window = _attempt(5, "C2", "read"), _attempt(7, "C1", WINDOW)
     live = "Maren Holt moves to the nearest window and looks outside."
     assert _told(live, read, [read, window], "Maren Holt") == live
+
+
+FAILED_WINDOW = "Agnese Corvo tries to arrive at the nearest window and looks outside, but fails."
+"""The-vintners-wake soak #19 (seed 33), turn 2: the follow-up's outcome of her attempt."""
+
+
+def _event(turn_number: int, actor: str, text: str) -> EventRecord:
+    hall = Audience(origin="zone", perceivers=HALL_VIEW)
+    return EventRecord(
+        seq=turn_number * 10, turn_number=turn_number, speaker=actor, author="director",
+        event_kind="action_outcome", text=text, actor_id=actor, audience=hall,
+    )  # fmt: skip
+
+
+def test_an_outcome_copying_an_event_of_the_beat_is_not_told() -> None:
+    """Soak #19, turn 2: Dorotea Sand's "read the will at midnight" answered with Agnese
+    Corvo's outcome, decided a moment before, under her own name."""
+    read = _attempt(7, "C4", "read the will at midnight")
+    decided = [follow_up.outcome_event(_attempt(9, "C1", WINDOW), FAILED_WINDOW)]
+    live = "Dorotea Sand attempts to arrive at the nearest window and looks outside, but fails."
+    assert follow_up.without_borrowed(live, read, [read], "Dorotea Sand", decided) == ""
+    assert follow_up.without_borrowed(live, read, [read], "Dorotea Sand") == live  # control
+
+
+def test_an_outcome_copying_an_earlier_event_is_not_told_within_the_window() -> None:
+    """Soak #19, turn 5: "reaches for the door" answered with her outcome of turn 2."""
+    now = 12
+    door = _attempt(200, "C1", "reaches for the door").model_copy(update={"turn_number": now})
+    live = FAILED_WINDOW.replace("tries", "attempts")
+    for back, kept in ((3, ""), (follow_up.EVENT_TURNS, live)):
+        history: list[HistoryRecord] = [_event(now - back, "C1", FAILED_WINDOW), door]
+        assert follow_up.without_borrowed(live, door, history, "Agnese Corvo") == kept
+
+
+def test_a_standing_fact_may_be_an_outcome() -> None:
+    fact = "The trapdoor to the cellar is shut and bolted from the hall side."
+    pull = _attempt(3, "C1", "pulls at the trapdoor")
+    history: list[HistoryRecord] = [_event(1, "C1", fact), pull]
+    said = "Agnese Corvo pulls at it: the trapdoor to the cellar is shut and bolted."
+    told = follow_up.without_borrowed(said, pull, history, "Agnese Corvo", public=[fact])
+    assert told == said
+    assert follow_up.without_borrowed(said, pull, history, "Agnese Corvo") == ""  # control
