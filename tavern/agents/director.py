@@ -16,6 +16,7 @@ from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
 from tavern.agents.render import roster_line, scene_block, zone_graph_block
+from tavern.physics.prompt_labels import INTERIORITY, THOUGHT_LABEL, line_head
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     NARRATOR,
@@ -67,7 +68,7 @@ number of its line (utterance_ref).
   action.
 - nothing_happens: true when nothing material happens this beat.
 
-Lines marked PRIVATE THOUGHT are interiority: only their owner knows them. Use them for
+Lines marked {THOUGHT_LABEL} are interiority: only their owner knows them. Use them for
 timing, pressure and dramatic intent, never as public fact; nobody else can perceive them."""
 
 MAX_LISTED = 16
@@ -281,7 +282,7 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
     # Every line opens with its seq and kind, never with a name, and keeps the record's
     # text behind a `|`: a transcript line must not read as a character card.
     who = named(state, record.speaker)
-    head = f"[#{record.seq} t{record.tick}]"
+    head = line_head(record.seq, record.tick)
     if isinstance(record, SpeechRecord):
         if record.audience.origin == "whisper":
             to = ", ".join(
@@ -290,10 +291,7 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
             return f'{head} whisper by {who} to {to} | "{record.text}"'
         return f'{head} speech by {who} | "{record.text}"'
     if isinstance(record, ThoughtRecord):
-        return (
-            f"{head} PRIVATE THOUGHT of {who} (interiority, nobody else perceives it) | "
-            + record.text
-        )
+        return f"{head} {THOUGHT_LABEL} of {who} {INTERIORITY} | " + record.text
     if isinstance(record, ActionRecord):
         return f"{head} attempt by {who} | {record.text}"
     if isinstance(record, EventRecord):

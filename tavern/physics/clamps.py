@@ -30,6 +30,7 @@ from tavern.physics.guards import (
 )
 from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
+from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.redaction import redact
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.zones import perceivers_of_zone, zone_of
@@ -361,6 +362,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("spoken_copy", drop_spoken_copies),
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
+    ("prompt_label", drop_label_copies),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),
