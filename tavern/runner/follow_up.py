@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from tavern.agents import outcome
 from tavern.agents.repetition import plain_words, sentence_spans
-from tavern.physics.restated import attempt_records
+from tavern.physics.restated import attempt_records, content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -55,7 +55,11 @@ outside, but fails.", her outcome of three beats before; in that earlier beat, D
 "read the will at midnight" got the same sentence with her name, copied from the beat's
 decided events."""
 MIN_COPY_WORDS = 3
-"""Shorter acts ("sits down") may well be an outcome and another attempt alike."""
+"""Shorter acts ("sits down") may well be an outcome and another attempt alike. Toll-house
+#16 (seed 33, turn 5) answered "reaches for the door" with "Ilse Brandt tries to sign the
+books tonight.", Teodor Vask's attempt inside a sentence holding no word of hers; "Ilse
+Brandt tries to open the door, but it is locked" holds Maren Holt's "open the door" and her
+own "door", and stays."""
 COPY_RUN_WORDS = 7
 """Words in a row of another attempt that make a sentence its copy: toll-house #14 (seed 32,
 turn 2) answered Maren Holt's "read" with "Maren Holt tries to read the toll box and reads.
@@ -98,10 +102,11 @@ def without_borrowed(
     public: Sequence[str] = (),
 ) -> str:
     """The outcome `text` of `attempt` without its sentences that tell another attempt of
-    `history` or an event (see `COPY_RULE`): another attempt word for word, or
-    `COPY_RUN_WORDS` words in a row of another attempt, of an event of the last
-    `EVENT_TURNS` beats or of `decided` (this beat's) that neither its own attempt nor a
-    `public` text (the standing facts) holds. Its own attempt told as done is an outcome.
+    `history` or an event (see `COPY_RULE`): another attempt word for word, or whole inside
+    a sentence with no word of its own attempt, or `COPY_RUN_WORDS` words in a row of
+    another attempt, of an event of the last `EVENT_TURNS` beats or of `decided` (this
+    beat's) that neither its own attempt nor a `public` text (the standing facts) holds. Its
+    own attempt told as done is an outcome.
     """
     own = act_key(attempt.text)
     turn = history[-1].turn_number if history else 0
@@ -119,12 +124,20 @@ def without_borrowed(
         other_runs -= set().union(*(_runs(act_key(t)) for t in public))
     if not (attempts or other_runs):
         return text
+    wholes = [f" {' '.join(k)} " for k in attempts if len(k) >= MIN_COPY_WORDS]
+    own_words = content_words(attempt.text)
     kept = []
     for start, end in sentence_spans(text):
-        key = act_key(text[start:end], actor_name)
+        sentence = text[start:end]
+        key = act_key(sentence, actor_name)
         if (len(key) >= MIN_COPY_WORDS and key in attempts) or _runs(key) & other_runs:
             continue
-        kept.append(text[start:end].strip())
+        spaced = f" {' '.join(key)} "
+        if any(w in spaced for w in wholes) and not shares_a_word(
+            content_words(sentence) - content_words(actor_name), own_words
+        ):
+            continue
+        kept.append(sentence.strip())
     return " ".join(kept)
 
 

@@ -359,3 +359,30 @@ def test_a_standing_fact_may_be_an_outcome() -> None:
     told = follow_up.without_borrowed(said, pull, history, "Agnese Corvo", public=[fact])
     assert told == said
     assert follow_up.without_borrowed(said, pull, history, "Agnese Corvo") == ""  # control
+
+
+def test_another_attempt_inside_a_sentence_about_nothing_of_its_own_goes() -> None:
+    """Toll-house soak #16 (seed 33), turn 5: "reaches for the door" answered with Teodor
+    Vask's attempt of the beat before, inside a sentence."""
+    books, door = (
+        _attempt(12, "C3", "Sign the books tonight"),
+        _attempt(17, "C1", "reaches for the door"),
+    )
+    history: list[HistoryRecord] = [books, door]
+    live = "Ilse Brandt tries to sign the books tonight."
+    assert follow_up.without_borrowed(live, door, history, "Ilse Brandt") == ""
+    opened = _attempt(12, "C2", "open the door")
+    locked = "Ilse Brandt tries to open the door, but it is locked."  # her own "door"
+    assert follow_up.without_borrowed(locked, door, [opened, door], "Ilse Brandt") == locked
+
+
+def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_copy_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow_up, "MIN_COPY_WORDS", 5)
+    books, door = (
+        _attempt(12, "C3", "Sign the books tonight"),
+        _attempt(17, "C1", "reaches for the door"),
+    )
+    live = "Ilse Brandt tries to sign the books tonight."
+    assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
