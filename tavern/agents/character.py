@@ -80,12 +80,13 @@ def build_messages(
         System and user messages.
     """
     mind = sheet.mind
+    looks, nature, secrets, goals = SHEET_LABELS
     identity = (
         INSTRUCTIONS.format(name=observation.self_name)
-        + f"\n\nYou look like this: {sheet.body.appearance or '(plain)'}"
-        + f"\nPersonality: {mind.personality or '(unremarkable)'}"
-        + f"\nSecrets: {'; '.join(mind.secrets) or '(none)'}"
-        + f"\nGoals: {'; '.join(mind.goals) or '(none)'}"
+        + f"\n\n{looks} {sheet.body.appearance or '(plain)'}"
+        + f"\n{nature} {mind.personality or '(unremarkable)'}"
+        + f"\n{secrets} {'; '.join(mind.secrets) or '(none)'}"
+        + f"\n{goals} {'; '.join(mind.goals) or '(none)'}"
     )
     memory = list(observation.memory)
     start = snapped_start(
@@ -141,6 +142,9 @@ NOTHING_NEW = "Nothing new since the last line you remember."
 ONE_NEW = "The last line of what you remember happened just now."
 SOME_NEW = "The last {count} lines of what you remember happened just now."
 IN_A_WHISPER = "You are in a whispered exchange; what you say now stays inside it."
+SHEET_LABELS = ("You look like this:", "Personality:", "Secrets:", "Goals:")
+"""The labels of the character's own sheet in its prompt; a reply holding one recites the
+sheet (`runner.in_world`)."""
 PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER)
 """The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (`runner.in_world`).
 "What do you do now?" is not among them: one person may well ask it of another."""

@@ -16,11 +16,18 @@ the prompt's other fixed sentences (`agents.character.PROMPT_LINES`): the Charac
 two soaks (toll-house #10, vintners-wake #15), replayed 78 times, drew the thoughts "Nothing
 new since the last line you remember." and "No new information since the last line you
 remember." three times.
+
+So does a field holding a label of the character's own sheet (`SHEET_LABELS`): toll-house
+soak #16 (seed 33, turn 7), Teodor Vask's speech and thought were his sheet read out, "I am
+Teodor Vask, a thin man in a rain-soaked blue greatcoat ... Personality: Courteous, precise,
+and lonely; ... Secrets: He was sent because the river guild suspects someone at this
+crossing; ...": his secrets, said aloud to the room and into every listener's memory, by a
+prompt copied, not by a choice. A character may still tell a secret in its own words.
 """
 
 from __future__ import annotations
 
-from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES
+from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.physics.mind_copy import word_runs
 from tavern.records import CharacterReply
@@ -38,7 +45,7 @@ _INSTRUCTION_RUNS = frozenset(
 
 
 def _steps_out(text: str) -> bool:
-    if OUT_OF_WORLD.search(text):
+    if OUT_OF_WORLD.search(text) or any(label in text for label in SHEET_LABELS):
         return True
     return not _INSTRUCTION_RUNS.isdisjoint(word_runs(text, INSTRUCTION_RUN))
 

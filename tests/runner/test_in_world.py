@@ -121,3 +121,35 @@ def test_negative_control_without_the_instruction_runs_the_copy_is_said(
         CharacterReply(thought=REPLAYED_PROMPT_ECHOES[0]),
     ):
         assert in_world(reply) is reply
+
+
+SHEET_RECITAL = (
+    "I am Teodor Vask, a thin man in a rain-soaked blue greatcoat with brass buttons. A"
+    " wax-sealed satchel held close, spectacles fogged from the cold. Personality: Courteous,"
+    " precise, and lonely; believes every discrepancy has an honest explanation until proven"
+    " otherwise. Secrets: He was sent because the river guild suspects someone at this"
+    " crossing; his own post depends on finding a culprit."
+)
+"""Toll-house soak #16 (seed 33), turn 7: Teodor Vask's speech (and thought), his sheet."""
+
+
+def test_a_recital_of_the_own_sheet_is_not_said(tmp_path: Path) -> None:
+    reply = {"speech": SHEET_RECITAL, "thought": SHEET_RECITAL, "action_intent": "signs the book"}
+    said = _beat(tmp_path, reply, speech="Who are you, exactly?")
+    assert [r.text for r in said] == ["signs the book"]
+
+
+@pytest.mark.parametrize(
+    "line", ["My goals are my own.", "He has a personality.", "We all have secrets: all of us."]
+)
+def test_sheet_words_without_the_sheets_labels_are_said(line: str) -> None:
+    reply = CharacterReply(speech=line)
+    assert in_world(reply) is reply
+
+
+def test_negative_control_without_the_labels_the_secrets_are_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(in_world_module, "SHEET_LABELS", ())
+    said = _beat(tmp_path, {"speech": SHEET_RECITAL}, speech="Who are you, exactly?")
+    assert [r.text for r in said] == [SHEET_RECITAL]
