@@ -12,6 +12,9 @@ story and show the machinery behind it:
   Vintner's Wake. A stone house: ..." (#9, turn 6);
 - the empty beat's placeholder, "Nothing material happens.", as "No material happens." (the
   whole narration of vintners-wake soak #13, turn 7);
+- the mask of the words it may not read, copied from an event of its prompt: "Teodor Vask
+  tries to [...] the toll box." (toll-house soak #16, seed 33, turn 8), a sentence the reader
+  cannot follow and the human's screen showed;
 - the scene block's staging without its label: "In the vintner's house on the hill, Agnese
   Corvo in the long hall with the open coffin; Brother Caspar in the long hall with the open
   coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4).
@@ -30,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from tavern.agents.repetition import sentence_spans
+from tavern.physics.redaction import MASK
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
@@ -43,8 +47,11 @@ _EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here 
 """What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
 
-PROMPT_LABEL = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re.MULTILINE)
-"""The scene block's labels, the transcript's event tag and a prompt block's heading."""
+PROMPT_LABEL = re.compile(
+    r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} |" + re.escape(MASK), re.MULTILINE
+)
+"""The scene block's labels, the transcript's event tag, a prompt block's heading, and the
+mask that stands in the prompt for words the renderer may not read."""
 
 
 def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:

@@ -38,7 +38,9 @@ LOOP_COPIES = 3
 """A clause said three times in a row is a loop ("knock, knock" repeats single words only)."""
 TRAILING_OFF = "…"
 
-_SENTENCE_STOP = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
+_SENTENCE_STOP = re.compile(r"(?<![\[.])[.!?…]+[\"'”’)\]]*(?=\s|$)")
+"""A sentence's end punctuation; the dots of the mask "[...]" (`physics.redaction.MASK`)
+end nothing."""
 _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
 _SENTENCE_END = ".!?…\"'”’)]"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tavern.agents import repetition
-from tavern.agents.repetition import TRAILING_OFF, cut_runaway
+from tavern.agents.repetition import TRAILING_OFF, cut_runaway, sentence_spans
 
 FACTS = (
     "The trapdoor to the cellar is shut and bolted from the hall side. The will is in the "
@@ -173,3 +173,12 @@ def test_a_retold_narration_keeps_only_untold_sentences_in_order(earlier: str, t
     kept = iter(" ".join(text.split()))  # the output is a subsequence of the text
     assert all(ch in kept for ch in " ".join(out.split()))
     assert repetition.drop_retold(text, frozenset()) == text
+
+
+def test_the_mask_ends_no_sentence() -> None:
+    text = "Teodor tries to [...] the box. He waits... Then goes."
+    assert [text[a:b].strip() for a, b in sentence_spans(text)] == [
+        "Teodor tries to [...] the box.",
+        "He waits...",
+        "Then goes.",
+    ]

@@ -181,3 +181,23 @@ def test_negative_control_without_the_staging_test_the_copy_stays(
 ) -> None:
     monkeypatch.setattr(prompt_echo, "_copies_staging", lambda sentence, names: False)
     assert _cut(f"A bell tolls. {LIVE_STAGING}", wake) == f"A bell tolls. {LIVE_STAGING}"
+
+
+LIVE_MASKED = (
+    "The toll House at Low Water has been at the river crossing for three hours. Teodor Vask"
+    " tries to [...] the toll box. Maren Holt attempts to [...] the toll box."
+)
+"""Toll-house soak #16 (seed 33), turn 8: events of its prompt copied with their mask."""
+
+
+def test_a_sentence_copying_the_mask_is_cut_whole() -> None:
+    kept = "The toll House at Low Water has been at the river crossing for three hours."
+    assert drop_prompt_echo(LIVE_MASKED, TOLL) == kept
+
+
+def test_negative_control_without_the_mask_in_the_labels_the_copies_stay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re.MULTILINE)
+    monkeypatch.setattr(prompt_echo, "PROMPT_LABEL", old)
+    assert "[...]" in drop_prompt_echo(LIVE_MASKED, TOLL)
