@@ -306,8 +306,13 @@ def render_record(state: SessionState, record: HistoryRecord) -> str:
 
 def named(state: SessionState, slot: str) -> str:
     """A character as the Director knows it: true name and slot id."""
+    return f"{true_name(state, slot)} ({slot})" if slot in state.cast else slot
+
+
+def true_name(state: SessionState, slot: str) -> str:
+    """The character's display name; the slot id itself when it names nobody of the cast."""
     character = state.cast.get(slot)
-    return f"{character.body.display_name} ({slot})" if character else slot
+    return character.body.display_name if character else slot
 
 
 def _stage(state: SessionState) -> str:

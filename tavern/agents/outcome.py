@@ -75,8 +75,7 @@ def build_messages(
         f"Waiting: [#{attempt.seq}] attempt by {director.named(state, attempt.speaker)}"
         f" | {attempt.text}"
     )
-    actor = state.cast.get(attempt.speaker)
-    lines.append(ask(actor.body.display_name if actor else attempt.speaker))
+    lines.append(ask(director.true_name(state, attempt.speaker)))
     now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
     return assemble([*director.context_blocks(state, history, budget_tokens), now])
 

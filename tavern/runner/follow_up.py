@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tavern.agents import outcome
+from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
 from tavern.physics.restated import attempt_records, content_words, shares_a_word
 from tavern.records import (
@@ -146,11 +146,6 @@ def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
     return {words[i : i + n] for i in range(len(words) - n + 1)}
 
 
-def _display_name(state: SessionState, slot: str) -> str:
-    character = state.cast.get(slot)
-    return character.body.display_name if character else slot
-
-
 def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
     """The proposed outcome of `attempt`: by its actor, witnessed by who perceived it."""
     return PerceptionEvent(
@@ -203,7 +198,7 @@ async def follow_up(
             text,
             attempt,
             history,
-            _display_name(state, attempt.speaker),
+            director.true_name(state, attempt.speaker),
             decision.events,
             state.scene.facts,
         )
