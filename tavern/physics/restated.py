@@ -16,7 +16,9 @@ Characters' replies of the last, `recent_acts`, which clamp `agency` reads too):
 were adjudicated by a later Director call. (Characters state an attempt in most beats, so judging
 by "any attempt waits" alone, as the time-skip clamp does, would have kept every restatement
 of the second soak.) Texts compare as the spoken-copy rule compares them: case, spacing,
-quotes and end punctuation aside.
+quotes and end punctuation aside, and with slot ids read as the names they stand for: live
+(toll-house #18, seed 35, turn 7), "Ilse Brandt is presented to C2 and C3 in the toll house at
+the river crossing." was committed six beats after the same event with the names written out.
 
 A recital goes even when an attempt waits: an event of two or more known sentences in a row
 (the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events
+from tavern.physics.identity import replace_slot_ids
 from tavern.records import (
     ActionRecord,
     ClampChange,
@@ -60,13 +63,19 @@ def drop_restated_events(
         return d, []
     recent = ctx.history[-COPY_WINDOW:]
     events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
-    known = {line_key(t) for t in (*ctx.scene.facts, *map(_TEXT, events))}
+    names = {slot: c.body.display_name for slot, c in (ctx.cast or {}).items()}
+
+    def named(text: str) -> str:
+        return replace_slot_ids(text, lambda m: names.get(m.group(), m.group()))
+
+    known = {line_key(named(t)) for t in (*ctx.scene.facts, *map(_TEXT, events))}
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:
-        if _recites(ev.text, known):
+        text = named(ev.text)
+        if _recites(text, known):
             return True
-        if line_key(ev.text) not in known:
+        if line_key(text) not in known:
             return False
         if ev.actor_id is not None:
             attempts = waiting.get(ev.actor_id, [])

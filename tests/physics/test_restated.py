@@ -161,3 +161,32 @@ def test_negative_control_any_waiting_attempt_keeps_every_restatement(
     ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, REACH])
     out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
     assert len(out.events) == 3
+
+
+PRESENTED = EARLIER.model_copy(
+    update={"text": "Ana is presented to Rui Lopes and Tomas in the toll house.", "actor_id": "C1"}
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana is presented to C2 and C3 in the toll house.",  # live: ids for the names
+        "C1 is presented to Rui Lopes and Tomas in the toll house",
+    ],
+)
+def test_an_earlier_event_restated_with_slot_ids_for_names_goes(text: str) -> None:
+    """Live (toll-house #18, seed 35, turn 7): 'Ilse Brandt is presented to C2 and C3 in
+    the toll house at the river crossing.', committed six beats after the same event with the
+    names written out. The stored text keeps its ids (each reader sees them as the names it
+    learned), so the clamp reads them as names."""
+    assert _clamped([_event(text)], history=[PRESENTED]) == []
+    assert _clamped([_event("C2 is presented to Ana in the toll house.")], history=[PRESENTED])
+
+
+def test_negative_control_ids_compared_as_written_keep_the_restatement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "replace_slot_ids", lambda text, replace: text)
+    text = "Ana is presented to C2 and C3 in the toll house."
+    assert _clamped([_event(text)], history=[PRESENTED]) == [text]
