@@ -15,7 +15,7 @@ user message.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from operator import is_, itemgetter
 from typing import Any
@@ -328,15 +328,37 @@ def runaway(answer_so_far: str) -> bool:
 
 RETOLD_NARRATIONS = 8
 """Earlier narrations whose sentences a new one may not tell again word for word."""
+_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
-def told_sentences(earlier: Sequence[HistoryRecord]) -> frozenset[str]:
-    """The sentence keys of the last `RETOLD_NARRATIONS` narrations among `earlier`."""
+def told_sentences(
+    earlier: Sequence[HistoryRecord], names: Mapping[str, str] | None = None
+) -> frozenset[str]:
+    """The sentence keys of the last `RETOLD_NARRATIONS` narrations among `earlier`, and of
+    the events of earlier beats since the oldest of them, slot ids read as `names`.
+
+    An event is on the reader's screen from its own beat: live (toll-house #18, seed 35), the
+    turn-1 event "Ilse Brandt is presented to Maren Holt and Teodor Vask in the toll house at
+    the river crossing." was the whole narration of turn 5.
+    """
     narrations: list[HistoryRecord] = []
+    events: list[HistoryRecord] = []
     for record in reversed(earlier[-RETOLD_NARRATIONS * 32 :]):  # beats without narration
-        if isinstance(record, NarrationRecord):
+        if isinstance(record, EventRecord):
+            events.append(record)
+        elif isinstance(record, NarrationRecord):
             narrations.append(record)
             if len(narrations) == RETOLD_NARRATIONS:
                 break
     # `sentence_keys` is cached by text: each narration's keys were computed when it was cut.
-    return frozenset().union(*(sentence_keys(r.text) for r in narrations))
+    told = frozenset().union(*(sentence_keys(r.text) for r in narrations))
+    if not events:
+        return told
+    named = dict(names or {})
+    key = _EVENT_KEYS.number(tuple(named.items()))
+
+    def event_keys(record: HistoryRecord) -> frozenset[str]:
+        text = replace_slot_ids(record.text, lambda m: named.get(m.group(), UNKNOWN_REF))
+        return sentence_keys(text)
+
+    return told.union(*_EVENT_KEYS.all(events[::-1], key, event_keys))

@@ -44,6 +44,7 @@ from tavern.runner.loops import without_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.no_act import without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
 
 ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600}
@@ -291,7 +292,7 @@ class TurnTransaction:
         )
         told = prose.parse(
             raw,
-            prose.told_sentences(self.history),
+            prose.told_sentences(self.history, display_names(staged)),
             prose.public_corpus(staged),
             prose.cast_names(staged),
             staged.title,

@@ -89,5 +89,56 @@ def test_a_later_narration_does_not_retell_the_earlier_ones(tmp_path: Path) -> N
 def test_negative_control_without_the_told_sentences_the_facts_come_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prose, "told_sentences", lambda earlier: frozenset())
+    monkeypatch.setattr(prose, "told_sentences", lambda earlier, names=None: frozenset())
     assert all(text.startswith(FACTS.strip()) for text in _narrations(tmp_path, 3))
+
+
+SOAKED = "C2 is soaked from the rain outside."
+RETOLD = "Brother Caspar is soaked from the rain outside."
+
+
+def _event_retelling_prose() -> Any:
+    """Turn 1: an event, and a narration of something else; turn 2: the event told."""
+    asked: dict[str, int] = {}
+
+    def answer(request: ProviderRequest) -> Any:
+        first = asked.setdefault(request.agent, 0) == 0
+        asked[request.agent] += 1
+        if request.agent == "director":
+            event = {"kind": "world_event", "text": SOAKED, "actor_id": None,
+                     "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None}  # fmt: skip
+            return director_answer([], events=[event] if first else [])
+        return {"narration": NEWS[0] if first else f"{RETOLD} {NEWS[1]}"}
+
+    return answer
+
+
+def _event_narrations(tmp_path: Path) -> list[str]:
+    runner, store, _ = recording_runner(tmp_path, _event_retelling_prose(), KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    for turn in range(2):
+        run(runner.play_turn(sid, TurnInput(speech=f"Turn {turn}, friends.")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+def test_a_narration_does_not_retell_an_event_of_an_earlier_beat(tmp_path: Path) -> None:
+    """Live (toll-house #18, seed 35): the turn-1 event "Ilse Brandt is presented to Maren
+    Holt and Teodor Vask in the toll house at the river crossing." was the whole narration of
+    turn 5 (turn 1 had no narration). A later beat's narration does not tell it, the slot id
+    read as the name the renderer knows."""
+    assert _event_narrations(tmp_path) == [NEWS[0], NEWS[1]]
+
+
+def test_negative_control_without_the_events_the_old_event_is_retold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prose._EVENT_KEYS, "all", lambda records, key, derive: [])
+    assert _event_narrations(tmp_path)[1] == f"{RETOLD} {NEWS[1]}"
+
+
+def test_negative_control_ids_read_as_written_the_old_event_is_retold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = prose.told_sentences
+    monkeypatch.setattr(prose, "told_sentences", lambda earlier, names=None: told(earlier))
+    assert _event_narrations(tmp_path)[1] == f"{RETOLD} {NEWS[1]}"
