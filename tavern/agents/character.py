@@ -145,7 +145,12 @@ IN_A_WHISPER = "You are in a whispered exchange; what you say now stays inside i
 SHEET_LABELS = ("You look like this:", "Personality:", "Secrets:", "Goals:")
 """The labels of the character's own sheet in its prompt; a reply holding one recites the
 sheet (`runner.in_world`)."""
-PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER)
+ASK_AGAIN = "Say, think or try something: set at least one of the three fields."
+"""Added to the prompt when a Character is asked again after an answer with nothing in it.
+With the client's fixed seed the same prompt draws the same answer: live (vintners-wake #22,
+seed 35, turn 1), Caspar's prompt drew `{"speech": "", "thought": null, "action_intent":
+null}` twice, and the turn failed."""
+PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER, ASK_AGAIN)
 """The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (`runner.in_world`).
 "What do you do now?" is not among them: one person may well ask it of another."""
 
@@ -181,6 +186,12 @@ def parse(data: dict[str, Any]) -> CharacterReply:
     if moved:
         intent = "; ".join(x for x in (intent, moved) if x)
     return CharacterReply(speech=speech, thought=thought, action_intent=intent)
+
+
+def asked_again(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """`messages` with `ASK_AGAIN` closing the last one: the prompt of a second ask."""
+    last = messages[-1]
+    return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n{ASK_AGAIN}"})]
 
 
 def move_stage_directions(speech: str | None) -> tuple[str | None, str | None]:

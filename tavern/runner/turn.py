@@ -352,7 +352,7 @@ class TurnTransaction:
     async def _character(
         self, staged: SessionState, slot: str, observation: Observation
     ) -> CharacterReply:
-        """One Character call; an unusable answer is asked again once."""
+        """One Character call; an answer with nothing in it is asked again once, saying so."""
         sheet = own_sheet(staged, slot)
         messages = fitted(
             lambda budget: character.build_messages(
@@ -369,6 +369,7 @@ class TurnTransaction:
             except ValueError as exc:
                 if attempt == 2:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
+                messages = character.asked_again(messages)
         raise AssertionError("unreachable")
 
 

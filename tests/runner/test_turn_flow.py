@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tavern.agents import prose
+from tavern.agents import character, prose
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
@@ -190,6 +190,37 @@ def test_a_failing_model_commits_nothing(make_kit: KitFactory) -> None:
     assert "commit" not in kinds and kinds[:2] == ["turn_input", "turn_input_effective"]
     failed = [c for c in kit.calls(sid) if c.agent == "character:C2"]
     assert [c.attempt_number for c in failed] == [1, 2] and all(c.error_type for c in failed)
+
+
+def _blank_unless_told(request: ProviderRequest) -> Any:
+    """A seeded model: the same prompt draws the same answer (live: an empty one, twice)."""
+    if request.agent.startswith("character:"):
+        told = request.messages[-1].content.endswith(character.ASK_AGAIN)
+        return reply(speech="Evening.") if told else {"speech": "", "thought": None,
+                                                      "action_intent": None}  # fmt: skip
+    return scripted(["C2"])(request)
+
+
+def test_an_empty_reply_is_asked_again_saying_so(make_kit: KitFactory) -> None:
+    """Live (vintners-wake #22, seed 35, turn 1): Caspar's prompt drew an empty answer
+    twice, the same prompt under the same seed, and the turn failed."""
+    kit = make_kit(fn=_blank_unless_told)
+    sid = kit.create()
+    result = kit.play(sid, speech="Anyone?")
+    assert [r.text for r in result.records if r.kind == "speech"][-1] == "Evening."
+    asked = [c.request.messages for c in kit.calls(sid) if c.agent == "character:C2"]
+    assert len(asked) == 2 and asked[1][:-1] == asked[0][:-1]
+    assert asked[1][-1].content == f"{asked[0][-1].content}\n{character.ASK_AGAIN}"
+
+
+def test_negative_control_asked_again_alike_the_turn_fails(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(character, "asked_again", lambda messages: messages)
+    kit = make_kit(fn=_blank_unless_told)
+    sid = kit.create()
+    with pytest.raises(ModelFailureError, match="unusable reply twice"):
+        kit.play(sid, speech="Anyone?")
 
 
 def test_impossible_input_is_refused(make_kit: KitFactory) -> None:
