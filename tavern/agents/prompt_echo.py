@@ -17,14 +17,24 @@ story and show the machinery behind it:
   cannot follow and the human's screen showed;
 - the scene block's staging without its label: "In the vintner's house on the hill, Agnese
   Corvo in the long hall with the open coffin; Brother Caspar in the long hall with the open
-  coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4).
+  coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4),
+  or as sentences: "Lio Mendez in the vaulted wine cellar beneath the hall. Dorotea Sand in
+  the long hall with the open coffin. Felix Aubert in the narrow balcony above the hall."
+  (vintners-wake soak #22, seed 35, turn 7).
+
+A line break ends a sentence here: the transcript's lines have no stops of their own, and
+vintners-wake #22 (turn 3) copied two of them, "The Vintner's Wake\n\nAgnese Corvo makes an
+attempt.", which read as one sentence and was shown as "The Vintner's Wake Agnese Corvo makes
+an attempt."
 
 `drop_prompt_echo` removes such sentences. Each test is narrow, because what it removes is
 only ever a sentence a story would not contain: a marker sentence holds nothing but names and
 the marker's own words ("Maren Holt makes an attempt, and the lamp goes out." stays); a label
 is the prompt's own, capitalised and followed by a colon; a title sentence is the title and
 nothing else; a staging copy holds two or more parts, between semicolons, in which a name is
-followed by "in" ("Brother Caspar in the long hall"), the staging line's own form.
+followed by "in" ("Brother Caspar in the long hall"), the staging line's own form, or is one
+of those parts as a sentence, word for word (`staging`: "Lio Mendez in the long hall" stays
+copied, "Lio Mendez in the cellar listens." is a story's sentence).
 """
 
 from __future__ import annotations
@@ -54,10 +64,13 @@ PROMPT_LABEL = re.compile(
 mask that stands in the prompt for words the renderer may not read."""
 
 
-def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
+def drop_prompt_echo(
+    text: str, names: Sequence[str], title: str = "", staging: Sequence[str] = ()
+) -> str:
     """`text` without its sentences that copy the prompt (see the module); `names` are the
     names the prompt gives the cast (each of their words counts as a name), `title` the
-    session's title.
+    session's title, `staging` the parts of the prompt's staging line ("Lio Mendez in the
+    vaulted wine cellar beneath the hall").
 
     >>> drop_prompt_echo("Teodor Vask makes an attempt. The lamp dies.", ["Teodor Vask"])
     'The lamp dies.'
@@ -65,6 +78,8 @@ def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
     'Maren stands.'
     >>> drop_prompt_echo("The Wake. Rain falls.", [], title="The Wake")
     'Rain falls.'
+    >>> drop_prompt_echo("Maren Holt in the hall. Rain.", [], staging=["Maren Holt in the hall"])
+    'Rain.'
     """
     folded = text.casefold()
     if (
@@ -72,28 +87,54 @@ def drop_prompt_echo(text: str, names: Sequence[str], title: str = "") -> str:
         and "material" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
-        and not (title and _words(title) and " ".join(_words(title)) in " ".join(_words(text)))
         and ";" not in text
+        and not _holds_words(text, [title, *staging])
     ):
         return text  # most narrations: a pass or two, no sentence split
-    return cut_copies(text, names, title)
+    return cut_copies(text, names, title, staging)
 
 
-def cut_copies(text: str, names: Sequence[str], title: str = "") -> str:
+def _holds_words(text: str, parts: Sequence[str]) -> bool:
+    """Whether the words of one of `parts` (one or more) are in `text`, in a row."""
+    wanted = [joined for part in parts if (joined := " ".join(_words(part)))]
+    if not wanted:
+        return False
+    plain = " ".join(_words(text))
+    return any(joined in plain for joined in wanted)
+
+
+def cut_copies(
+    text: str, names: Sequence[str], title: str = "", staging: Sequence[str] = ()
+) -> str:
     """`drop_prompt_echo` without its shortcut for a text that cannot hold a copy; `text`
     itself when no sentence goes."""
     name_words = frozenset(w for name in names for w in _words(name))
-    title_words = _words(title)
-    spans = sentence_spans(text)
+    copies = {tuple(_words(title))} | {tuple(_words(part)) for part in staging}
+    copies.discard(())
+    spans = _lines_of(text, sentence_spans(text))
     kept = [
         (a, b)
         for a, b in spans
-        if not _copies_prompt(text[a:b], name_words)
-        and not (title_words and _words(text[a:b]) == title_words)
+        if not _copies_prompt(text[a:b], name_words) and tuple(_words(text[a:b])) not in copies
     ]
     if len(kept) == len(spans):
         return text
     return "".join(text[a:b] for a, b in kept).strip()
+
+
+def _lines_of(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans`, each cut after every line break inside it."""
+    out = []
+    for a, b in spans:
+        for m in _LINE_BREAK.finditer(text, a, b):
+            if m.end() < b:
+                out.append((a, m.end()))
+                a = m.end()
+        out.append((a, b))
+    return out
+
+
+_LINE_BREAK = re.compile(r"\n\s*")
 
 
 def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:

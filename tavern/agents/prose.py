@@ -29,6 +29,7 @@ from tavern.agents.render import (
     cached_tokens,
     log_lines,
     scene_block,
+    staging,
     tokens_in,
     zone_graph_block,
 )
@@ -277,6 +278,7 @@ def parse(
     title: str = "",
     recited: Sequence[str] = (),
     events: Sequence[str] = (),
+    staged: Sequence[str] = (),
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
     renderer's contract: up to any runaway repetition, without the sentences in `told`
@@ -284,7 +286,8 @@ def parse(
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
     assistant's words (`agents.out_of_world`) and without copies of its prompt: the
     transcript's attempt marker about the cast's `names`, a scene label, or the session's
-    `title` as a sentence (`agents.prompt_echo`), and without a recital of the stage or an
+    `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
+    `staging_parts`), and without a recital of the stage or an
     appearance among `recited` that none of this beat's `events` holds (`agents.recital`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
@@ -300,8 +303,14 @@ def parse(
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
     kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
-    kept = drop_recitals(drop_prompt_echo(kept, names, title), recited, events)
+    kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
     return drop_retold(kept, told)
+
+
+def staging_parts(state: SessionState) -> list[str]:
+    """The parts of the prompt's staging line, who is where (`parse`'s `staged`)."""
+    names = {slot: c.body.display_name for slot, c in state.cast.items()}
+    return staging(state.scene, lambda slot: names.get(slot, slot), with_zone_ids=False)
 
 
 def cast_names(state: SessionState) -> list[str]:

@@ -84,13 +84,20 @@ def scene_block(
     scene: Scene, namer: Namer, *, with_zone_ids: bool = True, with_place: bool = True
 ) -> str:
     """Location (unless `with_place=False`), facts and who is present where."""
-    labels = {z.id: z.label for z in scene.zones}
     lines = []
     if with_place:
         lines.append(f"Location: {scene.location}")
         if scene.description:
             lines.append(scene.description)
     lines.append("Facts:\n" + (log_lines(scene.facts) or "(none)"))
+    lines.append("Present: " + ("; ".join(staging(scene, namer, with_zone_ids)) or "nobody"))
+    return "\n".join(lines)
+
+
+def staging(scene: Scene, namer: Namer, with_zone_ids: bool = True) -> list[str]:
+    """Who is present where, one part each ("Lio Mendez in cellar", or with the zone's label
+    when `with_zone_ids=False`): the parts of `scene_block`'s "Present:" line."""
+    labels = {z.id: z.label for z in scene.zones}
     present = []
     for slot in scene.present:
         zone = scene.positions.get(slot)
@@ -99,5 +106,4 @@ def scene_block(
             # Zone ids are explained once by the zone graph; labels only where ids are not used.
             where = f" in {zone}" if with_zone_ids else f" in {labels.get(zone, zone)}"
         present.append(namer(slot) + where)
-    lines.append("Present: " + ("; ".join(present) or "nobody"))
-    return "\n".join(lines)
+    return present

@@ -298,6 +298,7 @@ class TurnTransaction:
             staged.title,
             prose.recited_texts(staged),
             [r.text for r in beat if isinstance(r, EventRecord)],
+            prose.staging_parts(staged),
         )
         recent = [*self.history[-COPY_WINDOW:], *beat]
         return unconfirmed_acts(told, staged.cast, recent, self.turn_number)

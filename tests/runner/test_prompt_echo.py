@@ -75,6 +75,7 @@ def _cut(text: str, state: SessionState, events: Sequence[str] = ()) -> str:
         state.title,
         prose.recited_texts(state),
         events,
+        prose.staging_parts(state),
     )
 
 
@@ -149,13 +150,16 @@ PIECE = st.sampled_from(
     ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
      "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall", "No", "material",
-     "happens."]
+     "happens.", "Ilse Brandt", "in the loft", "\n\n"]
 )  # fmt: skip
 
 
-def _agrees(shortcut: Callable[[str, list[str], str], str], pieces: list[str]) -> bool:
+STAGED = ["Maren Holt in the hall", "Ilse Brandt in the loft"]
+
+
+def _agrees(shortcut: Callable[[str, list[str], str, list[str]], str], pieces: list[str]) -> bool:
     text = " ".join(pieces)
-    return shortcut(text, TOLL, LIVE_TITLE) == cut_copies(text, TOLL, LIVE_TITLE)
+    return shortcut(text, TOLL, LIVE_TITLE, STAGED) == cut_copies(text, TOLL, LIVE_TITLE, STAGED)
 
 
 @given(st.lists(PIECE, max_size=14))
@@ -167,10 +171,10 @@ def test_negative_control_the_generator_catches_a_lossy_shortcut() -> None:
     """A shortcut that trusted the label pattern alone misses a heading after a sentence, a
     title or the empty beat's placeholder: the generator finds one of them."""
 
-    def lossy(text: str, names: list[str], title: str) -> str:
+    def lossy(text: str, names: list[str], title: str, staged: list[str]) -> str:
         if "attempt" not in text.casefold() and not PROMPT_LABEL.search(text):
             return text
-        return cut_copies(text, names, title)
+        return cut_copies(text, names, title, staged)
 
     found = " ".join(find(st.lists(PIECE, max_size=14), lambda p: not _agrees(lossy, p)))
     assert "##" in found or "Wake" in found or "material" in found
@@ -201,3 +205,39 @@ def test_negative_control_without_the_mask_in_the_labels_the_copies_stay(
     old = re.compile(r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} ", re.MULTILINE)
     monkeypatch.setattr(prompt_echo, "PROMPT_LABEL", old)
     assert "[...]" in drop_prompt_echo(LIVE_MASKED, TOLL)
+
+
+LIVE_STAGED_SENTENCES = (
+    "Lio Mendez in the vaulted wine cellar beneath the hall. Dorotea Sand in the long hall"
+    " with the open coffin. Felix Aubert in the narrow balcony above the hall."
+)
+"""Vintners-wake soak #22 (seed 35), turn 7: the staging line's parts as sentences, the
+whole narration."""
+LIVE_TITLE_LINE = "The Vintner's Wake\n\nAgnese Corvo makes an attempt."
+"""The same soak, turn 3: two transcript lines copied, shown as one sentence."""
+
+
+def test_staging_parts_as_sentences_and_copied_lines_are_cut(wake: SessionState) -> None:
+    assert _cut(f"{LIVE_STAGED_SENTENCES} A bell tolls.", wake) == "A bell tolls."
+    assert _cut(f"{LIVE_TITLE_LINE}\nRain.", wake) == "Rain."
+    told = "Lio Mendez in the cellar listens. Dorotea Sand in the long hall waits."
+    assert _cut(told, wake) == told
+
+
+def test_negative_control_without_the_staging_parts_the_sentences_stay(
+    wake: SessionState,
+) -> None:
+    names = prose.cast_names(wake)
+    assert drop_prompt_echo(LIVE_STAGED_SENTENCES, names, wake.title) == LIVE_STAGED_SENTENCES
+
+
+def test_negative_control_without_line_breaks_the_title_line_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_lines_of", lambda text, spans: spans)
+    assert _cut(LIVE_TITLE_LINE, wake) == LIVE_TITLE_LINE
+
+
+def test_a_turn_commits_the_narration_without_a_staging_part(tmp_path: Path) -> None:
+    staged = "Agnese Corvo in the long hall with the open coffin. The bolt holds."
+    assert _narrated(tmp_path, staged) == ["The bolt holds."]
