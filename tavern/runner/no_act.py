@@ -10,6 +10,14 @@ has its own field. Such an intent is dropped; a reply left empty says nothing th
 An intent goes when, its small words aside ("to", "try", "do", "something"), only verbs of
 speaking and names are left. "talks to Maren" goes; "walks to Maren", "hands Maren the
 ledger" and "knocks to be let in" stay.
+
+Three more kinds of intent name nothing the world could answer, and go (toll-house soak #18
+and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt failed" and
+"Felix Aubert tries this to take action"):
+- an outcome instead of an attempt: "fails" (a Character never states an outcome);
+- a placeholder for one: "take action", "act";
+- a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit".
+"walk", "sleep" and "read" can be done without one, and stay.
 """
 
 from __future__ import annotations
@@ -31,23 +39,44 @@ FILLER = frozenset(
 """Words an intent may hold around a verb of speaking and still name no act ("None" was a
 whole live intent: toll-house soak #9, turn 7)."""
 
+OUTCOME_OR_PLACEHOLDER = frozenset(
+    "fail fails failed failing succeed succeeds succeeded succeeding success failure action"
+    " actions act acts acting take takes taking".split()
+)
+"""Words of an intent that states an outcome ("fails") or stands in for an act ("take
+action"): with a word of an act beside them ("takes the key"), the intent stays."""
+NEEDS_OBJECT = frozenset(
+    "follow follows open opens visit visits take takes give gives grab grabs bring brings"
+    " carry carries use uses put puts place places hand hands pick picks touch touches close"
+    " closes lock locks unlock unlocks push pushes pull pulls sign signs find finds check"
+    " checks examine examines inspect inspects show shows hold holds".split()
+)
+"""Verbs that say nothing done when they stand alone: what is opened, whom followed?"""
+
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
 def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     """Whether `intent` holds nothing but verbs of speaking, small words and words of the
-    cast's display `names`.
+    cast's display `names`; or only an outcome or a placeholder; or one verb that needs an
+    object (see the module).
 
     >>> names_no_act("try to talk"), names_no_act("talks to Maren", ["Maren Holt"])
     (True, True)
     >>> names_no_act("walks to Maren", ["Maren Holt"]), names_no_act("knocks to be let in")
     (False, False)
+    >>> names_no_act("fails"), names_no_act("take action"), names_no_act("try to open")
+    (True, True, True)
+    >>> names_no_act("follow Maren", ["Maren Holt"]), names_no_act("walk")
+    (False, False)
     """
-    words = _WORD.findall(intent.casefold())
-    if not words:
+    words = [w for w in _WORD.findall(intent.casefold()) if w not in FILLER]
+    if not words and not _WORD.search(intent):
         return False
+    if OUTCOME_OR_PLACEHOLDER.issuperset(words) or (len(words) == 1 and words[0] in NEEDS_OBJECT):
+        return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
-    return all(w in SPEAKING for w in words if w not in FILLER and w not in name_words)
+    return all(w in SPEAKING for w in words if w not in name_words)
 
 
 def without_empty_intent(
