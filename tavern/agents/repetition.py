@@ -10,7 +10,7 @@ keeps the model's whole answer.
 
 `cut_runaway` keeps the text up to the first sign of a loop:
 - a sentence of `MIN_SENTENCE_WORDS` or more words that already occurred, word for word
-  (case and spacing aside), ends the text before it;
+  (case, spacing, punctuation and articles aside: `ARTICLES`), ends the text before it;
 - a run of `MIN_UNIT_WORDS` to `MAX_UNIT_WORDS` words said `LOOP_COPIES` times in a row ends
   the text after its first copy, when the text ran to its cap (or no cap is given): such a
   loop never stopped by itself live, and looking for it costs more than the rest together.
@@ -110,8 +110,11 @@ def _begins_told(text: str, told: AbstractSet[str]) -> bool:
     if not tail or _ENDS_SENTENCE.search(tail):
         return False
     start, end = sentence_spans(tail)[-1]
-    words = " ".join(tail[start:end].lower().split())
-    return any(key.startswith(words) for key in told)
+    words = tail[start:end].lower().split()
+    if words and any(article.startswith(words[-1]) for article in ARTICLES):
+        words.pop()  # "... in th": the key has no article to begin
+    plain = " ".join(w for w in map(_plain, words) if w and w not in ARTICLES)
+    return bool(plain) and any(key.startswith(plain) for key in told)
 
 
 def repeats_a_sentence(text: str) -> bool:
@@ -157,13 +160,23 @@ def sentence_texts(text: str) -> list[str]:
     return _SENTENCE_STOP.split(text)
 
 
+ARTICLES = frozenset(("a", "an", "the"))
+"""Words a retelling may swap without telling anything new: toll-house soak #18 (seed 35),
+turn 2, told the turn-1 event "Ilse Brandt is presented to Maren Holt and Teodor Vask in the
+toll house at the river crossing." again with "a toll house"."""
+
+
 def _key(sentence: str) -> str:
-    """The sentence's lower-case words without end punctuation (a capped copy may lack its
-    full stop); "" when it is shorter than `MIN_SENTENCE_WORDS`."""
+    """The sentence's lower-case words without punctuation and `ARTICLES` (a capped copy may
+    lack its full stop); "" when it is shorter than `MIN_SENTENCE_WORDS`."""
     words = sentence.lower().split()
     if len(words) < MIN_SENTENCE_WORDS:
         return ""
-    return " ".join(words).rstrip(_SENTENCE_END)
+    return " ".join(w for w in map(_plain, words) if w and w not in ARTICLES)
+
+
+def _plain(word: str) -> str:
+    return word.strip(PUNCTUATION)
 
 
 def _before_repeated_sentence(text: str) -> str:

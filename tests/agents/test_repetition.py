@@ -182,3 +182,43 @@ def test_the_mask_ends_no_sentence() -> None:
         "He waits...",
         "Then goes.",
     ]
+
+
+LIVE_EVENT = (
+    "Ilse Brandt is presented to Maren Holt and Teodor Vask in the toll house at the river"
+    " crossing."
+)
+LIVE_RETOLD = (
+    "Ilse Brandt is presented to Maren Holt and Teodor Vask in a toll house at the river crossing."
+)
+
+
+def test_a_retelling_with_another_article_or_comma_is_retold() -> None:
+    """Toll-house soak #18 (seed 35), turn 2: the turn-1 event told again with "a toll
+    house"."""
+    told = repetition.sentence_keys(LIVE_EVENT)
+    assert repetition.drop_retold(f"{LIVE_RETOLD} Rain falls.", told) == "Rain falls."
+    assert (
+        repetition.drop_retold(
+            "Ilse Brandt, is presented to Maren Holt.",
+            repetition.sentence_keys("Ilse Brandt is presented to Maren Holt."),
+        )
+        == ""
+    )
+    assert repetition.drop_retold(
+        "Rain falls. Ilse Brandt is presented to Maren Holt and Teodor Vask in th", told
+    ) == ("Rain falls.")
+    kept = "Ilse Brandt is presented to the river."
+    assert repetition.drop_retold(kept, told) == kept
+
+
+def test_negative_control_articles_compared_the_retelling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(repetition, "ARTICLES", frozenset())
+    repetition._keys.cache_clear()
+    try:
+        told = repetition.sentence_keys(LIVE_EVENT)
+        assert repetition.drop_retold(LIVE_RETOLD, told) == LIVE_RETOLD
+    finally:
+        repetition._keys.cache_clear()
