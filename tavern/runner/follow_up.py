@@ -34,6 +34,7 @@ from tavern.records import (
 )
 from tavern.runner.calls import AgentCaller
 from tavern.runner.fit import fitted
+from tavern.runner.no_act import FILLER
 
 AGENT = "director:outcome"
 """The follow-up's agent name: the Director's role, its own line in the journal."""
@@ -66,6 +67,17 @@ turn 2) answered Maren Holt's "read" with "Maren Holt tries to read the toll box
 Maren Holt moves to the nearest window and looks outside.", the human's attempt of that beat
 in its second sentence ("to the nearest window and look outside", 7). Six would also take
 "the toll box on the counting table", which an outcome may well say."""
+
+EMPTY_RULE = "follow_up_empty"
+"""The change reported when a follow-up's sentence tells no outcome: live (toll-house #19,
+seed 36, turn 5), "reaches for the door" was answered "Ilse Brandt tries this.", and
+(vintners-wake #22, seed 35, turn 8) "take action" with "Felix Aubert tries this to take
+action"; both were committed and shown."""
+EMPTY_WORDS = FILLER | frozenset(
+    "this that it tried attempted did make makes made take takes taking action actions act"
+    " acts".split()
+)
+"""Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
@@ -141,6 +153,18 @@ def without_borrowed(
     return " ".join(kept)
 
 
+def without_empty(text: str, actor_name: str) -> str:
+    """`text` without its sentences that hold nothing but the actor's name and `EMPTY_WORDS`
+    ("Ilse Brandt tries this."); "Ilse Brandt fails." tells an outcome and stays."""
+    names = set(plain_words(actor_name))
+    kept = [
+        text[a:b].strip()
+        for a, b in sentence_spans(text)
+        if any(w not in names and w not in EMPTY_WORDS for w in plain_words(text[a:b]))
+    ]
+    return " ".join(kept)
+
+
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
     n = COPY_RUN_WORDS
     return {words[i : i + n] for i in range(len(words) - n + 1)}
@@ -194,20 +218,13 @@ async def follow_up(
         text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
         if not text:
             continue
-        told = without_borrowed(
-            text,
-            attempt,
-            history,
-            director.true_name(state, attempt.speaker),
-            decision.events,
-            state.scene.facts,
-        )
-        if told != text:
-            changes.append(
-                ClampChange(
-                    rule=COPY_RULE, path=f"outcome of #{attempt.seq}", before=text, after=told
-                )
-            )
+        name = director.true_name(state, attempt.speaker)
+        copied = without_borrowed(text, attempt, history, name, decision.events, state.scene.facts)
+        told = without_empty(copied, name)
+        path = f"outcome of #{attempt.seq}"
+        for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]:
+            if after != before:
+                changes.append(ClampChange(rule=rule, path=path, before=before, after=after))
         if not told:
             continue
         proposal = decision.model_copy(

@@ -386,3 +386,45 @@ def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_cop
     )
     live = "Ilse Brandt tries to sign the books tonight."
     assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
+
+
+LIVE_EMPTY = ["Agnese Corvo tries this.", "Agnese Corvo tries this to take action"]
+"""Toll-house #19 (seed 36, turn 5) and vintners-wake #22 (seed 35, turn 8), the actor's
+name changed: answers that tell no outcome."""
+
+
+@pytest.mark.parametrize("said", LIVE_EMPTY)
+def test_an_outcome_telling_nothing_is_not_told(make_kit: KitFactory, said: str) -> None:
+    kit = make_kit(fn=_answers(said=said))
+    sid = kit.create()
+    kit.play(sid, action="reaches for the door")
+    assert FOLLOW_UP in _agents(kit, sid, 1)
+    assert _outcomes(kit.history(sid)) == []
+    commits = [
+        x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, CommitLine)
+    ]
+    assert [(c.rule, c.before, c.after) for c in commits[0].clamp_changes] == [
+        (follow_up.EMPTY_RULE, said, "")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Agnese Corvo fails.", "Agnese Corvo fails."),
+        ("Agnese Corvo tries this. The door is locked.", "The door is locked."),
+        ("Agnese Corvo opens it.", "Agnese Corvo opens it."),
+    ],
+)
+def test_a_sentence_with_an_outcome_stays(said: str, kept: str) -> None:
+    assert follow_up.without_empty(said, "Agnese Corvo") == kept
+
+
+def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(follow_up, "without_empty", lambda text, name: text)
+    kit = make_kit(fn=_answers(said=LIVE_EMPTY[0]))
+    sid = kit.create()
+    kit.play(sid, action="reaches for the door")
+    assert _outcomes(kit.history(sid)) == [(1, "C1", LIVE_EMPTY[0], HALL_VIEW)]
