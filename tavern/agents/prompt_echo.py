@@ -4,7 +4,9 @@ The embedded 0.5B model, live, wrote two kinds of sentence that tell a reader no
 story and show the machinery behind it:
 - the transcript's content-free attempt marker, "(Teodor Vask makes an attempt.)", as prose:
   "Teodor Vask makes an attempt." and "Ilse Brandt and Maren Holt make attempts to make an
-  attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8);
+  attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8); and its speech marker, "(Agnese
+  Corvo speaks.)": "Agnese Corvo speaks. Someone speaks. Someone speaks." (vintners-wake soak
+  #23, seed 36, turn 5; the reader has the line itself on screen);
 - a labelled line of the scene block: "Present: Agnese Corvo in the long hall with the open
   coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10);
 - the session title, the transcript's first line, as a sentence of its own: "The Vintner's
@@ -56,6 +58,8 @@ _MARKER_VERBS = frozenset("make makes made making".split())
 _EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here this beat".split())
 """What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
+_SPEECH_MARKER_WORDS = frozenset(("speaks", "speak", "someone", "and"))
+"""What a sentence made from the speech marker holds besides names."""
 
 PROMPT_LABEL = re.compile(
     r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} |" + re.escape(MASK), re.MULTILINE
@@ -84,6 +88,7 @@ def drop_prompt_echo(
     folded = text.casefold()
     if (
         "attempt" not in folded
+        and "speak" not in folded
         and "material" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
@@ -142,6 +147,8 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
         return True
     rest = [w for w in _words(sentence) if w not in name_words]
     if "material" in rest and _EMPTY_BEAT_WORDS.issuperset(rest):
+        return True
+    if "speaks" in rest and _SPEECH_MARKER_WORDS.issuperset(rest):
         return True
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (

@@ -10,7 +10,9 @@ keeps the model's whole answer.
 
 `cut_runaway` keeps the text up to the first sign of a loop:
 - a sentence of `MIN_SENTENCE_WORDS` or more words that already occurred, word for word
-  (case, spacing, punctuation and articles aside: `ARTICLES`), ends the text before it;
+  (case, spacing, punctuation and articles aside: `ARTICLES`), ends the text before it; so
+  does a shorter one said again right after itself ("Someone speaks. Someone speaks.",
+  vintners-wake soak #23, seed 36, turns 3 and 5, with "Time passes. Time passes.");
 - a run of `MIN_UNIT_WORDS` to `MAX_UNIT_WORDS` words said `LOOP_COPIES` times in a row ends
   the text after its first copy, when the text ran to its cap (or no cap is given): such a
   loop never stopped by itself live, and looking for it costs more than the rest together.
@@ -126,8 +128,8 @@ def repeats_a_sentence(text: str) -> bool:
     >>> repeats_a_sentence("The door is shut. A bell rings. The door is shut.")
     True
     """
-    finished = sentence_texts(text)[:-1]  # the last one may go on
-    return _first_repeat(map(_key, finished)) is not None
+    keys = list(map(_key, sentence_texts(text)[:-1]))  # the last one may go on
+    return _first_repeat(keys) is not None or _first_stutter(keys) is not None
 
 
 @lru_cache(maxsize=64)
@@ -143,7 +145,7 @@ def plain_words(text: str) -> list[str]:
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without end punctuation."""
-    return frozenset(key for key in _keys(text) if key)
+    return frozenset(key for key in _keys(text) if key and not key.startswith(SHORT))
 
 
 @lru_cache(maxsize=64)
@@ -166,13 +168,17 @@ turn 2, told the turn-1 event "Ilse Brandt is presented to Maren Holt and Teodor
 toll house at the river crossing." again with "a toll house"."""
 
 
+SHORT = "\x00"
+"""Opens the key of a sentence shorter than `MIN_SENTENCE_WORDS`: only a stutter reads it."""
+
+
 def _key(sentence: str) -> str:
     """The sentence's lower-case words without punctuation and `ARTICLES` (a capped copy may
-    lack its full stop); "" when it is shorter than `MIN_SENTENCE_WORDS`."""
+    lack its full stop), after `SHORT` when it is shorter than `MIN_SENTENCE_WORDS`; "" for
+    a sentence without words."""
     words = sentence.lower().split()
-    if len(words) < MIN_SENTENCE_WORDS:
-        return ""
-    return " ".join(w for w in map(_plain, words) if w and w not in ARTICLES)
+    key = " ".join(w for w in map(_plain, words) if w and w not in ARTICLES)
+    return SHORT + key if key and len(words) < MIN_SENTENCE_WORDS else key
 
 
 def _plain(word: str) -> str:
@@ -180,17 +186,29 @@ def _plain(word: str) -> str:
 
 
 def _before_repeated_sentence(text: str) -> str:
-    index = _first_repeat(_keys(text))
-    return text if index is None else text[: sentence_spans(text)[index][0]]
+    found = [i for i in (_first_repeat(_keys(text)), _first_stutter(_keys(text))) if i is not None]
+    return text if not found else text[: sentence_spans(text)[min(found)][0]]
+
+
+def _first_stutter(keys: Iterable[str]) -> int | None:
+    """The position of the first sentence equal to the one right before it, however short
+    (`_key` marks a short one with `SHORT`), or None."""
+    before = ""
+    for index, key in enumerate(keys):
+        if key and key == before:
+            return index
+        before = key
+    return None
 
 
 def _first_repeat(keys: Iterable[str]) -> int | None:
-    """The position of the first key ("" aside) equal to an earlier one, or None."""
+    """The position of the first key ("" and short ones aside) equal to an earlier one, or
+    None."""
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key in seen:
             return index
-        if key:
+        if key and not key.startswith(SHORT):
             seen.add(key)
     return None
 

@@ -222,3 +222,25 @@ def test_negative_control_articles_compared_the_retelling_stays(
         assert repetition.drop_retold(LIVE_RETOLD, told) == LIVE_RETOLD
     finally:
         repetition._keys.cache_clear()
+
+
+LIVE_STUTTER = (
+    "Agnese Corvo speaks. Someone speaks. Someone speaks. Someone speaks. Time passes. Time passes."
+)
+"""Vintners-wake soak #23 (seed 36), turn 5: short sentences said again right away."""
+
+
+def test_a_short_sentence_said_again_right_away_ends_the_text() -> None:
+    assert repetition.cut_runaway(LIVE_STUTTER) == "Agnese Corvo speaks. Someone speaks."
+    assert repetition.cut_runaway("Time passes. Time passes") == "Time passes."
+    assert repetition.repeats_a_sentence("Rain. Rain. More")
+    refrain = "The bell tolls. Rain falls. The bell tolls."
+    assert repetition.cut_runaway(refrain) == refrain  # a refrain, not a stutter
+    assert repetition.sentence_keys("Rain falls. The coffin lies open.") == {"coffin lies open"}
+
+
+def test_negative_control_without_the_stutter_test_the_live_text_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(repetition, "_first_stutter", lambda keys: None)
+    assert repetition.cut_runaway(LIVE_STUTTER) == LIVE_STUTTER

@@ -150,7 +150,7 @@ PIECE = st.sampled_from(
     ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
      "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall", "No", "material",
-     "happens.", "Ilse Brandt", "in the loft", "\n\n"]
+     "happens.", "Ilse Brandt", "in the loft", "\n\n", "speaks.", "Someone"]
 )  # fmt: skip
 
 
@@ -241,3 +241,18 @@ def test_negative_control_without_line_breaks_the_title_line_stays(
 def test_a_turn_commits_the_narration_without_a_staging_part(tmp_path: Path) -> None:
     staged = "Agnese Corvo in the long hall with the open coffin. The bolt holds."
     assert _narrated(tmp_path, staged) == ["The bolt holds."]
+
+
+def test_the_speech_marker_as_prose_is_cut(wake: SessionState) -> None:
+    """Vintners-wake soak #23 (seed 36), turns 1, 3 and 5: "(Agnese Corvo speaks.)" and
+    "(someone speaks.)" told as the narration; the reader has the line on screen."""
+    assert _cut("Agnese Corvo speaks. Someone speaks. Rain.", wake) == "Rain."
+    kept = "Agnese Corvo speaks softly to the room."
+    assert _cut(kept, wake) == kept
+
+
+def test_negative_control_without_the_speech_marker_words_the_copy_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_SPEECH_MARKER_WORDS", frozenset())
+    assert _cut("Agnese Corvo speaks. Rain.", wake) == "Agnese Corvo speaks. Rain."
