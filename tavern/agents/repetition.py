@@ -144,7 +144,7 @@ def plain_words(text: str) -> list[str]:
 
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
-    its lower-case words without end punctuation."""
+    its lower-case words without punctuation and `ARTICLES`."""
     return frozenset(key for key in _keys(text) if key and not key.startswith(SHORT))
 
 
