@@ -45,7 +45,6 @@ _SENTENCE_STOP = re.compile(r"(?<![\[.])[.!?…]+[\"'”’)\]]*(?=\s|$)")
 end nothing."""
 _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
-_SENTENCE_END = ".!?…\"'”’)]"
 _CLAUSE_END = frozenset(".,;:!?…")
 PUNCTUATION = ".,;:!?…\"'“”‘’()[]—–-"
 """What a word is stripped of before words are compared."""
