@@ -16,8 +16,11 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 "Felix Aubert tries this to take action"):
 - an outcome instead of an attempt: "fails" (a Character never states an outcome);
 - a placeholder for one: "take action", "act";
-- a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit".
-"walk", "sleep" and "read" can be done without one, and stay.
+- a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit";
+- a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
+  in two beats, each followed up and answered with a copy of another attempt). What a
+  character perceives is the kernel's to compute; "listens at the door" stays.
+"walk", "sleep" and "read" can be done without an object, and stay.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ NEEDS_OBJECT = frozenset(
     " checks examine examines inspect inspects show shows hold holds".split()
 )
 """Verbs that say nothing done when they stand alone: what is opened, whom followed?"""
+PERCEIVING = frozenset("listen listens watch watches observe observes look looks".split())
+"""Verbs of perceiving: alone, they attempt nothing the world must decide."""
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
@@ -73,7 +78,8 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     words = [w for w in _WORD.findall(intent.casefold()) if w not in FILLER]
     if not words and not _WORD.search(intent):
         return False
-    if OUTCOME_OR_PLACEHOLDER.issuperset(words) or (len(words) == 1 and words[0] in NEEDS_OBJECT):
+    lone = len(words) == 1 and (words[0] in NEEDS_OBJECT or words[0] in PERCEIVING)
+    if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
     return all(w in SPEAKING for w in words if w not in name_words)
