@@ -40,7 +40,7 @@ from tavern.runner.follow_up import follow_up
 from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
-from tavern.runner.loops import without_loops
+from tavern.runner.loops import without_event_loops, without_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.no_act import without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
@@ -251,9 +251,10 @@ class TurnTransaction:
         )
 
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
-            clamped, changes = clamp_decision(proposal, ctx)
+            cut, looped = without_event_loops(proposal)
+            clamped, changes = clamp_decision(cut, ctx)
             guarded, more = speech_guard(clamped, state, ctx.history)
-            return guarded, changes + more
+            return guarded, looped + changes + more
 
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(
