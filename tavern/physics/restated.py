@@ -32,12 +32,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from itertools import compress, repeat
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events
 from tavern.physics.identity import replace_slot_ids
+from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
     ClampChange,
@@ -51,7 +51,8 @@ from tavern.records import (
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
 
-_TEXT = attrgetter("text")
+_EVENT_KEYS: RecordMemo[str] = RecordMemo()
+"""Each recent event's text as copies compare, slot ids read as names: computed once."""
 
 
 def drop_restated_events(
@@ -62,13 +63,18 @@ def drop_restated_events(
     if not d.events:
         return d, []
     recent = ctx.history[-COPY_WINDOW:]
-    events = compress(recent, map(isinstance, recent, repeat(EventRecord)))
+    events = list(compress(recent, map(isinstance, recent, repeat(EventRecord))))
     names = {slot: c.body.display_name for slot, c in (ctx.cast or {}).items()}
 
     def named(text: str) -> str:
         return replace_slot_ids(text, lambda m: names.get(m.group(), m.group()))
 
-    known = {line_key(named(t)) for t in (*ctx.scene.facts, *map(_TEXT, events))}
+    def key(record: HistoryRecord) -> str:
+        return line_key(named(record.text))
+
+    names_key = _EVENT_KEYS.number(tuple(names.items()))
+    known = {line_key(named(t)) for t in ctx.scene.facts}
+    known.update(_EVENT_KEYS.all(events, names_key, key))
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:
