@@ -4,7 +4,9 @@ Live, the embedded 0.5B model fell back on the assistant it was trained to be. A
 said "I'm sorry, but I can't assist with that." (soak of the-toll-house, turn 10); a
 narration ended "What can I assist you with today?" (soak of the-vintners-wake #7, turn 4); a
 Character's intent was "I'm not able to perform any actions or act as a person here."
-(toll-house soak #11, turn 8), and its thought "... I'm just a digital assistant."
+(toll-house soak #11, turn 8), and its thought "... I'm just a digital assistant."; replayed
+Character prompts of stop 19's soaks drew "I'm sorry, but I'm just a computer program and
+don't have the ability ..."
 Such words tell a reader that a model is writing.
 
 `OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
@@ -24,7 +26,7 @@ OUT_OF_WORLD = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
     r"|\b(?:ai|language) model\b"
     r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:digital |virtual |helpful )?"
-    r"(?:ai|assistant|chatbot|bot|(?:fictional )?character)\b"
+    r"(?:ai|assistant|chatbot|bot|computer program|(?:fictional )?character)\b"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) perform (?:any )?(?:physical )?actions\b"
     r"|\brole[- ]?play"

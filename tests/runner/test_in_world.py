@@ -31,6 +31,7 @@ REFUSAL = "I'm sorry, but I can't assist with that."
         "I cannot perform physical actions.",
         "I don't have any personal thoughts about this. I'm just a digital assistant.",
         "Não consigo realizar ações.",
+        "I'm sorry, but I'm just a computer program and don't have the ability to act.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -51,6 +52,7 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "You act as a person of rank, sir.",
         "He cannot perform the rite without the ring.",
         "I'm just a helpful neighbour, nothing more.",
+        "I'm writing a computer program for the guild's ledgers.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
