@@ -195,9 +195,9 @@ def test_a_failing_model_commits_nothing(make_kit: KitFactory) -> None:
 def _blank_unless_told(request: ProviderRequest) -> Any:
     """A seeded model: the same prompt draws the same answer (live: an empty one, twice)."""
     if request.agent.startswith("character:"):
-        told = request.messages[-1].content.endswith(character.ASK_AGAIN)
-        return reply(speech="Evening.") if told else {"speech": "", "thought": None,
-                                                      "action_intent": None}  # fmt: skip
+        if request.messages[-1].content.endswith(character.ASK_AGAIN):
+            return reply(speech="Evening.")
+        return {"speech": "", "thought": None, "action_intent": None}
     return scripted(["C2"])(request)
 
 
