@@ -4,8 +4,9 @@ Read by the clamps `agency` and `agency_move` (`physics.agency`). The reading is
 purpose: a subject is a cast name (its id, its full display name, or a name word no other
 member shares) at the start of the sentence or of its main clause after a leading "As ...,"
 "When ...," or "Suddenly,", several joined by "and", or "he"/"she"/"they" for the one named
-just before; the verb is the next word, adverbs in -ly skipped, and a participle after a
-form of "be" ("is sitting"). Anything else is no act the rules judge.
+just before; the verb is the next word, adverbs in -ly skipped, a participle after a
+form of "be" ("is sitting"), and one after a form of "have" ("had opened", "had been
+listening"). Anything else is no act the rules judge.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ _BE = frozenset("is are was were".split())
 _DOING = re.compile(r"(?!being$|nothing$|something$|during$)[a-z]{2,}ing")
 """A present participle after a form of "be" is the act ("Ilse Brandt is explaining the
 toll box", toll-house soak #9, turn 3, a beat in which she only thought)."""
+_HAVE = frozenset("has have had".split())
+_DONE = re.compile(r"[a-z]{2,}(?:ed|en)")
+"""A regular or "-en" past participle after a form of "have" is the act: live (toll-house
+soak #20, seed 38, turn 1) the renderer wrote "He had been listening to the sound of the river
+crossing and wondered if the toll box was still locked. ... he had been thinking about how
+long it would take", which read as "had", a verb of undergoing, for a beat with no event.
+"had a lantern", "has heard" (an irregular participle) and "had been soaked" undergo."""
+_ADVERBS = frozenset("then also just already never still".split())
 _PRONOUNS = frozenset(("he", "she", "they"))
 _ARTICLES = frozenset(("a", "an", "the"))
 _LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())
@@ -154,14 +163,26 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
             i += 1
     if not subjects:
         return None, before
-    while i < len(words) and (words[i].endswith("ly") or words[i] in ("then", "also")):
-        i += 1
+    i = _past_adverbs(words, i)
     if i >= len(words) or words[i] in _NO_VERB or names.at(words, i) is not None:
         return None, subjects[-1]
     verb = words[i]
-    if verb in _BE and i + 1 < len(words) and _DOING.fullmatch(words[i + 1]):
+    if verb in _HAVE:
+        done = _past_adverbs(words, i + 1)
+        if done + 1 < len(words) and words[done] == "been" and _DOING.fullmatch(words[done + 1]):
+            verb = words[done + 1]  # "had been listening" acts
+        elif done < len(words) and words[done] != "been" and _DONE.fullmatch(words[done]):
+            verb = words[done]  # "had opened the box" acts, "had a lantern" undergoes
+    elif verb in _BE and i + 1 < len(words) and _DOING.fullmatch(words[i + 1]):
         verb = words[i + 1]  # "is sitting on the table" acts, "is soaked" undergoes
     return Act(tuple(subjects), verb, by_pronoun), subjects[-1]
+
+
+def _past_adverbs(words: Sequence[str], i: int) -> int:
+    """The index of the first word from `i` that is no adverb in -ly or of `_ADVERBS`."""
+    while i < len(words) and (words[i].endswith("ly") or words[i] in _ADVERBS):
+        i += 1
+    return i
 
 
 _CLAUSE = re.compile(r",\s*(?:and|but|then|so)\s+|;\s+|\s+and\s+(?:then\s+)?|,\s*")

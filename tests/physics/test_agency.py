@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tavern.physics.acts as acts
 import tavern.physics.agency as agency
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
@@ -312,3 +313,29 @@ def test_only_the_unbacked_acts_go(plan: list[tuple[str, st.DataObject]]) -> Non
     assert kept == expected
     assert unconfirmed_acts(kept, CAST, [], TURN) == kept
     assert _clamped([text], []) == ([expected] if expected else [])
+
+
+LIVE_PERFECT = (
+    "Ilse Brandt spoke. He had been listening to the sound of the river crossing and wondered"
+    " if the toll box was still locked. He had also heard that the lamp has been on the"
+    " counting table, and he had been thinking about how long it would take"
+)
+"""Toll-house soak #20 (seed 38), turn 1: the renderer's interiority for the human's
+character, in a beat with no event (she only spoke)."""
+
+
+def test_a_participle_after_have_is_the_act() -> None:
+    assert unconfirmed_acts(LIVE_PERFECT, CAST, [_said(1, "C1")], TURN) == "Ilse Brandt spoke."
+    undergo = "Maren Holt had a lantern. Maren Holt has heard the bell. Maren Holt had been soaked."
+    assert unconfirmed_acts(undergo, CAST, [], TURN) == undergo
+    opened = "Maren Holt had already opened the strongbox."
+    assert unconfirmed_acts(opened, CAST, [], TURN) == ""
+    beat = [_event(1, "Maren Holt opens the strongbox.", "C2")]
+    assert unconfirmed_acts(opened, CAST, beat, TURN) == opened
+
+
+def test_negative_control_have_read_as_the_verb_keeps_the_interiority(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(acts, "_HAVE", frozenset())
+    assert unconfirmed_acts(LIVE_PERFECT, CAST, [_said(1, "C1")], TURN) == LIVE_PERFECT
