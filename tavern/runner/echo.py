@@ -14,6 +14,11 @@ of `MIN_ECHO_WORDS` or more words count. A line behind a label saying who said i
 too: replayed, the prompts of toll-house soak #10 drew "Ilese Brandt said: 'Good evening to
 you all." as speech, a memory line copied with its label.
 
+Speech may echo an attempt as well: live (vintners-wake soak #25, seed 38, turn 6), Brother
+Caspar said "I'm trying to walk slowly to the nearest window and look outside.", the human's
+attempt of turn 2 behind a few words. A sentence whose words, after up to `LABEL_WORDS` of
+them, are an attempt the speaker saw (see `attempt_key`) is dropped like an echoed line.
+
 Attempts echoed too: live, a Character stated as its own intent the human's action of an
 earlier beat ("walk slowly to the nearest window and looks outside", the-vintners-wake soak
 #10 turns 3-5 and toll-house #5 turns 2, 4, 6), then the same intent again beat after beat;
@@ -90,18 +95,36 @@ def _keys(text: str) -> frozenset[str]:
 def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozenset[str]:
     """The keys of `speech` (whole, or a sentence of it) that repeat a line or a sentence
     among `records` that `viewer` heard (its own too), bare or behind a label that says who
-    said it ("Ilse Brandt said: 'Good evening to you all.'")."""
+    said it ("Ilse Brandt said: 'Good evening to you all.'"), or an attempt it saw behind a
+    few words ("I'm trying to ...")."""
     mine = {key: _unlabelled(key, short_labels=False) for key in _keys(speech)}
+    acted = {key: _attempt_tails(key) for key in mine}
     wanted = frozenset().union(*mine.values())
+    wanted_acts = frozenset().union(*acted.values())
     found: set[str] = set()
     if wanted:
         for record in records:
-            if record.__class__ is not SpeechRecord:
+            if record.__class__ is SpeechRecord:
+                keys, tails_of = _KEYS.get(record, 0, _speech_keys), mine
+                hit = not wanted.isdisjoint(keys)
+            elif record.__class__ is ActionRecord:
+                keys, tails_of = _ATTEMPTS.get(record, 0, _attempt_keys), acted
+                hit = not wanted_acts.isdisjoint(keys)
+            else:
                 continue
-            keys = _KEYS.get(record, 0, _speech_keys)
-            if not wanted.isdisjoint(keys) and perceives(record, viewer) == "content":
-                found |= {key for key, tails in mine.items() if not tails.isdisjoint(keys)}
+            if hit and perceives(record, viewer) == "content":
+                found |= {key for key, tails in tails_of.items() if not tails.isdisjoint(keys)}
     return frozenset(found)
+
+
+def _attempt_tails(key: str) -> frozenset[str]:
+    """The `attempt_key`s of what follows each of a line's first `LABEL_WORDS` words ("i'm
+    trying to walk to the window" holds "walk to the window")."""
+    return frozenset(
+        " ".join(w.removesuffix("s") for w in tail.split())
+        for tail in _unlabelled(key, short_labels=True)
+        if len(tail.split()) >= MIN_ECHO_WORDS
+    )
 
 
 def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:

@@ -222,3 +222,34 @@ def test_negative_control_without_the_thought_rule_the_copy_is_thought(
     monkeypatch.setattr(echo, "echoed_thought", lambda thought, records, viewer: False)
     said = _thoughts(tmp_path, {"thought": f"You thought: {BELL}"}, speech=GREETING)
     assert said == [("ThoughtRecord", f"You thought: {BELL}")]
+
+
+LIVE_SAID_ATTEMPT = "I'm trying to walk slowly to the nearest window and look outside."
+"""Vintners-wake soak #25 (seed 38), turn 6: Brother Caspar's speech, the human's attempt of
+turn 2 behind a few words."""
+
+
+def test_speech_repeating_a_seen_attempt_is_dropped(tmp_path: Path) -> None:
+    reply = {"speech": f"{LIVE_SAID_ATTEMPT} The rain will not stop."}
+    said = _beat(tmp_path, reply, action=ATTEMPT)
+    assert [(type(r), r.text) for r in said] == [(SpeechRecord, "The rain will not stop.")]
+
+
+@pytest.mark.parametrize(
+    "speech",
+    [
+        "Why would anyone walk slowly to a window on a night like this?",
+        "The nearest window looks out on the river, and the river is rising.",
+    ],
+)
+def test_speech_about_a_seen_attempt_is_said(tmp_path: Path, speech: str) -> None:
+    said = _beat(tmp_path, {"speech": speech}, action=ATTEMPT)
+    assert [r.text for r in said] == [speech]
+
+
+def test_negative_control_without_attempt_tails_the_said_attempt_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(echo, "_attempt_tails", lambda key: frozenset())
+    said = _beat(tmp_path, {"speech": LIVE_SAID_ATTEMPT}, action=ATTEMPT)
+    assert [r.text for r in said] == [LIVE_SAID_ATTEMPT]
