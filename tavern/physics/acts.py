@@ -26,7 +26,7 @@ toll box", toll-house soak #9, turn 3, a beat in which she only thought)."""
 _HAVE = frozenset("has have had".split())
 _DONE = re.compile(r"[a-z]{2,}(?:ed|en)")
 """A regular or "-en" past participle after a form of "have" is the act: live (toll-house
-soak #20, seed 38, turn 1) the renderer wrote "He had been listening to the sound of the river
+soak #21, seed 38, turn 1) the renderer wrote "He had been listening to the sound of the river
 crossing and wondered if the toll box was still locked. ... he had been thinking about how
 long it would take", which read as "had", a verb of undergoing, for a beat with no event.
 "had a lantern", "has heard" (an irregular participle) and "had been soaked" undergo."""

@@ -320,7 +320,7 @@ LIVE_PERFECT = (
     " if the toll box was still locked. He had also heard that the lamp has been on the"
     " counting table, and he had been thinking about how long it would take"
 )
-"""Toll-house soak #20 (seed 38), turn 1: the renderer's interiority for the human's
+"""Toll-house soak #21 (seed 38), turn 1: the renderer's interiority for the human's
 character, in a beat with no event (she only spoke)."""
 
 
