@@ -30,7 +30,9 @@ soak #21, seed 38, turn 1) the renderer wrote "He had been listening to the soun
 crossing and wondered if the toll box was still locked. ... he had been thinking about how
 long it would take", which read as "had", a verb of undergoing, for a beat with no event.
 "had a lantern", "has heard" (an irregular participle) and "had been soaked" undergo."""
-_ADVERBS = frozenset("then also just already never still".split())
+_ADVERBS = frozenset("then also just already never still often even ever".split())
+"""Adverbs between a subject and its verb, besides those in -ly ("often" and "even" would
+otherwise read as "-en" participles)."""
 _PRONOUNS = frozenset(("he", "she", "they"))
 _ARTICLES = frozenset(("a", "an", "the"))
 _LEADS = frozenset("as when while after before once then suddenly meanwhile now".split())

@@ -64,7 +64,7 @@ MOVE_RULE = "agency_move"
 
 UNDERGOING = frozenset(
     "is are was were be been being has have had seems seem appears appear remains remain"
-    " hears hear heard sees see saw notices notice noticed smells smell smelled senses sense"
+    " hears hear heard sees see saw seen notices notice noticed smells smell smelled senses sense"
     " sensed feels feel felt".split()
 )
 """Verbs whose subject undergoes or perceives: the world may decide these for anyone."""

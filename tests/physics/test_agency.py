@@ -326,10 +326,14 @@ character, in a beat with no event (she only spoke)."""
 
 def test_a_participle_after_have_is_the_act() -> None:
     assert unconfirmed_acts(LIVE_PERFECT, CAST, [_said(1, "C1")], TURN) == "Ilse Brandt spoke."
-    undergo = "Maren Holt had a lantern. Maren Holt has heard the bell. Maren Holt had been soaked."
+    undergo = (
+        "Maren Holt had a lantern. Maren Holt has heard the bell. Maren Holt had been soaked."
+        " Maren Holt has seen the ledger. Maren Holt has not opened the strongbox."
+    )
     assert unconfirmed_acts(undergo, CAST, [], TURN) == undergo
     opened = "Maren Holt had already opened the strongbox."
     assert unconfirmed_acts(opened, CAST, [], TURN) == ""
+    assert unconfirmed_acts("Maren Holt has often wondered about it.", CAST, [], TURN) == ""
     beat = [_event(1, "Maren Holt opens the strongbox.", "C2")]
     assert unconfirmed_acts(opened, CAST, beat, TURN) == opened
 
