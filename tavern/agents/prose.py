@@ -40,6 +40,7 @@ from tavern.agents.repetition import (
     sentence_keys,
 )
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
+from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
 from tavern.records import (
@@ -281,7 +282,8 @@ def parse(
     staged: Sequence[str] = (),
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
-    renderer's contract: up to any runaway repetition, without the sentences in `told`
+    renderer's contract: up to any runaway repetition, without the answers' schema words
+    (`physics.prompt_labels`), without the sentences in `told`
     (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
     assistant's words (`agents.out_of_world`) and without copies of its prompt: the
@@ -302,7 +304,8 @@ def parse(
     # the cap still counts the characters the model wrote.
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    kept = drop_out_of_world(drop_quoted_speech(cut_runaway(text, cap=cap), public))
+    kept = without_schema_words(cut_runaway(text, cap=cap))
+    kept = drop_out_of_world(drop_quoted_speech(kept, public))
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
     return drop_retold(kept, told)
 

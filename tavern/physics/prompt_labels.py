@@ -11,11 +11,22 @@ private thought, and the human's screen showed it.
 An event whose text holds the thought label, the interiority note or a line head goes
 whole: nothing in it happened in the world. The label is matched as written (upper case):
 "a private thought" in ordinary words stays.
+
+A word of the answers' schemas, a lower-case identifier joined by underscores
+(`SCHEMA_WORD`), is taken out of an event's text, and the rest stays (an event left without
+a word goes): live (toll-house soak #22, seed 39, turns 2 and 5), the Director wrote "Ilse
+Brandt tries the toll box world_event.", and the Characters stated the intent "talk_event"
+four times. A zone id of the stage may hold underscores ("river_bank") and stays. Characters'
+fields (`runner.in_world`) and the narration (`agents.prose`) lose such words the same way
+(`without_schema_words`). Only the word goes, not the text: the fake provider's `adversary`
+mode writes the prompt's "action_intent" into every text, and dropping whole texts emptied
+its boundary sweeps.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from tavern.physics.dropping import drop_events
@@ -42,6 +53,26 @@ def line_head(seq: int, tick: int) -> str:
 _LABEL = re.compile(re.escape(THOUGHT_LABEL) + r"|\[#\d+ t\d+\]")
 """The thought label as written, and a line head ("[#12 t3]")."""
 _NOTE = re.compile(r"\binteriority\b", re.IGNORECASE)
+SCHEMA_WORD = re.compile(r"\s*\b[a-z]+(?:_[a-z]+)+\b")
+"""An identifier of the answers' schemas ("world_event", "action_intent"), with the space
+before it: no word of a story."""
+_A_WORD = re.compile(r"[^\W_]")
+
+
+def without_schema_words(text: str, keep: AbstractSet[str] = frozenset()) -> str:
+    """`text` without its `SCHEMA_WORD`s other than those in `keep` (zone ids); "" when no
+    word is left.
+
+    >>> without_schema_words("Ilse Brandt tries the toll box world_event.")
+    'Ilse Brandt tries the toll box.'
+    >>> without_schema_words("talk_event"), without_schema_words("to river_bank", {"river_bank"})
+    ('', 'to river_bank')
+    """
+    if "_" not in text:
+        return text
+    out = SCHEMA_WORD.sub(lambda m: m.group() if m.group().strip() in keep else "", text)
+    out = out.strip()
+    return out if _A_WORD.search(out) else ""
 
 
 def copies_a_label(text: str) -> bool:
@@ -60,10 +91,22 @@ def copies_a_label(text: str) -> bool:
 def drop_label_copies(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Remove the events that copy a label of the Director's history lines."""
-    del ctx
-
-    def goes(ev: PerceptionEvent) -> bool:
-        return copies_a_label(ev.text)
-
-    return drop_events(d, "prompt_label", goes)
+    """Remove the events that copy a label of the Director's history lines, and the schema
+    words of the others."""
+    d, changes = drop_events(d, "prompt_label", lambda ev: copies_a_label(ev.text))
+    zone_ids = {zone.id for zone in ctx.scene.zones}
+    events: list[PerceptionEvent] = []
+    stripped = False
+    for i, ev in enumerate(d.events):
+        text = without_schema_words(ev.text, zone_ids)
+        if text == ev.text:
+            events.append(ev)
+            continue
+        stripped = True
+        path, before = (f"events[{i}].text", ev.text) if text else (f"events[{i}]", ev.model_dump())
+        changes.append(
+            ClampChange(rule="prompt_label", path=path, before=before, after=text or None)
+        )
+        if text:
+            events.append(ev.model_copy(update={"text": text}))
+    return (d.model_copy(update={"events": events}) if stripped else d), changes

@@ -17,6 +17,9 @@ two soaks (toll-house #10, vintners-wake #15), replayed 78 times, drew the thoug
 new since the last line you remember." and "No new information since the last line you
 remember." three times.
 
+A word of the answer's schema is taken out of a field ("talk_event", toll-house soak #22,
+seed 39: `physics.prompt_labels.without_schema_words`); a field left without a word goes.
+
 So does a field holding a label of the character's own sheet (`SHEET_LABELS`): toll-house
 soak #16 (seed 33, turn 7), Teodor Vask's speech and thought were his sheet read out, "I am
 Teodor Vask, a thin man in a rain-soaked blue greatcoat ... Personality: Courteous, precise,
@@ -30,6 +33,7 @@ from __future__ import annotations
 from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.physics.mind_copy import word_runs
+from tavern.physics.prompt_labels import without_schema_words
 from tavern.records import CharacterReply
 
 INSTRUCTION_RUN = 5
@@ -58,17 +62,20 @@ def in_world(reply: CharacterReply) -> CharacterReply | None:
     >>> in_world(CharacterReply(speech="Sorry, I can't help you with the door.")).speech
     "Sorry, I can't help you with the door."
     """
-    fields = {
-        name: None
-        for name, text in (
-            ("speech", reply.speech),
-            ("thought", reply.thought),
-            ("action_intent", reply.action_intent),
-        )
-        if text and _steps_out(text)
-    }
+    fields: dict[str, str | None] = {}
+    for name, text in (
+        ("speech", reply.speech),
+        ("thought", reply.thought),
+        ("action_intent", reply.action_intent),
+    ):
+        if not text:
+            continue
+        kept = without_schema_words(text)
+        if not kept or _steps_out(kept):
+            fields[name] = None
+        elif kept != text:
+            fields[name] = kept
     if not fields:
         return reply
-    if len(fields) == sum(1 for t in (reply.speech, reply.thought, reply.action_intent) if t):
-        return None
-    return reply.model_copy(update=fields)
+    left = reply.model_copy(update=fields)
+    return left if left.speech or left.thought or left.action_intent else None

@@ -155,3 +155,13 @@ def test_negative_control_without_the_labels_the_secrets_are_said(
     monkeypatch.setattr(in_world_module, "SHEET_LABELS", ())
     said = _beat(tmp_path, {"speech": SHEET_RECITAL}, speech="Who are you, exactly?")
     assert [r.text for r in said] == [SHEET_RECITAL]
+
+
+def test_a_schema_word_is_taken_out_of_a_field() -> None:
+    """Toll-house soak #22 (seed 39), turns 3, 6 and 7: the Characters' intent "talk_event"."""
+    assert in_world(CharacterReply(speech="Evening.", action_intent="talk_event")) == (
+        CharacterReply(speech="Evening.")
+    )
+    assert in_world(CharacterReply(action_intent="talk_event")) is None
+    said = CharacterReply(speech="Sit by the fire world_event, friend.")
+    assert in_world(said) == CharacterReply(speech="Sit by the fire, friend.")

@@ -3,6 +3,7 @@ nothing in it happened, and the thought label tells who has a secret thought."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from tavern.agents import director
 from tavern.llm.provider import ProviderRequest
 from tavern.physics import clamps as clamps_module
+from tavern.physics import prompt_labels
 from tavern.physics.prompt_labels import copies_a_label
 from tavern.records import Audience, EventRecord, ThoughtRecord
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
@@ -77,3 +79,59 @@ def test_negative_control_without_the_rule_the_label_is_witnessed(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events_after_a_thought(make_kit) == [LIVE]
+
+
+LIVE_SCHEMA = "tries the toll box world_event."
+"""Toll-house soak #22 (seed 39), turn 2: "Ilse Brandt tries the toll box world_event.", and
+its narration told it so."""
+
+
+def _schema_answers(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        events = [
+            {"kind": "action_outcome", "text": f"C1 {LIVE_SCHEMA}", "actor_id": "C1",
+             "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
+            {"kind": "world_event", "text": "talk_event", "actor_id": None,
+             "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
+        ]  # fmt: skip
+        return director_answer([], events=events)
+    if request.agent == FOLLOW_UP:
+        return {"outcome": "Nothing comes of it."}
+    return {"narration": f"Agnese Corvo {LIVE_SCHEMA} Candles gutter."}
+
+
+def _schema_turn(make_kit: KitFactory) -> tuple[list[str], list[str]]:
+    kit = make_kit(fn=_schema_answers)
+    sid = kit.create()
+    kit.play(sid, action="tries the toll box")
+    history = kit.history(sid)
+    events = [r.text for r in history if isinstance(r, EventRecord)]
+    return events, [r.text for r in history if r.kind == "narration"]
+
+
+def test_a_schema_word_is_taken_out_of_events_and_narration(make_kit: KitFactory) -> None:
+    events, narration = _schema_turn(make_kit)
+    assert events == ["C1 tries the toll box."]
+    assert narration == ["Agnese Corvo tries the toll box. Candles gutter."]
+
+
+def test_negative_control_without_the_schema_word_it_is_committed(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_labels, "SCHEMA_WORD", re.compile(r"(?!)"))
+    events, narration = _schema_turn(make_kit)
+    assert events == [f"C1 {LIVE_SCHEMA}", "talk_event"]
+    assert "world_event" in narration[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "zones", "kept"),
+    [
+        ("Maren Holt climbs down to the river_bank.", {"river_bank"}, None),
+        ("The well-kept ledger lies open.", set(), None),
+        ("Maren_Holt stands.", set(), None),
+        ("Maren Holt's action_intent, spoken aloud.", set(), "Maren Holt's, spoken aloud."),
+    ],
+)
+def test_only_schema_words_go(text: str, zones: set[str], kept: str | None) -> None:
+    assert prompt_labels.without_schema_words(text, zones) == (kept or text)
