@@ -10,6 +10,7 @@ from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble
 from tavern.agents.render import scene_block, zone_graph_block
+from tavern.physics.identity import display_names
 from tavern.records import ChatMessage, SessionState
 
 INSTRUCTIONS = """You help start an interactive story. Propose three different opening sparks:
@@ -37,7 +38,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 def build_messages(state: SessionState) -> list[ChatMessage]:
     """Build the opening-sparks prompt from the public scenario."""
-    names = {slot: c.body.display_name for slot, c in state.cast.items()}
+    names = display_names(state.cast)
     cast = "\n".join(
         f"- {c.body.display_name}: {c.body.appearance or '(plain)'}" for c in state.cast.values()
     )

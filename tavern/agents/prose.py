@@ -39,7 +39,7 @@ from tavern.agents.repetition import (
     repeats_a_sentence,
     sentence_keys,
 )
-from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
+from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
@@ -102,7 +102,7 @@ def build_messages(
     Returns:
         System and user messages.
     """
-    names = {slot: c.body.display_name for slot, c in state.cast.items()}
+    names = display_names(state.cast)
 
     def namer(slot: str) -> str:
         return names.get(slot, slot)
@@ -312,7 +312,7 @@ def parse(
 
 def staging_parts(state: SessionState) -> list[str]:
     """The parts of the prompt's staging line, who is where (`parse`'s `staged`)."""
-    names = {slot: c.body.display_name for slot, c in state.cast.items()}
+    names = display_names(state.cast)
     return staging(state.scene, lambda slot: names.get(slot, slot), with_zone_ids=False)
 
 

@@ -49,6 +49,12 @@ def replace_slot_ids(text: str, replace: Callable[[re.Match[str]], str]) -> str:
     return "".join([*parts, text[last:]]) if parts else text
 
 
+def display_names(cast: Mapping[str, Character]) -> dict[str, str]:
+    """Slot id -> display name: the true names, as the Director, the renderer and the human
+    read them (a Character reads its own names: `render_for_viewer`)."""
+    return {slot: c.body.display_name for slot, c in cast.items()}
+
+
 UNKNOWN_REF = "someone"
 """What an id outside the cast renders as."""
 

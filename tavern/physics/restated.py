@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events
-from tavern.physics.identity import replace_slot_ids
+from tavern.physics.identity import display_names, replace_slot_ids
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
@@ -64,7 +64,7 @@ def drop_restated_events(
         return d, []
     recent = ctx.history[-COPY_WINDOW:]
     events = list(compress(recent, map(isinstance, recent, repeat(EventRecord))))
-    names = {slot: c.body.display_name for slot, c in (ctx.cast or {}).items()}
+    names = display_names(ctx.cast or {})
 
     def named(text: str) -> str:
         return replace_slot_ids(text, lambda m: names.get(m.group(), m.group()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tavern.physics import identity
 from tavern.physics.identity import SLOT_ID
 from tavern.physics.perception import perceives
 from tavern.records import EventRecord, HistoryRecord, NarrationRecord, SessionState
@@ -40,7 +41,7 @@ def perceived_by(
 
 def display_names(state: SessionState) -> dict[str, str]:
     """Slot id -> display name for the session's cast (the human's labels)."""
-    return {slot: c.body.display_name for slot, c in state.cast.items()}
+    return identity.display_names(state.cast)
 
 
 def _named_ids(record: EventRecord, names: Mapping[str, str]) -> EventRecord:
