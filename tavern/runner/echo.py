@@ -120,11 +120,7 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
 def _attempt_tails(key: str) -> frozenset[str]:
     """The `attempt_key`s of what follows each of a line's first `LABEL_WORDS` words ("i'm
     trying to walk to the window" holds "walk to the window")."""
-    return frozenset(
-        " ".join(w.removesuffix("s") for w in tail.split())
-        for tail in _unlabelled(key, short_labels=True)
-        if len(tail.split()) >= MIN_ECHO_WORDS
-    )
+    return frozenset(filter(None, map(attempt_key, _unlabelled(key, short_labels=True))))
 
 
 def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
