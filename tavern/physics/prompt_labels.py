@@ -29,7 +29,6 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from tavern.physics.dropping import drop_events
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
@@ -92,21 +91,25 @@ def drop_label_copies(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Remove the events that copy a label of the Director's history lines, and the schema
-    words of the others."""
-    d, changes = drop_events(d, "prompt_label", lambda ev: copies_a_label(ev.text))
+    words of the others (an event left without a word goes too)."""
     zone_ids = {zone.id for zone in ctx.scene.zones}
     events: list[PerceptionEvent] = []
-    stripped = False
+    changes: list[ClampChange] = []
     for i, ev in enumerate(d.events):
-        text = without_schema_words(ev.text, zone_ids)
+        text = "" if copies_a_label(ev.text) else without_schema_words(ev.text, zone_ids)
         if text == ev.text:
             events.append(ev)
-            continue
-        stripped = True
-        path, before = (f"events[{i}].text", ev.text) if text else (f"events[{i}]", ev.model_dump())
-        changes.append(
-            ClampChange(rule="prompt_label", path=path, before=before, after=text or None)
-        )
-        if text:
+        elif text:
             events.append(ev.model_copy(update={"text": text}))
-    return (d.model_copy(update={"events": events}) if stripped else d), changes
+            changes.append(
+                ClampChange(
+                    rule="prompt_label", path=f"events[{i}].text", before=ev.text, after=text
+                )
+            )
+        else:
+            changes.append(
+                ClampChange(
+                    rule="prompt_label", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+    return (d.model_copy(update={"events": events}) if changes else d), changes

@@ -12,8 +12,16 @@ from tavern.agents import director
 from tavern.llm.provider import ProviderRequest
 from tavern.physics import clamps as clamps_module
 from tavern.physics import prompt_labels
+from tavern.physics.clamps import ClampContext
 from tavern.physics.prompt_labels import copies_a_label
-from tavern.records import Audience, EventRecord, ThoughtRecord
+from tavern.records import (
+    Audience,
+    DirectorDecision,
+    EventRecord,
+    PerceptionEvent,
+    Scene,
+    ThoughtRecord,
+)
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 
 from .kit import KitFactory, director_answer
@@ -135,3 +143,19 @@ def test_negative_control_without_the_schema_word_it_is_committed(
 )
 def test_only_schema_words_go(text: str, zones: set[str], kept: str | None) -> None:
     assert prompt_labels.without_schema_words(text, zones) == (kept or text)
+
+
+def test_each_change_names_the_event_of_the_proposal() -> None:
+    events = [
+        PerceptionEvent(kind="world_event", text=LIVE, witness_ids=["C1"]),
+        PerceptionEvent(kind="world_event", text="The bell world_event tolls.", witness_ids=["C1"]),
+    ]
+    proposal = DirectorDecision(events=events, next_speakers=[])
+    out, changes = prompt_labels.drop_label_copies(
+        proposal, ClampContext(scene=Scene(location="x"))
+    )
+    assert [e.text for e in out.events] == ["The bell tolls."]
+    assert [(c.path, c.after) for c in changes] == [
+        ("events[0]", None),
+        ("events[1].text", "The bell tolls."),
+    ]
