@@ -55,6 +55,32 @@ def salient_tokens(text: str) -> list[str]:
     return list(seen)
 
 
+PRIVATE_MARK = re.compile(r"\d|_|[a-z][A-Z]")
+"""A digit, an underscore or a capital inside a word: how canaries, codes and passwords look
+(in a word of 5+ characters with a letter: "t0", "12" and slot ids are not)."""
+
+
+def _private_looking(token: str) -> bool:
+    return len(token) >= 5 and not token.isdigit() and bool(PRIVATE_MARK.search(token))
+
+
+def ranked_tokens(text: str) -> list[str]:
+    """`salient_tokens` in the order a free-text field takes them: private-looking ones first,
+    then the rest from the text's end back.
+
+    A field holds a few hundred characters, and a real prompt opens with thousands of
+    characters of fixed instructions; in prompt order, every field held the same opening words
+    and a token of the volatile tail (this beat's events and lines, where a leak would sit)
+    never surfaced.
+
+    >>> ranked_tokens("Rules first. Then C2 hears Quill7731 near Brom at t0")
+    ['Quill7731', 't0', 'Brom', 'near', 'hears', 'C2', 'first', 'Rules']
+    """
+    tokens = salient_tokens(text)
+    private = [t for t in tokens if _private_looking(t)]
+    return [*private, *(t for t in reversed(tokens) if not _private_looking(t))]
+
+
 def _id_like(path: Path) -> bool:
     keys = [p for p in path if not p.isdigit()]
     return bool(keys) and bool(ID_KEY.search(keys[-1]))
@@ -63,7 +89,7 @@ def _id_like(path: Path) -> bool:
 class _Base:
     def __init__(self, rng: random.Random, prompt: str) -> None:
         self.rng = rng
-        self.tokens = salient_tokens(prompt) or ["silence"]
+        self.tokens = ranked_tokens(prompt) or ["silence"]
         self.ids = list(dict.fromkeys(ID_TOKEN.findall(prompt)))
 
     def _joined(self, tokens: list[str], lo: int, hi: int | None) -> str:

@@ -8,7 +8,8 @@ import json
 import jsonschema
 import pytest
 
-from tavern.llm import FakeProvider, LlmClient
+from tavern.agents import character
+from tavern.llm import FakeProvider, LlmClient, fake_choosers
 from tavern.llm.provider import ProviderRequest
 from tavern.records import CharacterReply, ChatMessage, DirectorDecision
 
@@ -101,3 +102,42 @@ async def test_deterministic_per_seed_and_request() -> None:
         await _ask(FakeProvider("parrot", seed=s), DIRECTOR_SCHEMA, Journal()) for s in range(8)
     ]
     assert any(o != one for o in others)  # the seed matters
+
+
+INSTRUCTIONS = " ".join(
+    a + b + c + d for a in "bkmrt" for b in "aeiou" for c in ("ld", "rn", "st", "v") for d in "aeo"
+)
+"""Fixed instructions: 300 distinct words (a kernel prompt holds hundreds), 2,400 characters."""
+LONG_PROMPT = [
+    ChatMessage(role="system", content=f"{INSTRUCTIONS}. " * 3),
+    ChatMessage(role="user", content=f"Beat 5. Wexmoor hears {CANARY} at the cellar door."),
+]
+
+
+async def _long_reply(journal: Journal, mode: str) -> str:
+    client = LlmClient(FakeProvider("parrot" if mode == "parrot" else "adversary"), sink=journal)
+    out = await client.call_json(
+        agent="character:C2",
+        messages=LONG_PROMPT,
+        schema=character.OUTPUT_SCHEMA,  # the kernel's: speech up to 600 characters
+        session_id="s",
+        turn_number=5,
+    )
+    reply = CharacterReply.model_validate(out)
+    return " ".join(t for t in (reply.speech, reply.thought, reply.action_intent) if t)
+
+
+@pytest.mark.parametrize("mode", ["parrot", "adversary"])
+async def test_fakes_surface_the_tail_of_a_long_prompt(journal: Journal, mode: str) -> None:
+    # A kernel prompt opens with thousands of characters of fixed instructions and a field
+    # holds a few hundred: the beat's own words must be what surfaces.
+    said = await _long_reply(journal, mode)
+    assert CANARY in said and "Wexmoor" in said
+
+
+async def test_negative_control_in_prompt_order_the_tail_never_surfaces(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fake_choosers, "ranked_tokens", fake_choosers.salient_tokens)
+    said = await _long_reply(journal, "parrot")
+    assert CANARY not in said and "Wexmoor" not in said

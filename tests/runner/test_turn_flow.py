@@ -12,6 +12,7 @@ import pytest
 from tavern.agents import character, prose
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
+from tavern.physics.perception import perceives
 from tavern.records import (
     NARRATOR,
     Audience,
@@ -135,8 +136,12 @@ def test_memory_gets_one_line_per_perceived_record_and_never_narration(
     for slot, ledger in after.ledgers.items():
         added = ledger.memory[len(before.ledgers[slot].memory) :]
         assert not any(n.text[:40] in line for n in narration for line in added)  # ...unseen
-    # C4 shares the hall: speech + action of C1, speech + attempt of C2 (no thoughts).
-    assert len(after.ledgers["C4"].memory) == 4
+    # C4 shares the hall: speech + action of C1, speech + attempt of C2 (no thoughts), and
+    # each event it witnessed (the parrot's outcome of the attempt, when one was committed).
+    witnessed = [
+        r for r in kit.history(sid) if isinstance(r, EventRecord) and perceives(r, "C4") != "none"
+    ]
+    assert len(after.ledgers["C4"].memory) == 4 + len(witnessed)
     assert after.ledgers["C3"].memory == []  # the sealed cellar perceived nothing
     # A thought enters its owner's memory, and only its owner's.
     assert "You thought: hm" in after.ledgers["C2"].memory
@@ -313,8 +318,11 @@ def test_an_event_copying_spoken_words_keeps_them_from_the_reader(make_kit: KitF
     }
     kit, sid = _play_canary_events(make_kit, canary, event)
     events = [r for r in kit.history(sid) if isinstance(r, EventRecord)]
-    assert events and all(canary in r.text for r in events)  # positive control
-    assert all(r.reader_text == "Everyone hears [...] repeated." for r in events)
+    copied = [r for r in events if r.text.startswith("Everyone hears")]
+    assert copied and all(canary in r.text for r in events)  # positive control
+    assert all(r.reader_text == "Everyone hears [...] repeated." for r in copied)
+    # The parrot's outcomes of the Characters' attempts copy the canary too: masked alike.
+    assert all(r.reader_text and canary not in r.reader_text for r in events)
     assert not leaks(canary, [prompt_of(r) for r in kit.requests("prose")])
 
 
