@@ -23,6 +23,7 @@ from tavern.physics.cast_refs import (
     drop_spoken_copies,
     resolve_names,
 )
+from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.guards import (
     cast_public_texts,
     thought_only_words,
@@ -367,12 +368,14 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
+    ("redacted_event", drop_emptied_events),
     ("duplicate_event", drop_duplicate_events),
 ]
 """Clamp rules in application order. Names become ids first, so every other rule judges ids.
 Copies of spoken lines and recitals of a mind go before the guards could mask them. The
-guards run on the final witness lists; repeats merge last, on the texts as they will be
-shown (two texts can become equal once redacted). A merged event's witnesses never make a
+guards run on the final witness lists, and an event they left with nothing to tell goes;
+repeats merge last, on the texts as they will be shown (two texts can become equal once
+redacted). A merged event's witnesses never make a
 guard redact more: copies that the guards left equal hold nothing hidden from any of them."""
 
 

@@ -19,6 +19,7 @@ from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
+from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.observation import Observation, observe
 from tavern.records import (
     NARRATOR,
@@ -254,7 +255,9 @@ class TurnTransaction:
             cut, looped = without_event_loops(proposal)
             clamped, changes = clamp_decision(cut, ctx)
             guarded, more = speech_guard(clamped, state, ctx.history)
-            return guarded, looped + changes + more
+            # The speech guard masks after the clamps: an event it empties goes the same way.
+            kept, emptied = drop_emptied_events(guarded, ctx)
+            return kept, looped + changes + more + emptied
 
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(

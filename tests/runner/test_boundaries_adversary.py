@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+import tavern.physics.clamps as clamps_module
+import tavern.runner.turn as turn_module
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
+from tavern.physics.emptied import emptied_by_masks
+from tavern.physics.redaction import MASK
 from tavern.records import NARRATOR, WORLD, CommitLine, EventRecord, SpeechRecord
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.store import journal_path, read_journal
@@ -44,13 +50,23 @@ def _commits(kit: Kit, sid: str) -> list[CommitLine]:
     return [line for line in lines if isinstance(line, CommitLine)]
 
 
-def test_adversary_cannot_leak_whispers_thoughts_or_hall_speech(make_kit: KitFactory) -> None:
-    kit = make_kit(fn=copying_adversary)
+def _play_hostile(kit: Kit) -> str:
+    """Eight beats: a whisper with a thought, hall speech, then skips with forced speakers."""
     sid = kit.create()  # C1 controlled; C1, C2, C4 in the hall, C3 sealed in the cellar
     kit.play(sid, speech=f"Only you: {WHISPER}.", whisper_to=["C2"], thought=f"{THOUGHT} now")
     kit.play(sid, speech=f"Everyone in this hall, hear me: {HALL}!", force_speaker="C3")
     for i in range(6):
         kit.play(sid, skip=True, force_speaker=["C3", "C4", "C5"][i % 3])
+    return sid
+
+
+def _director_events(kit: Kit, sid: str) -> list[EventRecord]:
+    return [r for r in kit.history(sid) if isinstance(r, EventRecord) and r.author == "director"]
+
+
+def test_adversary_cannot_leak_whispers_thoughts_or_hall_speech(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=copying_adversary)
+    sid = _play_hostile(kit)
     state = kit.state(sid)
     calls = kit.calls(sid)
     assert not leaks(WHISPER, call_texts(calls, outsider_agents(state, {"C1", "C2"})))
@@ -66,6 +82,22 @@ def test_adversary_cannot_leak_whispers_thoughts_or_hall_speech(make_kit: KitFac
     # And the clamps and guards visibly worked on these proposals.
     rules = {c.rule for commit in _commits(kit, sid) for c in commit.clamp_changes}
     assert {"witness_zone", "whisper_guard", "thought_guard", "speech_guard"} <= rules
+    # Not vacuous: hostile events got past the dialogue and label filters to the guards and
+    # were committed masked; none of them is nothing but masks.
+    events = _director_events(kit, sid)
+    assert sum(MASK in r.text for r in events) >= 2
+    assert not any(emptied_by_masks(r.text) for r in events)
+
+
+def test_negative_control_without_the_emptied_rule_masks_are_committed(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "redacted_event"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    monkeypatch.setattr(turn_module, "drop_emptied_events", lambda d, _ctx: (d, []))
+    kit = make_kit(fn=copying_adversary)
+    sid = _play_hostile(kit)
+    assert any(emptied_by_masks(r.text) for r in _director_events(kit, sid))
 
 
 def test_adversary_ids_witnesses_and_time_stay_admissible(make_kit: KitFactory) -> None:
