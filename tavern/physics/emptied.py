@@ -3,10 +3,11 @@
 The thought and whisper guards mask a secret word wherever the Director copied it, and keep
 the rest of the event. When the rest holds no salient word (only masks, function words and
 punctuation: "[...] [...]", "He [...] it."), the event tells its witnesses nothing but that
-something hidden happened, and shows the reader a line of masks. The hostile fake found
-it: once its texts carried the tokens of a prompt's tail, all 8 events the adversary Director
-got committed in an eight-beat run were "[...]", and 7 of 9 of the canary-copying one's. Such an event goes; an event without any mask is never
-judged here, however few words it has ("It holds.").
+something hidden happened, and shows the reader a line of masks. The hostile fake found it:
+once its texts carried the tokens of a prompt's tail, all 8 events the adversary Director got
+committed in an eight-beat run were "[...]", and 7 of 9 of the canary-copying one's. Such an
+event goes; an event without any mask is never judged here, however few words it has ("It
+holds.").
 """
 
 from __future__ import annotations
