@@ -63,8 +63,13 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Names:
-    """How sentences name the cast: each slot's id, full display name, and every name word
-    no other cast member shares, as lower-case word tuples, by first word, longest first."""
+    """How sentences name the cast: each slot's id, full display name, its description
+    without its article ("barefoot girl in the oilskin", when no one else has it) and every
+    name word no other cast member shares, as lower-case word tuples, by first word, longest first.
+
+    The description is a name: the Director reads the sheets and copies it as a subject
+    ("The barefoot girl in the oilskin tried to walk slowly to the nearest window.", toll-house
+    soak #23, turns 4, 6 and 7: the human's turn-2 attempt told as her act three times)."""
 
     forms: Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]
     words: frozenset[str]
@@ -72,11 +77,13 @@ class Names:
     @classmethod
     def of(cls, cast: Mapping[str, Character]) -> Names:
         """The name forms of `cast`."""
-        return _names(tuple((slot, c.body.display_name) for slot, c in cast.items()))
+        return _names(
+            tuple((slot, c.body.display_name, c.body.description_ref) for slot, c in cast.items())
+        )
 
     @classmethod
-    def _build(cls, cast: tuple[tuple[str, str], ...]) -> Names:
-        full = {slot: tuple(words_of(name)) for slot, name in cast}
+    def _build(cls, cast: tuple[tuple[str, str, str], ...]) -> Names:
+        full = {slot: tuple(words_of(name)) for slot, name, _ in cast}
         owners: dict[str, set[str]] = {}
         for slot, words in full.items():
             for w in words:
@@ -87,6 +94,14 @@ class Names:
             if words:
                 forms.add((words, slot))
             forms.update(((w,), slot) for w in words if len(w) >= 3 and owners[w] == {slot})
+        described: dict[tuple[str, ...], set[str]] = {}
+        for slot, _, description in cast:
+            words = tuple(words_of(description))
+            if words and words[0] in _ARTICLES:  # `read_act` steps over an article
+                words = words[1:]
+            if any(len(w) >= 3 for w in words):
+                described.setdefault(words, set()).add(slot)
+        forms.update((words, slot) for words, (slot, *more) in described.items() if not more)
         by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for form in sorted(forms, key=lambda f: (-len(f[0]), f)):
             by_first.setdefault(form[0][0], []).append(form)
@@ -102,7 +117,7 @@ class Names:
 
 
 @lru_cache(maxsize=16)  # a session's cast changes seldom; a server holds a few sessions
-def _names(cast: tuple[tuple[str, str], ...]) -> Names:
+def _names(cast: tuple[tuple[str, str, str], ...]) -> Names:
     return Names._build(cast)
 
 

@@ -343,3 +343,48 @@ def test_negative_control_have_read_as_the_verb_keeps_the_interiority(
 ) -> None:
     monkeypatch.setattr(acts, "_HAVE", frozenset())
     assert unconfirmed_acts(LIVE_PERFECT, CAST, [_said(1, "C1")], TURN) == LIVE_PERFECT
+
+
+DESCRIBED = {
+    slot: c.model_copy(update={"body": c.body.model_copy(update={"description_ref": ref})})
+    for (slot, c), ref in zip(
+        CAST.items(),
+        ["the barefoot girl in the oilskin", "the ferry keeper", "the tall drover"],
+        strict=True,
+    )
+}
+RETOLD_BY_DESCRIPTION = (
+    "The barefoot girl in the oilskin tried to walk slowly to the nearest window and looks outside."
+)
+"""Toll-house soak #23, turns 4, 6 and 7: her turn-2 attempt, told as her act three times."""
+
+
+def _clamped_described(texts: list[str], history: list[HistoryRecord]) -> list[str]:
+    ctx = ClampContext(scene=SCENE, cast=DESCRIBED, history=history, turn_number=TURN)
+    events = [
+        PerceptionEvent(kind="world_event", text=t, witness_ids=["C1", "C2", "C3"]) for t in texts
+    ]
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    return [e.text for e in out.events]
+
+
+def test_a_description_names_its_character_as_a_subject() -> None:
+    assert _clamped_described([RETOLD_BY_DESCRIPTION], []) == []
+    waiting = attempt(1, "C1", "walks slowly to the nearest window", turn=TURN)
+    assert _clamped_described([RETOLD_BY_DESCRIPTION], [waiting]) == [RETOLD_BY_DESCRIPTION]
+    # Undergoing stays, and a description that is no one's names no one.
+    seen = "The ferry keeper is soaked to the skin. The old drover opens the gate."
+    assert _clamped_described([seen], []) == [seen]
+
+
+def test_negative_control_without_descriptions_the_retelling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bare = {s: c.model_copy(update={"body": c.body.model_copy(update={"description_ref": ""})})
+            for s, c in DESCRIBED.items()}  # fmt: skip
+    monkeypatch.setattr(acts.Names, "of", classmethod(lambda cls, _cast: _plain(bare)))
+    assert _clamped_described([RETOLD_BY_DESCRIPTION], []) == [RETOLD_BY_DESCRIPTION]
+
+
+def _plain(cast: dict[str, Character]) -> acts.Names:
+    return acts.Names._build(tuple((s, c.body.display_name, "") for s, c in cast.items()))

@@ -436,14 +436,14 @@ def test_zoned_roster_hides_what_cannot_be_seen() -> None:
 def test_cast_words_are_never_secrets_when_the_cast_is_given() -> None:
     history = [thought(0, "C2", "I distrust the innkeeper and her 4471")]
     ev = PerceptionEvent(
-        kind="world_event", text="the innkeeper counts 4471 coins", witness_ids=["C1"]
+        kind="world_event", text="4471 coins lie beside the innkeeper", witness_ids=["C1"]
     )
     bare, _ = clamp_decision(DirectorDecision(events=[ev]), ctx(FLAT, history=history))
-    assert bare.events[0].text == "the [...] counts [...] coins"
+    assert bare.events[0].text == "[...] coins lie beside the [...]"
     with_cast, _ = clamp_decision(
         DirectorDecision(events=[ev]), ctx(FLAT, history=history, cast=CAST)
     )
-    assert with_cast.events[0].text == "the innkeeper counts [...] coins"
+    assert with_cast.events[0].text == "[...] coins lie beside the innkeeper"
 
 
 def _plain_unresolved(history: list[ActionRecord | SpeechRecord]) -> bool:
