@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import tavern.physics.cast_refs as cast_refs_module
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, audience_for, clamp_decision
-from tavern.physics.cast_refs import name_index
+from tavern.physics.cast_refs import merge_key, name_index
+from tavern.physics.redaction import salient_tokens
 from tavern.records import (
     NARRATOR,
     Body,
@@ -306,7 +307,8 @@ def test_an_event_repeating_a_spoken_line_is_dropped() -> None:
     assert out.events == [near]  # only a verbatim line is a copy
     assert [(c.rule, c.path) for c in changes] == [("spoken_copy", "events[0]")]
     assert clamp_decision(out, ctx(history=[said])) == (out, [])
-    assert clamp_decision(proposal, ctx())[0].events == [copy, near]  # nobody said it
+    kept = clamp_decision(proposal, ctx())[0].events  # nobody said it: no copy of a line...
+    assert [e.text for e in kept] == [copy.text]  # ...and "then" adds nothing (`merge_key`)
 
 
 def test_a_whispered_line_copied_into_a_public_event_is_dropped_not_masked() -> None:
@@ -419,3 +421,43 @@ def test_negative_control_without_the_rule_the_gloss_stays(
     event = PerceptionEvent(kind="world_event", text="Tomas (C3) bars the door.", witness_ids=[])
     out, _ = clamp_decision(DirectorDecision(events=[event], next_speakers=[NARRATOR]), ctx())
     assert out.events[0].text == "Tomas (C3) bars the door."
+
+
+SHUT = "The trapdoor to the cellar is shut and bolted from the hall side."
+SHUT_NOW = "The trapdoor to the cellar is now shut and bolted from the hall side."
+"""Vintners-wake soak #26 (seed 40), turn 2: both committed in one beat."""
+
+
+def test_repeats_differing_in_an_idle_word_merge() -> None:
+    events = [
+        PerceptionEvent(kind="world_event", text=t, witness_ids=["C1", "C2"])
+        for t in (SHUT, SHUT_NOW, "The trapdoor to the cellar is not shut.")
+    ]
+    out, changes = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx())
+    assert [e.text for e in out.events] == [SHUT, "The trapdoor to the cellar is not shut."]
+    assert ("duplicate_event", "events[1]") in [(c.rule, c.path) for c in changes]
+
+
+def test_negative_control_exact_texts_keep_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cast_refs_module, "merge_key", lambda text: text)
+    events = [
+        PerceptionEvent(kind="world_event", text=t, witness_ids=["C1"]) for t in (SHUT, SHUT_NOW)
+    ]
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx())
+    assert [e.text for e in out.events] == [SHUT, SHUT_NOW]
+
+
+@given(
+    st.lists(
+        st.sampled_from(["the", "now", "door", "not", "shut", "[...]", "Maren", "still"]),
+        max_size=8,
+    )
+)
+def test_merge_keys_keep_every_word_a_guard_could_mask(words: list[str]) -> None:
+    # Copies with one key show the same salient words and masks, in order: merging them
+    # shows no witness a word its own copy hid.
+    def shown(text: str) -> list[str]:
+        return [w for w in text.split() if w == "[...]" or salient_tokens(w) or w == "not"]
+
+    text = " ".join(words)
+    assert merge_key(text).split() == [w.lower() for w in shown(text)]
