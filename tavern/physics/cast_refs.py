@@ -31,6 +31,7 @@ from tavern.records import (
     HistoryRecord,
     PerceptionEvent,
     SpeechRecord,
+    ThoughtRecord,
 )
 
 if TYPE_CHECKING:
@@ -282,16 +283,33 @@ or an earlier event (`restated_event`). Copies seen live came from the same beat
 turns earlier; the clamp context holds hundreds of records."""
 
 
-def _spoken_lines(events: list[PerceptionEvent], history: Sequence[HistoryRecord]) -> set[str]:
-    """Keys of the recent spoken lines some event's text could repeat: only speeches of
-    about an event's length are folded, found in C-level passes."""
+def _spoken_lines(
+    events: list[PerceptionEvent],
+    history: Sequence[HistoryRecord],
+    kind: type[SpeechRecord] | type[ThoughtRecord] = SpeechRecord,
+) -> set[str]:
+    """Keys of the recent spoken lines (or thoughts) some event's text could repeat: only
+    lines of about an event's length are folded, found in C-level passes."""
     if not events:
         return set()
     lengths = [len(ev.text) for ev in events]
     low, high = min(lengths) - 8, max(lengths) + 8
     recent = history[-COPY_WINDOW:]
-    speeches = compress(recent, map(isinstance, recent, repeat(SpeechRecord)))
-    return {line_key(t) for t in map(_TEXT, speeches) if low <= len(t) <= high}
+    lines = compress(recent, map(isinstance, recent, repeat(kind)))
+    return {line_key(t) for t in map(_TEXT, lines) if low <= len(t) <= high}
+
+
+def drop_thought_copies(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Drop each event whose text is a recent private thought, compared as `spoken_copy`
+    compares lines. A thought is no happening: the Director reads every thought, and the
+    0.5B one made C3's "The barefoot girl in the oilskin tried to walk slowly to the nearest
+    window and looks outside. She failed." the next beat's event, word for word (toll-house
+    soak #23, seed 40, turn 4); the thought guard masked only its one word nobody had said.
+    """
+    thought = _spoken_lines(d.events, ctx.history, ThoughtRecord)
+    if not thought:
+        return d, []
+    return drop_events(d, "thought_copy", lambda ev: line_key(ev.text) in thought)
 
 
 _TEXT = attrgetter("text")

@@ -21,6 +21,7 @@ from tavern.physics.cast_refs import (
     collapse_glosses,
     drop_duplicate_events,
     drop_spoken_copies,
+    drop_thought_copies,
     resolve_names,
 )
 from tavern.physics.emptied import drop_emptied_events
@@ -361,6 +362,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("speaker_queue", clamp_speakers),
     ("time_skip", clamp_time_skip),
     ("spoken_copy", drop_spoken_copies),
+    ("thought_copy", drop_thought_copies),
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
     ("prompt_label", drop_label_copies),
@@ -372,11 +374,11 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("duplicate_event", drop_duplicate_events),
 ]
 """Clamp rules in application order. Names become ids first, so every other rule judges ids.
-Copies of spoken lines and recitals of a mind go before the guards could mask them. The
-guards run on the final witness lists, and an event they left with nothing to tell goes;
-repeats merge last, on the texts as they will be shown (two texts can become equal once
-redacted). A merged event's witnesses never make a
-guard redact more: copies that the guards left equal hold nothing hidden from any of them."""
+Copies of spoken lines and thoughts and recitals of a mind go before the guards could mask
+them. The guards run on the final witness lists, and an event they left with nothing to tell
+goes; repeats merge last, on the texts as they will be shown (two texts can become equal once
+redacted). A merged event's witnesses never make a guard redact more: copies that the guards
+left equal hold nothing hidden from any of them."""
 
 
 def clamp_decision(

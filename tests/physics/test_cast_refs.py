@@ -32,7 +32,7 @@ from tavern.records import (
 )
 
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
-from .test_rules import CAST, FLAT, ZONED, attempt, speech
+from .test_rules import CAST, FLAT, ZONED, attempt, speech, thought
 
 ATTEMPTS = [
     attempt(1, "C1", "drops a cup, nods, waits and goes to the main room"),
@@ -461,3 +461,34 @@ def test_merge_keys_keep_every_word_a_guard_could_mask(words: list[str]) -> None
 
     text = " ".join(words)
     assert merge_key(text).split() == [w.lower() for w in shown(text)]
+
+
+THOUGHT_TOLD = (
+    "The barefoot girl in the oilskin tried to walk slowly to the nearest window and looks"
+    " outside. She failed."
+)
+"""Toll-house soak #23 (seed 40): C3's turn-3 thought, the Director's event of turn 4."""
+
+
+def test_an_event_copying_a_thought_is_dropped() -> None:
+    history = [thought(3, "C3", THOUGHT_TOLD)]
+    copy = PerceptionEvent(kind="world_event", text=f" {THOUGHT_TOLD.lower()} ", witness_ids=["C2"])
+    other = PerceptionEvent(kind="world_event", text="Rain streaks the window.", witness_ids=[])
+    proposal = DirectorDecision(events=[copy, other], next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, ctx(history=history))
+    assert [e.text for e in out.events] == [other.text]
+    assert [(c.rule, c.path) for c in changes if c.after is None] == [("thought_copy", "events[0]")]
+
+
+def test_negative_control_without_the_thought_rule_the_copy_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "thought_copy"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    copy = PerceptionEvent(kind="world_event", text="Someone here is lying.", witness_ids=["C2"])
+    said = speech(2, "C1", "Lying? Not here.", audience_for(FLAT, "C1", "speech"))
+    history = [said, thought(3, "C3", "Someone here is lying.")]  # no word of it is secret
+    out, _ = clamp_decision(
+        DirectorDecision(events=[copy], next_speakers=[NARRATOR]), ctx(history=history)
+    )
+    assert [e.text for e in out.events] == ["Someone here is lying."]

@@ -111,9 +111,10 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     present = set(world.state.scene.present)
     # Only a repeat of an earlier event of the beat (merged into that event, whose
     # witnesses are then the copies' own: `test_cast_refs` checks that per viewer), of a
-    # spoken line, or a line of dialogue, or an event the guards emptied, is dropped.
+    # spoken line or a thought, or a line of dialogue, or an event the guards emptied, is
+    # dropped.
     dropping = (
-        "spoken_copy", "authored_speech", "mind_copy", "restated_event", "agency",
+        "spoken_copy", "thought_copy", "authored_speech", "mind_copy", "restated_event", "agency",
         "redacted_event", "duplicate_event",
     )  # in CLAMP_RULES order  # fmt: skip
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]
