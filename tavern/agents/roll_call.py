@@ -1,0 +1,68 @@
+"""A narration's roll call: one sentence told again for each member of the cast, cut in code.
+
+Live, the embedded 0.5B renderer told one observation once per name (toll-house soak #23,
+seed 40, turn 3): "Ilse Brandt sees the toll box and realizes that it has been locked. Maren
+Holt sees the toll box and realizes that it has been locked. Teodor Vask sees the toll box and
+realizes that it has been locked". `repetition.cut_runaway` compares whole sentences, so the
+names kept each copy apart.
+
+A sentence goes when its words, with every cast name read as one placeholder, are an earlier
+sentence's of the narration, and at least `MIN_SENTENCE_WORDS` of them are not a name: the
+first telling stays. "Maren nods. Teodor nods." (a beat of short reactions) stays.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from tavern.agents.repetition import MIN_SENTENCE_WORDS, sentence_keys, sentence_spans
+
+NAME_MARK = "\x01"
+"""What a cast name becomes in a sentence's key: no word of prose holds it."""
+
+
+def drop_roll_call(text: str, names: Sequence[str]) -> str:
+    """`text` without each sentence that repeats an earlier one but for the cast names.
+
+    >>> names = ["Ilse Brandt", "Maren Holt"]
+    >>> drop_roll_call("Ilse Brandt sees the box is locked. Maren Holt sees the box is locked.",
+    ...                names)
+    'Ilse Brandt sees the box is locked.'
+    >>> drop_roll_call("Ilse Brandt nods. Maren Holt nods.", names)
+    'Ilse Brandt nods. Maren Holt nods.'
+    """
+    pattern = _names_pattern(tuple(names))
+    if pattern is None or len(pattern.findall(text)) < 2:
+        return text
+    spans = sentence_spans(text)
+    seen: set[str] = set()
+    kept: list[str] = []
+    for start, end in spans:
+        sentence = text[start:end]
+        key = _key(pattern.sub(f" {NAME_MARK} ", sentence))
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        kept.append(sentence)
+    return text if len(kept) == len(spans) else "".join(kept).strip()
+
+
+def _key(marked: str) -> str | None:
+    """The sentence's comparable words when it names the cast and has enough other words."""
+    keys = sentence_keys(marked)
+    if len(keys) != 1:
+        return None
+    words = next(iter(keys)).split()
+    if NAME_MARK not in words or len(words) - words.count(NAME_MARK) < MIN_SENTENCE_WORDS:
+        return None
+    return " ".join(words)
+
+
+@lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    longest_first = sorted((n for n in names if n.strip()), key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in longest_first)
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE) if alternatives else None
