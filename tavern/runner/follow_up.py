@@ -79,6 +79,12 @@ EMPTY_WORDS = FILLER | frozenset(
 )
 """Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
 
+ASKED = "tries this"
+"""The question's words for the attempt (`agents.outcome.ask`): an answer holding them copies
+the question. Live (toll-house #24, seed 41, turn 2), "walks slowly to the nearest window" was
+answered "Ilse Brandt tries this and succeeds." and committed beside the Director's own
+event telling her walk."""
+
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
 
@@ -155,13 +161,16 @@ def without_borrowed(
 
 def without_empty(text: str, actor_name: str) -> str:
     """`text` without its sentences that hold nothing but the actor's name and `EMPTY_WORDS`
-    ("Ilse Brandt tries this."); "Ilse Brandt fails." tells an outcome and stays."""
+    ("Ilse Brandt tries this."), or that copy the question's `ASKED` ("Ilse Brandt tries this
+    and succeeds."); "Ilse Brandt fails." tells an outcome and stays."""
     names = set(plain_words(actor_name))
-    kept = [
-        text[a:b].strip()
-        for a, b in sentence_spans(text)
-        if any(w not in names and w not in EMPTY_WORDS for w in plain_words(text[a:b]))
-    ]
+    kept = []
+    for a, b in sentence_spans(text):
+        words = plain_words(text[a:b])
+        copied = f" {ASKED} " in f" {' '.join(words)} "
+        if copied or all(w in names or w in EMPTY_WORDS for w in words):
+            continue
+        kept.append(text[a:b].strip())
     return " ".join(kept)
 
 

@@ -15,7 +15,7 @@ Three more kinds of intent name nothing the world could answer, and go (toll-hou
 and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt failed" and
 "Felix Aubert tries this to take action"):
 - an outcome instead of an attempt: "fails" (a Character never states an outcome);
-- a placeholder for one: "take action", "act";
+- a placeholder for one: "take action", "act", "try this";
 - a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit";
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
@@ -44,10 +44,12 @@ whole live intent: toll-house soak #9, turn 7)."""
 
 OUTCOME_OR_PLACEHOLDER = frozenset(
     "fail fails failed failing succeed succeeds succeeded succeeding success failure action"
-    " actions act acts acting take takes taking".split()
+    " actions act acts acting take takes taking this that it these those".split()
 )
 """Words of an intent that states an outcome ("fails") or stands in for an act ("take
-action"): with a word of an act beside them ("takes the key"), the intent stays."""
+action", "try this": toll-house soak #24, seed 41, turn 8, after the follow-up's "Ilse
+Brandt tries this and succeeds."): with a word of an act beside them ("takes the key",
+"open it"), the intent stays."""
 NEEDS_OBJECT = frozenset(
     "follow follows open opens visit visits take takes give gives grab grabs bring brings"
     " carry carries use uses put puts place places hand hands pick picks touch touches close"
@@ -72,6 +74,8 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     (False, False)
     >>> names_no_act("fails"), names_no_act("take action"), names_no_act("try to open")
     (True, True, True)
+    >>> names_no_act("try this"), names_no_act("open it")
+    (True, False)
     >>> names_no_act("follow Maren", ["Maren Holt"]), names_no_act("walk")
     (False, False)
     """

@@ -388,9 +388,14 @@ def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_cop
     assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
 
 
-LIVE_EMPTY = ["Agnese Corvo tries this.", "Agnese Corvo tries this to take action"]
-"""Toll-house #19 (seed 36, turn 5) and vintners-wake #22 (seed 35, turn 8), the actor's
-name changed: answers that tell no outcome."""
+LIVE_EMPTY = [
+    "Agnese Corvo tries this.",
+    "Agnese Corvo tries this to take action",
+    "Agnese Corvo tries this and succeeds.",
+]
+"""Toll-house #19 (seed 36, turn 5), vintners-wake #22 (seed 35, turn 8) and toll-house #24
+(seed 41, turn 2), the actor's name changed: answers that tell no outcome, or only copy the
+question's words."""
 
 
 @pytest.mark.parametrize("said", LIVE_EMPTY)
@@ -414,6 +419,10 @@ def test_an_outcome_telling_nothing_is_not_told(make_kit: KitFactory, said: str)
         ("Agnese Corvo fails.", "Agnese Corvo fails."),
         ("Agnese Corvo tries this. The door is locked.", "The door is locked."),
         ("Agnese Corvo opens it.", "Agnese Corvo opens it."),
+        (
+            "Agnese Corvo retries this latch and it gives.",
+            "Agnese Corvo retries this latch and it gives.",
+        ),
     ],
 )
 def test_a_sentence_with_an_outcome_stays(said: str, kept: str) -> None:
@@ -428,3 +437,10 @@ def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
     sid = kit.create()
     kit.play(sid, action="reaches for the door")
     assert _outcomes(kit.history(sid)) == [(1, "C1", LIVE_EMPTY[0], HALL_VIEW)]
+
+
+def test_negative_control_without_the_question_copy_test_succeeds_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow_up, "ASKED", "\x00")
+    assert follow_up.without_empty(LIVE_EMPTY[2], "Agnese Corvo") == LIVE_EMPTY[2]

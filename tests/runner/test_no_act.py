@@ -25,11 +25,12 @@ from .kit import director_answer, recording_runner, run
 
 LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None"]
 """The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents)."""
-LIVE_NO_ACT = ["fails", "follow", "take action", "open", "visit", "listen"]
+LIVE_NO_ACT = ["fails", "follow", "take action", "open", "visit", "listen", "try this"]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
 verbs wanting an object or perceiving. Each went to the
-follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action"."""
+follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
+"try this": toll-house #24 (seed 41), turn 8."""
 KEPT = [
     "walk",
     "sleep",
@@ -44,6 +45,8 @@ KEPT = [
     "hands Maren the ledger",
     "knocks to be let in",
     "walk slowly to the nearest window and looks outside",
+    "open it",
+    "try that door",
 ]
 
 
