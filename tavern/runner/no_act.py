@@ -44,12 +44,14 @@ whole live intent: toll-house soak #9, turn 7)."""
 
 OUTCOME_OR_PLACEHOLDER = frozenset(
     "fail fails failed failing succeed succeeds succeeded succeeding success failure action"
-    " actions act acts acting take takes taking this that it these those".split()
+    " actions act acts acting take takes taking".split()
 )
 """Words of an intent that states an outcome ("fails") or stands in for an act ("take
-action", "try this": toll-house soak #24, seed 41, turn 8, after the follow-up's "Ilse
-Brandt tries this and succeeds."): with a word of an act beside them ("takes the key",
-"open it"), the intent stays."""
+action"): with a word of an act beside them ("takes the key"), the intent stays."""
+DEMONSTRATIVES = frozenset("this that it these those".split())
+"""Alone (small words aside), they point at an act without naming one: "try this" (toll-house
+soak #24, seed 41, turn 8, after the follow-up's "Ilse Brandt tries this and succeeds."), "do
+it". Beside a verb ("take it", "open this") the intent stays."""
 NEEDS_OBJECT = frozenset(
     "follow follows open opens visit visits take takes give gives grab grabs bring brings"
     " carry carries use uses put puts place places hand hands pick picks touch touches close"
@@ -74,8 +76,8 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     (False, False)
     >>> names_no_act("fails"), names_no_act("take action"), names_no_act("try to open")
     (True, True, True)
-    >>> names_no_act("try this"), names_no_act("open it")
-    (True, False)
+    >>> names_no_act("try this"), names_no_act("open it"), names_no_act("take it")
+    (True, False, False)
     >>> names_no_act("follow Maren", ["Maren Holt"]), names_no_act("walk")
     (False, False)
     """
@@ -83,7 +85,7 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     if not words and not _WORD.search(intent):
         return False
     lone = len(words) == 1 and (words[0] in NEEDS_OBJECT or words[0] in PERCEIVING)
-    if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words):
+    if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
     return all(w in SPEAKING for w in words if w not in name_words)

@@ -136,4 +136,5 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "NEEDS_OBJECT", frozenset())
     monkeypatch.setattr(no_act, "PERCEIVING", frozenset())
     monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
+    monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
