@@ -20,6 +20,10 @@ quotes and end punctuation aside, and with slot ids read as the names they stand
 (toll-house #18, seed 35, turn 7), "Ilse Brandt is presented to C2 and C3 in the toll house at
 the river crossing." was committed six beats after the same event with the names written out.
 
+A public text of the clamp context is standing too: live (vintners-wake #27, seed 41, turn 2)
+the event "The Vintner's Wake", the session's title, was committed as the outcome of the
+human's walk to the window.
+
 A recital goes even when an attempt waits: an event of two or more known sentences in a row
 (the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
 events told all three facts and began again until the length limit: "The trapdoor to the
@@ -58,8 +62,9 @@ _EVENT_KEYS: RecordMemo[str] = RecordMemo()
 def drop_restated_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Drop events whose text is a standing scene fact or an event of the last
-    `COPY_WINDOW` records, unless they may be a waiting attempt's outcome."""
+    """Drop events whose text is a standing scene fact, a public text of the context (the
+    session title, a name, an appearance) or an event of the last `COPY_WINDOW` records,
+    unless they may be a waiting attempt's outcome."""
     if not d.events:
         return d, []
     recent = ctx.history[-COPY_WINDOW:]
@@ -73,7 +78,7 @@ def drop_restated_events(
         return line_key(named(record.text))
 
     names_key = _EVENT_KEYS.number(tuple(names.items()))
-    known = {line_key(named(t)) for t in ctx.scene.facts}
+    known = {line_key(named(t)) for t in (*ctx.scene.facts, *ctx.public_texts) if t}
     known.update(_EVENT_KEYS.all(events, names_key, key))
     waiting = waiting_attempts(recent, ctx.turn_number)
 

@@ -190,3 +190,23 @@ def test_negative_control_ids_compared_as_written_keep_the_restatement(
     monkeypatch.setattr(restated, "replace_slot_ids", lambda text, replace: text)
     text = "Ana is presented to C2 and C3 in the toll house."
     assert _clamped([_event(text)], history=[PRESENTED]) == [text]
+
+
+TITLE = "The Vintner's Wake"
+WALK = PULL.model_copy(update={"text": "walks slowly to the nearest window and looks outside"})
+
+
+def test_the_title_as_an_event_goes_even_while_an_attempt_waits() -> None:
+    """Live (vintners-wake #27, seed 41, turn 2): the title committed as the outcome of her
+    walk to the window."""
+    titled = _event(TITLE).model_copy(update={"actor_id": "C1"})
+    assert _clamped([titled, _event("Rain.")], history=[WALK], public_texts=[TITLE]) == ["Rain."]
+    # A public text that is about the waiting attempt may still be its outcome.
+    window = "The nearest window"
+    near = _event(window).model_copy(update={"actor_id": "C1"})
+    assert _clamped([near], history=[WALK], public_texts=[window]) == [window]
+
+
+def test_negative_control_without_public_texts_the_title_stays() -> None:
+    titled = _event(TITLE).model_copy(update={"actor_id": "C1"})
+    assert _clamped([titled], history=[WALK]) == [TITLE]
