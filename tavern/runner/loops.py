@@ -9,10 +9,13 @@ Director's window as one long attempt, and the echo rule could not see the human
 turn 2 in it.
 
 A clause here is a run of words between commas, semicolons or sentence ends; two clauses are
-the same when their words are, case, punctuation, a leading "and"/"then" and a trailing
-"again" aside. From the first clause of `MIN_CLAUSE_WORDS` or more words that repeats an
-earlier one, the field is cut (with the separator before it). Short repeats are said in
-earnest ("No, no, no!", "Open it, open it."), so they stay.
+the same when their words are, case, punctuation, articles, the idle adverbs of
+`physics.cast_refs.IDLE_WORDS` ("again", "now") and a leading "and" aside: vintners-wake soak
+#27 (seed 41, turn 2) looped "The trapdoor is now unlocked, and the trapdoor is sealed. The
+trapdoor is now closed. The trapdoor is now sealed. The trapdoor is now," to the length
+limit. From the first clause of `MIN_CLAUSE_WORDS` or more words that repeats an earlier one,
+the field is cut (with the separator before it). Short repeats are said in earnest ("No, no,
+no!", "Open it, open it."), so they stay.
 
 A Director event's text is cut the same way (`without_event_loops`, reported as
 `event_loop`): vintners-wake soak #23 (seed 36, turn 7) committed "The trapdoor to the cellar
@@ -25,6 +28,7 @@ from __future__ import annotations
 import re
 
 from tavern.agents.repetition import plain_words
+from tavern.physics.cast_refs import IDLE_WORDS
 from tavern.records import CharacterReply, ClampChange, DirectorDecision
 
 EVENT_RULE = "event_loop"
@@ -39,14 +43,25 @@ def clause_key(clause: str) -> tuple[str, ...]:
     """The clause's comparable words (see the module).
 
     >>> clause_key(" and walk to the window again,")
-    ('walk', 'to', 'the', 'window')
+    ('walk', 'to', 'window')
+    >>> clause_key("The trapdoor is now sealed.") == clause_key("the trapdoor is sealed")
+    True
     """
+    return tuple(w for w in _linked_words(clause) if w not in IDLE_WORDS)
+
+
+def _linked_words(clause: str) -> list[str]:
+    """The clause's words without a leading "and"/"then" and a trailing "again"."""
     words = plain_words(clause)
     if words and words[0] in _LINKS:
         words = words[1:]
     if tuple(words[-1:]) == _AGAIN:
         words = words[:-1]
-    return tuple(words)
+    return words
+
+
+def _long(clause: str) -> bool:
+    return len(_linked_words(clause)) >= MIN_CLAUSE_WORDS
 
 
 def before_repeated_clause(text: str) -> str:
@@ -60,7 +75,7 @@ def before_repeated_clause(text: str) -> str:
     seen: set[tuple[str, ...]] = set()
     for match in _CLAUSE.finditer(text):
         key = clause_key(match.group())
-        if len(key) >= MIN_CLAUSE_WORDS and key in seen:
+        if key in seen and _long(match.group()):
             return text[: match.start()].rstrip().rstrip(",;")
         seen.add(key)
     return text

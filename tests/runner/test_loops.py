@@ -141,3 +141,27 @@ def test_negative_control_without_the_cut_the_event_loops(
 ) -> None:
     monkeypatch.setattr(turn, "without_event_loops", lambda decision: (decision, []))
     assert _events(tmp_path)[0] == [LIVE_EVENT]
+
+
+NOW_LOOP = (
+    "The trapdoor to the cellar is shut and bolted from the hall side. The trapdoor is now"
+    " unlocked, and the trapdoor is sealed. The trapdoor is now closed. The trapdoor is now"
+    " sealed. The trapdoor is now,"
+)
+"""Vintners-wake soak #27 (seed 41), turn 2: an event looping with "now" between copies."""
+
+
+def test_clauses_differing_in_an_idle_word_are_a_loop() -> None:
+    assert (
+        before_repeated_clause(NOW_LOOP)
+        == NOW_LOOP[: NOW_LOOP.index(" The trapdoor is now sealed")]
+    )
+    kept = "The trapdoor is sealed, the trapdoor is not sealed."
+    assert before_repeated_clause(kept) == kept
+
+
+def test_negative_control_with_idle_words_compared_the_loop_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loops, "IDLE_WORDS", frozenset())
+    assert before_repeated_clause(NOW_LOOP) == NOW_LOOP
