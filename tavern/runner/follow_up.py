@@ -17,6 +17,7 @@ two Characters' "read" took both calls).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from tavern.agents import director, outcome
@@ -79,11 +80,12 @@ EMPTY_WORDS = FILLER | frozenset(
 )
 """Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
 
-ASKED = "tries this"
-"""The question's words for the attempt (`agents.outcome.ask`): an answer holding them copies
-the question. Live (toll-house #24, seed 41, turn 2), "walks slowly to the nearest window" was
-answered "Ilse Brandt tries this and succeeds." and committed beside the Director's own
-event telling her walk."""
+ASKED = re.compile(r"\btr(?:y|ies|ied|ying) this\b")
+"""The question's words for the attempt (`agents.outcome.ask`: "... tries this"), in any
+tense: an answer holding them copies the question. Live, "walks slowly to the nearest window"
+was answered "Ilse Brandt tries this and succeeds." (toll-house #24, seed 41, turn 2),
+committed beside the Director's own event telling her walk, and "Ilse Brandt fails to try
+this because the water is too high to cross until dawn." (toll-house #25, seed 42, turn 2)."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
@@ -167,7 +169,7 @@ def without_empty(text: str, actor_name: str) -> str:
     kept = []
     for a, b in sentence_spans(text):
         words = plain_words(text[a:b])
-        copied = f" {ASKED} " in f" {' '.join(words)} "
+        copied = ASKED.search(" ".join(words)) is not None
         if copied or all(w in names or w in EMPTY_WORDS for w in words):
             continue
         kept.append(text[a:b].strip())

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -392,10 +393,11 @@ LIVE_EMPTY = [
     "Agnese Corvo tries this.",
     "Agnese Corvo tries this to take action",
     "Agnese Corvo tries this and succeeds.",
+    "Agnese Corvo fails to try this because the water is too high to cross until dawn.",
 ]
-"""Toll-house #19 (seed 36, turn 5), vintners-wake #22 (seed 35, turn 8) and toll-house #24
-(seed 41, turn 2), the actor's name changed: answers that tell no outcome, or only copy the
-question's words."""
+"""Toll-house #19 (seed 36, turn 5), vintners-wake #22 (seed 35, turn 8), toll-house #24
+(seed 41, turn 2) and #25 (seed 42, turn 2), the actor's name changed: answers that tell no
+outcome, or copy the question's words."""
 
 
 @pytest.mark.parametrize("said", LIVE_EMPTY)
@@ -442,5 +444,6 @@ def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
 def test_negative_control_without_the_question_copy_test_succeeds_is_told(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(follow_up, "ASKED", "\x00")
-    assert follow_up.without_empty(LIVE_EMPTY[2], "Agnese Corvo") == LIVE_EMPTY[2]
+    monkeypatch.setattr(follow_up, "ASKED", re.compile("\x00"))
+    for said in LIVE_EMPTY[2:]:
+        assert follow_up.without_empty(said, "Agnese Corvo") == said
