@@ -19,7 +19,8 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit";
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
-  character perceives is the kernel's to compute; "listens at the door" stays.
+  character perceives is the kernel's to compute; "listens at the door" stays;
+- not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here".
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -62,6 +63,11 @@ NEEDS_OBJECT = frozenset(
 PERCEIVING = frozenset("listen listens watch watches observe observes look looks".split())
 """Verbs of perceiving: alone, they attempt nothing the world must decide."""
 
+NOT_KNOWING = re.compile(r"\bi (?:do not|don'?t|don’t) (?:know|understand)\b|\bwhat you mean\b")
+"""Words about not knowing what to do are no act: toll-house soak #25 (seed 42), turn 5, had
+Maren Holt's intent "I don't know what you mean by 'try to do' here" (her instructions'
+words), shown on the human's screen as her attempt."""
+
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
@@ -78,9 +84,13 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     (True, True, True)
     >>> names_no_act("try this"), names_no_act("open it"), names_no_act("take it")
     (True, False, False)
+    >>> names_no_act("I don't know what you mean by 'try to do' here")
+    True
     >>> names_no_act("follow Maren", ["Maren Holt"]), names_no_act("walk")
     (False, False)
     """
+    if NOT_KNOWING.search(intent.casefold()):
+        return True
     words = [w for w in _WORD.findall(intent.casefold()) if w not in FILLER]
     if not words and not _WORD.search(intent):
         return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,21 @@ from .kit import director_answer, recording_runner, run
 
 LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None"]
 """The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents)."""
-LIVE_NO_ACT = ["fails", "follow", "take action", "open", "visit", "listen", "try this"]
+LIVE_NO_ACT = [
+    "fails",
+    "follow",
+    "take action",
+    "open",
+    "visit",
+    "listen",
+    "try this",
+    "I don't know what you mean by 'try to do' here",
+]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
 verbs wanting an object or perceiving. Each went to the
 follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
-"try this": toll-house #24 (seed 41), turn 8."""
+"try this": toll-house #24 (seed 41), turn 8; the last, toll-house #25 (seed 42), turn 5."""
 KEPT = [
     "walk",
     "sleep",
@@ -47,6 +57,7 @@ KEPT = [
     "walk slowly to the nearest window and looks outside",
     "open it",
     "try that door",
+    "asks what the notary knows",
 ]
 
 
@@ -137,4 +148,5 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "PERCEIVING", frozenset())
     monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
+    monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
