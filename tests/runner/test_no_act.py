@@ -24,8 +24,9 @@ from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 
-LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None"]
-"""The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents)."""
+LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None", "swear"]
+"""The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents), and
+"swear" (vintners-wake #28, seed 42, turn 2, twice)."""
 LIVE_NO_ACT = [
     "fails",
     "follow",
@@ -58,6 +59,7 @@ KEPT = [
     "open it",
     "try that door",
     "asks what the notary knows",
+    "swears on the cross and kisses it",
 ]
 
 
@@ -150,3 +152,11 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
+
+
+def test_negative_control_with_the_old_speaking_words_swear_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = no_act.SPEAKING - {"swear", "swears", "swearing"}
+    monkeypatch.setattr(no_act, "SPEAKING", old)
+    assert not names_no_act("swear")
