@@ -11,7 +11,8 @@ story and show the machinery behind it:
   coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10);
 - the session title, the transcript's first line, as a sentence of its own: "The Vintner's
   Wake" as the whole narration of a first beat (vintners-wake soaks #7, #8 and #9), "The
-  Vintner's Wake. A stone house: ..." (#9, turn 6);
+  Vintner's Wake. A stone house: ..." (#9, turn 6); or as a sentence's heading, before a
+  dash, colon or comma, which alone goes (`without_title_heading`);
 - the empty beat's placeholder, "Nothing material happens.", as "No material happens." (the
   whole narration of vintners-wake soak #13, turn 7);
 - the mask of the words it may not read, copied from an event of its prompt: "Teodor Vask
@@ -85,6 +86,7 @@ def drop_prompt_echo(
     >>> drop_prompt_echo("Maren Holt in the hall. Rain.", [], staging=["Maren Holt in the hall"])
     'Rain.'
     """
+    text = without_title_heading(text, title)
     folded = text.casefold()
     if (
         "attempt" not in folded
@@ -97,6 +99,26 @@ def drop_prompt_echo(
     ):
         return text  # most narrations: a pass or two, no sentence split
     return cut_copies(text, names, title, staging)
+
+
+def without_title_heading(text: str, title: str) -> str:
+    """`text` with the session `title` taken off the front of each sentence it heads, before
+    a dash, colon or comma: vintners-wake soaks #27 and #28 (seeds 41 and 42, turns 3 to 5)
+    narrated "The Vintner's Wake - The chapel bell tolls midnight; ..." and "The Vintner's
+    Wake, the trapdoor to the cellar is shut ...".
+
+    >>> without_title_heading("The Wake - the bell tolls. The Wake: rain.", "The Wake")
+    'The bell tolls. Rain.'
+    >>> without_title_heading("They speak of the wake, the bell, the will.", "The Wake")
+    'They speak of the wake, the bell, the will.'
+    """
+    if not title or title.casefold() not in text.casefold():
+        return text
+    return _title_heading(title).sub(lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+def _title_heading(title: str) -> re.Pattern[str]:
+    return re.compile(rf"(^\s*|[.!?…]\s+){re.escape(title)}\s*[-–—:,]\s*(\w)", re.IGNORECASE)
 
 
 def _holds_words(text: str, parts: Sequence[str]) -> bool:
