@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
@@ -77,8 +78,9 @@ def drop_restated_events(
     def key(record: HistoryRecord) -> str:
         return line_key(named(record.text))
 
-    names_key = _EVENT_KEYS.number(tuple(names.items()))
-    known = {line_key(named(t)) for t in (*ctx.scene.facts, *ctx.public_texts) if t}
+    names_items = tuple(names.items())
+    names_key = _EVENT_KEYS.number(names_items)
+    known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
     waiting = waiting_attempts(recent, ctx.turn_number)
 
@@ -95,6 +97,16 @@ def drop_restated_events(
         return not any(_about(ev.text, attempt) for attempt in attempts)
 
     return drop_events(d, "restated_event", goes)
+
+
+@lru_cache(maxsize=32)
+def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """Keys of the standing texts, slot ids read as names: the same on every call of a beat
+    and of most beats (the stage and the cast change seldom)."""
+    named = dict(names)
+    return frozenset(
+        line_key(replace_slot_ids(t, lambda m: named.get(m.group(), m.group()))) for t in texts if t
+    )
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
