@@ -17,7 +17,6 @@ two Characters' "read" took both calls).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from tavern.agents import director, outcome
@@ -79,13 +78,6 @@ EMPTY_WORDS = FILLER | frozenset(
     " acts".split()
 )
 """Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
-
-ASKED = re.compile(r"\btr(?:y|ies|ied|ying) this\b")
-"""The question's words for the attempt (`agents.outcome.ask`: "... tries this"), in any
-tense: an answer holding them copies the question. Live, "walks slowly to the nearest window"
-was answered "Ilse Brandt tries this and succeeds." (toll-house #24, seed 41, turn 2),
-committed beside the Director's own event telling her walk, and "Ilse Brandt fails to try
-this because the water is too high to cross until dawn." (toll-house #25, seed 42, turn 2)."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
@@ -163,14 +155,15 @@ def without_borrowed(
 
 def without_empty(text: str, actor_name: str) -> str:
     """`text` without its sentences that hold nothing but the actor's name and `EMPTY_WORDS`
-    ("Ilse Brandt tries this."), or that copy the question's `ASKED` ("Ilse Brandt tries this
-    and succeeds."); "Ilse Brandt fails." tells an outcome and stays."""
+    ("Ilse Brandt tries this."); "Ilse Brandt fails." tells an outcome and stays, and so does
+    a sentence that copies the question's "tries this" but tells how it went ("Ilse Brandt
+    tries this and succeeds.": live, dropping those left two of the human's attempts of three
+    soaks with no outcome at all)."""
     names = set(plain_words(actor_name))
     kept = []
     for a, b in sentence_spans(text):
         words = plain_words(text[a:b])
-        copied = ASKED.search(" ".join(words)) is not None
-        if copied or all(w in names or w in EMPTY_WORDS for w in words):
+        if all(w in names or w in EMPTY_WORDS for w in words):
             continue
         kept.append(text[a:b].strip())
     return " ".join(kept)

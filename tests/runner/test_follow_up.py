@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -389,15 +388,16 @@ def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_cop
     assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
 
 
-LIVE_EMPTY = [
-    "Agnese Corvo tries this.",
-    "Agnese Corvo tries this to take action",
+LIVE_EMPTY = ["Agnese Corvo tries this.", "Agnese Corvo tries this to take action"]
+"""Toll-house #19 (seed 36, turn 5) and vintners-wake #22 (seed 35, turn 8), the actor's
+name changed: answers that tell no outcome."""
+LIVE_QUESTION_COPIES = [
     "Agnese Corvo tries this and succeeds.",
     "Agnese Corvo fails to try this because the water is too high to cross until dawn.",
 ]
-"""Toll-house #19 (seed 36, turn 5), vintners-wake #22 (seed 35, turn 8), toll-house #24
-(seed 41, turn 2) and #25 (seed 42, turn 2), the actor's name changed: answers that tell no
-outcome, or copy the question's words."""
+"""Toll-house #24 (seed 41) and #25 (seed 42), turn 2, the actor's name changed: the
+question's "tries this" copied, but how it went told. They stay: dropping them left the
+human's attempt with no outcome at all."""
 
 
 @pytest.mark.parametrize("said", LIVE_EMPTY)
@@ -439,11 +439,3 @@ def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
     sid = kit.create()
     kit.play(sid, action="reaches for the door")
     assert _outcomes(kit.history(sid)) == [(1, "C1", LIVE_EMPTY[0], HALL_VIEW)]
-
-
-def test_negative_control_without_the_question_copy_test_succeeds_is_told(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(follow_up, "ASKED", re.compile("\x00"))
-    for said in LIVE_EMPTY[2:]:
-        assert follow_up.without_empty(said, "Agnese Corvo") == said
