@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
 from tavern.physics.redaction import MASK
@@ -117,6 +118,7 @@ def without_title_heading(text: str, title: str) -> str:
     return _title_heading(title).sub(lambda m: m.group(1) + m.group(2).upper(), text)
 
 
+@lru_cache(maxsize=16)
 def _title_heading(title: str) -> re.Pattern[str]:
     return re.compile(rf"(^\s*|[.!?…]\s+){re.escape(title)}\s*[-–—:,]\s*(\w)", re.IGNORECASE)
 

@@ -171,6 +171,15 @@ SHORT = "\x00"
 """Opens the key of a sentence shorter than `MIN_SENTENCE_WORDS`: only a stutter reads it."""
 
 
+def sentence_key(sentence: str) -> str:
+    """One sentence's key as `sentence_keys` makes it, uncached (`SHORT` marks a short one).
+
+    >>> sentence_key("The door, shut!") == sentence_key("the door shut")
+    True
+    """
+    return _key(sentence)
+
+
 def _key(sentence: str) -> str:
     """The sentence's lower-case words without punctuation and `ARTICLES` (a capped copy may
     lack its full stop), after `SHORT` when it is shorter than `MIN_SENTENCE_WORDS`; "" for

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tavern.agents.repetition import MIN_SENTENCE_WORDS, sentence_keys, sentence_spans
+from tavern.agents.repetition import MIN_SENTENCE_WORDS, SHORT, sentence_key, sentence_spans
 
 NAME_MARK = "\x01"
 """What a cast name becomes in a sentence's key: no word of prose holds it."""
@@ -51,11 +51,10 @@ def drop_roll_call(text: str, names: Sequence[str]) -> str:
 
 
 def _key(marked: str) -> str | None:
-    """The sentence's comparable words when it names the cast and has enough other words."""
-    keys = sentence_keys(marked)
-    if len(keys) != 1:
-        return None
-    words = next(iter(keys)).split()
+    """The sentence's comparable words when it names the cast and has enough other words.
+    (`sentence_key`, not the cached `sentence_keys`: these one-sentence texts would push the
+    narrations' keys out of that cache.)"""
+    words = sentence_key(marked).removeprefix(SHORT).split()
     if NAME_MARK not in words or len(words) - words.count(NAME_MARK) < MIN_SENTENCE_WORDS:
         return None
     return " ".join(words)
