@@ -24,6 +24,9 @@ A public text of the clamp context is standing too: live (vintners-wake #27, see
 the event "The Vintner's Wake", the session's title, was committed as the outcome of the
 human's walk to the window.
 
+A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
+earlier beat said the same words: it answers the new attempt (`bare_outcome`).
+
 A recital goes even when an attempt waits: an event of two or more known sentences in a row
 (the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
 events told all three facts and began again until the length limit: "The trapdoor to the
@@ -92,6 +95,8 @@ def drop_restated_events(
             return False
         if ev.actor_id is not None:
             attempts = waiting.get(ev.actor_id, [])
+            if attempts and bare_outcome(text, names.get(ev.actor_id, ev.actor_id)):
+                return False
         else:
             attempts = [text for texts in waiting.values() for text in texts]
         return not any(_about(ev.text, attempt) for attempt in attempts)
@@ -195,6 +200,25 @@ def content_words(text: str) -> set[str]:
 def shares_a_word(one: set[str], other: set[str]) -> bool:
     """Whether a word of `one` is inside a word of `other` or the other way round."""
     return any(a in b or b in a for a in one for b in other)
+
+
+BARE_OUTCOMES = frozenset("fail fails failed succeed succeeds succeeded".split())
+"""What an outcome may say of its actor and nothing else: "Ilse Brandt fails"."""
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def bare_outcome(text: str, actor_name: str) -> bool:
+    """Whether `text` is its actor's name and a bare outcome word, nothing else: a new
+    attempt's outcome in the same words as an old one's, not a restatement. Live (toll-house
+    #23, seed 40, turn 5), "reaches for the door" was answered "Ilse Brandt fails", the words
+    of her turn-2 outcome, and dropped: the attempt got no outcome.
+
+    >>> bare_outcome("Ilse Brandt fails.", "Ilse Brandt"), bare_outcome("The door fails.", "Ilse")
+    (True, False)
+    """
+    name = set(_WORD.findall(actor_name.casefold()))
+    words = [w for w in _WORD.findall(text.casefold()) if w not in name]
+    return bool(words) and len(words) < len(_WORD.findall(text)) and BARE_OUTCOMES.issuperset(words)
 
 
 def _about(fact: str, attempt: str) -> bool:

@@ -210,3 +210,36 @@ def test_the_title_as_an_event_goes_even_while_an_attempt_waits() -> None:
 def test_negative_control_without_public_texts_the_title_stays() -> None:
     titled = _event(TITLE).model_copy(update={"actor_id": "C1"})
     assert _clamped([titled], history=[WALK]) == [TITLE]
+
+
+FAILED = EventRecord(
+    seq=4, turn_number=2, speaker="C1", author="director", event_kind="action_outcome",
+    text="Ana fails", actor_id="C1",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+"""Toll-house #23 (seed 40): her turn-2 outcome, whose words answered her turn-5 attempt."""
+
+
+def _outcome(text: str) -> PerceptionEvent:
+    return PerceptionEvent(
+        kind="action_outcome", text=text, actor_id="C1", witness_ids=["C1", "C2", "C3"]
+    )
+
+
+def test_a_bare_outcome_of_a_new_attempt_stays() -> None:
+    reach = REACH.model_copy(update={"turn_number": 5, "seq": 9})
+    assert _clamped([_outcome("Ana fails")], history=[FAILED, reach], turn_number=5) == [
+        "Ana fails"
+    ]
+    # With no attempt waiting it restates the old outcome, and a fuller restatement still goes.
+    assert _clamped([_outcome("Ana fails")], history=[FAILED], turn_number=5) == []
+    told = FAILED.model_copy(update={"text": "Ana fails to lift the beam"})
+    assert _clamped([_outcome(told.text)], history=[told, reach], turn_number=5) == []
+
+
+def test_negative_control_without_the_exemption_the_outcome_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "bare_outcome", lambda text, name: False)
+    reach = REACH.model_copy(update={"turn_number": 5, "seq": 9})
+    assert _clamped([_outcome("Ana fails")], history=[FAILED, reach], turn_number=5) == []
