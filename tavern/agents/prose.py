@@ -39,7 +39,7 @@ from tavern.agents.repetition import (
     repeats_a_sentence,
     sentence_keys,
 )
-from tavern.agents.roll_call import drop_roll_call
+from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -292,7 +292,8 @@ def parse(
     `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
     `staging_parts`), without a recital of the stage or an
     appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
-    and without a sentence told again for another of the `names` (`agents.roll_call`).
+    and without a sentence told again for another of the `names` or holding only them
+    (`agents.roll_call`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
@@ -309,7 +310,7 @@ def parse(
     kept = without_schema_words(cut_runaway(text, cap=cap))
     kept = drop_out_of_world(drop_quoted_speech(kept, public))
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
-    return drop_retold(drop_roll_call(kept, names), told)
+    return drop_retold(drop_roster(drop_roll_call(kept, names), names), told)
 
 
 def staging_parts(state: SessionState) -> list[str]:

@@ -9,6 +9,8 @@ names kept each copy apart.
 A sentence goes when its words, with every cast name read as one placeholder, are an earlier
 sentence's of the narration, and at least `MIN_SENTENCE_WORDS` of them are not a name: the
 first telling stays. "Maren nods. Teodor nods." (a beat of short reactions) stays.
+
+A sentence of cast names alone, the prompt's roster, goes too (`drop_roster`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,32 @@ def drop_roll_call(text: str, names: Sequence[str]) -> str:
             seen.add(key)
         kept.append(sentence)
     return text if len(kept) == len(spans) else "".join(kept).strip()
+
+
+def drop_roster(text: str, names: Sequence[str]) -> str:
+    """`text` without its sentences of two or more cast names and nothing else (but "and"):
+    the prompt's roster, not a story. "Ilse Brandt, Maren Holt, Teodor Vask." was a whole
+    narration (toll-house seed 40 on the final code of stop 20, turn 7).
+
+    >>> names = ["Ilse Brandt", "Maren Holt"]
+    >>> drop_roster("Ilse Brandt and Maren Holt. The lamp gutters.", names)
+    'The lamp gutters.'
+    >>> drop_roster("Ilse Brandt nods at Maren Holt.", names)
+    'Ilse Brandt nods at Maren Holt.'
+    """
+    pattern = _names_pattern(tuple(names))
+    if pattern is None or len(pattern.findall(text)) < 2:
+        return text
+    spans = sentence_spans(text)
+    kept = [text[a:b] for a, b in spans if not _is_roster(text[a:b], pattern)]
+    return text if len(kept) == len(spans) else "".join(kept).strip()
+
+
+def _is_roster(sentence: str, pattern: re.Pattern[str]) -> bool:
+    if len(pattern.findall(sentence)) < 2:
+        return False
+    rest = sentence_key(pattern.sub(" ", sentence)).removeprefix(SHORT).split()
+    return all(w == "and" for w in rest)
 
 
 def _key(marked: str) -> str | None:

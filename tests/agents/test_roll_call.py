@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tavern.agents import prose
-from tavern.agents.roll_call import drop_roll_call
+from tavern.agents.roll_call import drop_roll_call, drop_roster
 
 NAMES = ["Ilse Brandt", "Maren Holt", "Teodor Vask"]
 LIVE = (
@@ -49,3 +49,20 @@ def test_negative_control_without_the_rule_every_telling_stays(
 def test_one_telling_stays_whoever_is_named(order: list[str], told: str) -> None:
     text = " ".join(f"{name} {told}." for name in order)
     assert drop_roll_call(text, NAMES) == f"{order[0]} {told}."
+
+
+ROSTER = "Ilse Brandt, Maren Holt, Teodor Vask."
+"""Toll-house seed 40 on the final code of stop 20, turn 7: the whole narration."""
+
+
+def test_a_roster_of_names_is_no_narration() -> None:
+    assert prose.parse({"narration": ROSTER}, names=NAMES) == ""
+    kept = "Ilse Brandt, Maren Holt and Teodor Vask wait by the door. Maren Holt!"
+    assert drop_roster(f"{ROSTER} {kept}", NAMES) == kept
+
+
+def test_negative_control_without_the_roster_rule_the_names_are_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prose, "drop_roster", lambda text, _names: text)
+    assert prose.parse({"narration": ROSTER}, names=NAMES) == ROSTER
