@@ -24,6 +24,10 @@ A public text of the clamp context is standing too: live (vintners-wake #27, see
 the event "The Vintner's Wake", the session's title, was committed as the outcome of the
 human's walk to the window.
 
+An attempt told as done under its actor's name is known too: the same seed on stop 20's final
+code (toll-house seed 40, turn 5) answered "reaches for the door" with "Ilse Brandt walks
+slowly to the nearest window and looks outside", her turn-2 attempt, as its action_outcome.
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
@@ -67,8 +71,9 @@ def drop_restated_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop events whose text is a standing scene fact, a public text of the context (the
-    session title, a name, an appearance) or an event of the last `COPY_WINDOW` records,
-    unless they may be a waiting attempt's outcome."""
+    session title, a name, an appearance), an event of the last `COPY_WINDOW` records or an
+    attempt among them told under its actor's name, unless they may be a waiting attempt's
+    outcome."""
     if not d.events:
         return d, []
     recent = ctx.history[-COPY_WINDOW:]
@@ -85,6 +90,11 @@ def drop_restated_events(
     names_key = _EVENT_KEYS.number(names_items)
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
+    known.update(
+        line_key(f"{names.get(r.speaker, r.speaker)} {r.text}")
+        for r in recent
+        if isinstance(r, ActionRecord)
+    )
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:

@@ -243,3 +243,22 @@ def test_negative_control_without_the_exemption_the_outcome_goes(
     monkeypatch.setattr(restated, "bare_outcome", lambda text, name: False)
     reach = REACH.model_copy(update={"turn_number": 5, "seq": 9})
     assert _clamped([_outcome("Ana fails")], history=[FAILED, reach], turn_number=5) == []
+
+
+WALKED = ActionRecord(
+    seq=3, turn_number=2, speaker="C1", author="human", text="walks to the nearest window",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+
+
+def test_an_old_attempt_told_as_done_is_no_outcome_of_a_new_one() -> None:
+    """The same seed on stop 20's final code (toll-house 40, turn 5): 'reaches for the door'
+    answered with her turn-2 attempt told as done."""
+    reach = REACH.model_copy(update={"turn_number": 5, "seq": 9})
+    told = _outcome("Ana walks to the nearest window.")
+    assert _clamped([told], history=[WALKED, reach], turn_number=5) == []
+    # Told while that attempt is the one waiting, it is its outcome; without the attempt on
+    # record it restates nothing.
+    waiting = WALKED.model_copy(update={"turn_number": 5})
+    assert _clamped([told], history=[waiting], turn_number=5) == [told.text]
+    assert _clamped([told], history=[reach], turn_number=5) == [told.text]
