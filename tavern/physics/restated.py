@@ -41,7 +41,7 @@ coffin lies open in the middle of the hall. The trapd".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
@@ -65,6 +65,13 @@ if TYPE_CHECKING:
 
 _EVENT_KEYS: RecordMemo[str] = RecordMemo()
 """Each recent event's text as copies compare, slot ids read as names: computed once."""
+_ATTEMPT_KEYS: RecordMemo[str] = RecordMemo()
+"""Each recent attempt as `told_as_done` keys it, per cast names: computed once."""
+
+
+def told_as_done(attempt: HistoryRecord, names: Mapping[str, str]) -> str:
+    """The key of `attempt` told under its actor's name ("Ilse Brandt walks to the door")."""
+    return line_key(f"{names.get(attempt.speaker, attempt.speaker)} {attempt.text}")
 
 
 def drop_restated_events(
@@ -90,11 +97,9 @@ def drop_restated_events(
     names_key = _EVENT_KEYS.number(names_items)
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
-    known.update(
-        line_key(f"{names.get(r.speaker, r.speaker)} {r.text}")
-        for r in recent
-        if isinstance(r, ActionRecord)
-    )
+    attempts = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
+    attempts_key = _ATTEMPT_KEYS.number(names_items)
+    known.update(_ATTEMPT_KEYS.all(attempts, attempts_key, lambda r: told_as_done(r, names)))
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:
