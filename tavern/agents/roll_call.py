@@ -16,7 +16,7 @@ A sentence of cast names alone, the prompt's roster, goes too (`drop_roster`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import MIN_SENTENCE_WORDS, SHORT, sentence_key, sentence_spans
@@ -35,21 +35,18 @@ def drop_roll_call(text: str, names: Sequence[str]) -> str:
     >>> drop_roll_call("Ilse Brandt nods. Maren Holt nods.", names)
     'Ilse Brandt nods. Maren Holt nods.'
     """
-    pattern = _names_pattern(tuple(names))
-    if pattern is None or len(pattern.findall(text)) < 2:
-        return text
-    spans = sentence_spans(text)
     seen: set[str] = set()
-    kept: list[str] = []
-    for start, end in spans:
-        sentence = text[start:end]
+
+    def repeats(sentence: str, pattern: re.Pattern[str]) -> bool:
         key = _key(pattern.sub(f" {NAME_MARK} ", sentence))
-        if key is not None and key in seen:
-            continue
-        if key is not None:
-            seen.add(key)
-        kept.append(sentence)
-    return text if len(kept) == len(spans) else "".join(kept).strip()
+        if key is None:
+            return False
+        if key in seen:
+            return True
+        seen.add(key)
+        return False
+
+    return _without(text, names, repeats)
 
 
 def drop_roster(text: str, names: Sequence[str]) -> str:
@@ -63,11 +60,17 @@ def drop_roster(text: str, names: Sequence[str]) -> str:
     >>> drop_roster("Ilse Brandt nods at Maren Holt.", names)
     'Ilse Brandt nods at Maren Holt.'
     """
+    return _without(text, names, _is_roster)
+
+
+def _without(text: str, names: Sequence[str], goes: Callable[[str, re.Pattern[str]], bool]) -> str:
+    """`text` without the sentences `goes` picks, in order, given the pattern of the cast's
+    `names`; `text` itself when it names the cast fewer than twice or nothing goes."""
     pattern = _names_pattern(tuple(names))
     if pattern is None or len(pattern.findall(text)) < 2:
         return text
     spans = sentence_spans(text)
-    kept = [text[a:b] for a, b in spans if not _is_roster(text[a:b], pattern)]
+    kept = [text[a:b] for a, b in spans if not goes(text[a:b], pattern)]
     return text if len(kept) == len(spans) else "".join(kept).strip()
 
 
