@@ -160,12 +160,11 @@ def without_empty(text: str, actor_name: str) -> str:
     tries this and succeeds.": live, dropping those left two of the human's attempts of three
     soaks with no outcome at all)."""
     names = set(plain_words(actor_name))
-    kept = []
-    for a, b in sentence_spans(text):
-        words = plain_words(text[a:b])
-        if all(w in names or w in EMPTY_WORDS for w in words):
-            continue
-        kept.append(text[a:b].strip())
+    kept = [
+        text[a:b].strip()
+        for a, b in sentence_spans(text)
+        if any(w not in names and w not in EMPTY_WORDS for w in plain_words(text[a:b]))
+    ]
     return " ".join(kept)
 
 
