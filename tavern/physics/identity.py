@@ -49,6 +49,15 @@ def replace_slot_ids(text: str, replace: Callable[[re.Match[str]], str]) -> str:
     return "".join([*parts, text[last:]]) if parts else text
 
 
+def with_names(text: str, names: Mapping[str, str]) -> str:
+    """`text` with each slot id that `names` maps replaced by its name; others kept.
+
+    >>> with_names("C1 greets C9.", {"C1": "Ana"})
+    'Ana greets C9.'
+    """
+    return replace_slot_ids(text, lambda m: names.get(m.group(), m.group()))
+
+
 def display_names(cast: Mapping[str, Character]) -> dict[str, str]:
     """Slot id -> display name: the true names, as the Director, the renderer and the human
     read them (a Character reads its own names: `render_for_viewer`)."""

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events
-from tavern.physics.identity import display_names, replace_slot_ids
+from tavern.physics.identity import display_names, with_names
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
@@ -88,7 +88,7 @@ def drop_restated_events(
     names = display_names(ctx.cast or {})
 
     def named(text: str) -> str:
-        return replace_slot_ids(text, lambda m: names.get(m.group(), m.group()))
+        return with_names(text, names)
 
     def key(record: HistoryRecord) -> str:
         return line_key(named(record.text))
@@ -124,9 +124,7 @@ def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -
     """Keys of the standing texts, slot ids read as names: the same on every call of a beat
     and of most beats (the stage and the cast change seldom)."""
     named = dict(names)
-    return frozenset(
-        line_key(replace_slot_ids(t, lambda m: named.get(m.group(), m.group()))) for t in texts if t
-    )
+    return frozenset(line_key(with_names(t, named)) for t in texts if t)
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")

@@ -187,7 +187,7 @@ def test_an_earlier_event_restated_with_slot_ids_for_names_goes(text: str) -> No
 def test_negative_control_ids_compared_as_written_keep_the_restatement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(restated, "replace_slot_ids", lambda text, replace: text)
+    monkeypatch.setattr(restated, "with_names", lambda text, names: text)
     text = "Ana is presented to C2 and C3 in the toll house."
     assert _clamped([_event(text)], history=[PRESENTED]) == [text]
 
