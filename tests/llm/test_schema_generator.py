@@ -59,6 +59,17 @@ LEAVES = st.one_of(
 )
 
 
+def _distinct_values(item: dict[str, Any]) -> float:
+    """How many distinct values a leaf schema allows (infinite when unbounded)."""
+    if item.get("maxLength") == 0:
+        return 1
+    if "exclusiveMinimum" in item and "exclusiveMaximum" in item:
+        return int(item["exclusiveMaximum"]) - int(item["exclusiveMinimum"]) - 1
+    if "minimum" in item and "maximum" in item and item.get("type") == "integer":
+        return int(item["maximum"]) - int(item["minimum"]) + 1
+    return float("inf")
+
+
 def _extend(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
     def obj(props: dict[str, dict[str, Any]], data: st.DataObject) -> dict[str, Any]:
         required = data.draw(st.lists(st.sampled_from(sorted(props)), unique=True)) if props else []
@@ -72,7 +83,7 @@ def _extend(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[di
         schema: dict[str, Any] = {"type": "array", "items": item, "minItems": lo}
         if span is not None:
             schema["maxItems"] = lo + span
-        satisfiable = not (item.get("maxLength") == 0 and lo > 1)  # two distinct "" are none
+        satisfiable = lo <= _distinct_values(item)  # two distinct "" (or 1 in (0, 2)) are none
         if unique and item.get("type") in ("string", "integer") and "enum" not in item:
             schema["uniqueItems"] = satisfiable
         return schema
