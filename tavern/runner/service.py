@@ -242,6 +242,7 @@ class Runner:
                     control_returned=outcome.control_returned,
                     clamp_changes=outcome.clamp_changes,
                 ),
+                wait_for_disk=False,  # the store holds the commit; this line only marks it
             )
             if progress is not None:
                 await progress("committed", 1.0)
@@ -274,6 +275,7 @@ class Runner:
                     removed_turn=before.turn_number,
                     removed_records=len(removed),
                 ),
+                wait_for_disk=False,
             )
             return restored
 

@@ -13,8 +13,8 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,33 +42,43 @@ def journal_path(data_dir: Path | str, session_id: str) -> Path:
 
 
 class PendingSync:
-    """The fsync a `synced_once` block started in the background when it closed.
+    """The fsync a `synced_once` block left running in the background when it closed.
 
     `wait` returns once the block's lines are on disk, or raises the fsync's error; it is a
-    no-op when the block started none (nothing written, not durable, an inner block).
+    no-op when the block left none (nothing written, not durable, an inner block).
     """
 
-    __slots__ = ("_future",)
+    __slots__ = ("_wait",)
 
     def __init__(self) -> None:
-        self._future: Future[None] | None = None
+        self._wait: Callable[[float | None], None] | None = None
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the lines are on disk (at most once; later calls return at once).
 
         Raises:
             TimeoutError: `timeout` seconds passed first (the sync stays pending).
+            OSError: the fsync failed (this block's, or a background one since the last wait).
         """
-        if self._future is not None:
-            self._future.result(timeout)
-            self._future = None
+        if self._wait is not None:
+            self._wait(timeout)
+            self._wait = None
 
 
 _SYNC_THREADS: list[ThreadPoolExecutor] = []
 _SYNC_THREADS_LOCK = threading.Lock()
-# A forked child has none of its parent's threads: it must start its own pool, or an fsync
-# handed to the inherited one would never run.
-os.register_at_fork(after_in_child=_SYNC_THREADS.clear)
+_HOLDERS: weakref.WeakSet[_WriterLock] = weakref.WeakSet()
+
+
+def _forget_parent_syncs() -> None:
+    """In a forked child: none of the parent's threads exist, so the child starts its own
+    pool, and no session waits on a sync the parent had in flight."""
+    _SYNC_THREADS.clear()
+    for holder in list(_HOLDERS):
+        holder.syncing = False
+
+
+os.register_at_fork(after_in_child=_forget_parent_syncs)
 
 
 def _sync_threads() -> ThreadPoolExecutor:
@@ -81,17 +91,36 @@ def _sync_threads() -> ThreadPoolExecutor:
 
 
 class _WriterLock:
-    """A weak-referenceable holder of a thread lock (bare locks are not), and the state of
-    the session's deferred fsync (`JournalWriter.synced_once`)."""
+    """A weak-referenceable holder of a session's thread lock (bare locks are not) and of
+    its journal's sync state (`JournalWriter.synced_once`, background syncs).
 
-    __slots__ = ("__weakref__", "deferred", "lock", "unsynced")
+    Durable lines are counted as written; `synced` is the count known to be on disk. One
+    background sync at a time runs until `synced` catches up, so lines written while it
+    runs cost one more fsync, not one each.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = (
+        "__weakref__", "changed", "deferred", "eager", "error", "lock", "session_id", "synced",
+        "syncing", "unsynced", "written",
+    )  # fmt: skip
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        """Notified when `synced`, `syncing` or `error` changes."""
         self.deferred = 0
         """Open `synced_once` blocks of the session."""
+        self.eager = 0
+        """Open blocks given a `PendingSync`: their lines start syncing as they are written."""
         self.unsynced = False
         """A line was written without its fsync since the last sync."""
+        self.written = 0
+        self.synced = 0
+        self.syncing = False
+        self.error: OSError | None = None
+        """A background fsync's error, raised by the session's next wait for the disk."""
+        _HOLDERS.add(self)
 
 
 def _drop_torn_tail(fd: int) -> int:
@@ -171,6 +200,8 @@ class JournalWriter:
             weakref.WeakValueDictionary()
         )
         self._registry_lock = threading.Lock()
+        self._failed: dict[str, _WriterLock] = {}
+        """Holders whose background sync failed, kept until a wait raises the error."""
 
     @property
     def data_dir(self) -> Path:
@@ -181,12 +212,21 @@ class JournalWriter:
         with self._registry_lock:
             holder = self._registry.get(session_id)
             if holder is None:
-                holder = _WriterLock()
+                holder = _WriterLock(session_id)
                 self._registry[session_id] = holder
             return holder
 
-    def append(self, session_id: str, line: JournalLine) -> None:
+    def append(self, session_id: str, line: JournalLine, *, wait_for_disk: bool = True) -> None:
         """Append one line to the session's journal, creating it if needed.
+
+        Args:
+            session_id: The session whose journal gets the line.
+            line: The line.
+            wait_for_disk: False for a marker whose facts are durable elsewhere (the commit
+                line: the store holds the committed turn): a durable writer writes it, starts
+                its fsync in the background and returns. The line survives a crash of the
+                process at once and a crash of the machine once that sync ends; the sync's
+                error is raised by the session's next wait for the disk.
 
         Raises:
             JournalError: the line names another session or another schema version.
@@ -212,10 +252,16 @@ class JournalWriter:
                 new = _drop_torn_tail(fd) == 0
                 _write_all(fd, data)
                 if self.durable:
+                    holder.written += 1
                     if holder.deferred:
                         holder.unsynced = True
+                        if holder.eager:
+                            self._start_sync(holder)
+                    elif not wait_for_disk:
+                        self._start_sync(holder)
                     else:
                         os.fsync(fd)
+                        holder.synced = holder.written
                     if new:  # once per journal: its entry, its session's, the sessions dir's
                         _fsync_directories(path, 3)
             finally:
@@ -223,25 +269,29 @@ class JournalWriter:
 
     @contextmanager
     def synced_once(self, session_id: str, pending: PendingSync | None = None) -> Iterator[None]:
-        """Within the block, durable appends to this session skip their own fsync; leaving
-        it fsyncs the journal once if a line was written.
+        """Within the block, durable appends to this session skip their own fsync; the block
+        ends once every line written in it is on disk, at one fsync (or a few, below).
 
         For the lines of one turn: the runner leaves the block before it commits the turn, so
-        every line of a committed turn is on disk first, at one fsync instead of one a line.
-        A line is still written (to the page cache) before `append` returns, so a crash of the
-        process loses nothing; only a crash of the machine can lose lines of a turn that
-        was never committed. Blocks nest; the outermost one syncs.
+        every line of a committed turn is on disk first. A line is still written (to the page
+        cache) before `append` returns, so a crash of the process loses nothing; only a crash
+        of the machine can lose lines of a turn that was never committed. Blocks nest; the
+        outermost one syncs.
 
         Args:
             session_id: The session whose appends are deferred.
-            pending: When given, a normal exit starts the fsync in the background and hands
-                it to `pending`, so the caller's next work (the runner's commit preparation)
-                overlaps the disk's wait; the caller must `pending.wait()` before acting on
-                the lines being durable. An exit by an exception still syncs at once.
+            pending: When given, each line starts syncing in the background as it is written
+                (a line written while a sync runs waits for the next one), so the disk's
+                waits overlap the turn's remaining work; a normal exit returns at once and
+                hands the wait for the last line to `pending`. The caller must
+                `pending.wait()` before acting on the lines being durable. An exit by an
+                exception waits for the lines before re-raising.
         """
         holder = self._lock_for(session_id)  # held strongly here: the registry is weak
+        eager = pending is not None and self.durable
         with holder.lock:
             holder.deferred += 1
+            holder.eager += eager
         failed = True
         try:
             yield
@@ -249,13 +299,69 @@ class JournalWriter:
         finally:
             with holder.lock:
                 holder.deferred -= 1
+                holder.eager -= eager
                 due = not holder.deferred and holder.unsynced
+                target = holder.written
                 if due:
                     holder.unsynced = False
+                    self._start_sync(holder)
             if due and pending is not None and not failed:
-                pending._future = _sync_threads().submit(self._fsync, session_id)
+                pending._wait = lambda timeout: self._wait_synced(holder, target, timeout)
             elif due:
-                self._fsync(session_id)
+                self._wait_synced(holder, target, None)
+
+    def _start_sync(self, holder: _WriterLock) -> None:
+        """Start the session's background sync unless one runs (called holding the lock);
+        the running one syncs again before it stops if lines came meanwhile."""
+        if not holder.syncing:
+            holder.syncing = True
+            _sync_threads().submit(self._sync_until_current, holder)
+
+    def _sync_until_current(self, holder: _WriterLock) -> None:
+        while True:
+            with holder.lock:
+                target = holder.written
+                if holder.synced >= target:
+                    holder.syncing = False
+                    holder.changed.notify_all()
+                    return
+            try:
+                self._fsync(holder.session_id)
+            except OSError as exc:
+                logger.error("journal of %s: background fsync failed: %s", holder.session_id, exc)
+                with self._registry_lock:
+                    self._failed[holder.session_id] = holder
+                with holder.lock:
+                    holder.error = exc
+                    holder.syncing = False
+                    holder.changed.notify_all()
+                return
+            with holder.lock:
+                holder.synced = max(holder.synced, target)
+                holder.changed.notify_all()
+
+    def _wait_synced(self, holder: _WriterLock, target: int, timeout: float | None) -> None:
+        """Wait until the first `target` durable lines are on disk; raise a background
+        sync's error instead (once: it is cleared, and the next wait syncs anew)."""
+        with holder.lock:
+            done = holder.changed.wait_for(
+                lambda: holder.synced >= target or holder.error is not None or not holder.syncing,
+                timeout,
+            )
+            if not done:
+                raise TimeoutError(f"journal sync not done after {timeout} s")
+            error, holder.error = holder.error, None
+        if error is not None:
+            with self._registry_lock:
+                self._failed.pop(holder.session_id, None)
+            raise error
+        with holder.lock:
+            if holder.synced >= target:
+                return
+        # No sync runs and the lines are not known on disk (a forked child, say): sync here.
+        self._fsync(holder.session_id)
+        with holder.lock:
+            holder.synced = max(holder.synced, target)
 
     def _fsync(self, session_id: str) -> None:
         try:

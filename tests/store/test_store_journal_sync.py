@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -227,3 +228,106 @@ def test_a_forked_child_starts_its_own_sync_threads(tmp_path: Path) -> None:
     assert _sync_in_forked_child(writer, keep_parent_pool=False) == 0
     # Negative control: with the parent's pool kept, the child's sync never runs.
     assert _sync_in_forked_child(writer, keep_parent_pool=True) == 2
+
+
+# Lines of a pending block start syncing as they are written; markers sync in the background.
+
+
+def _held_fsync(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], threading.Event]:
+    """A journal fsync that waits for the returned event before syncing; the list gets the
+    journal's size as each fsync starts (the bytes it covers)."""
+    started: list[int] = []
+    release = threading.Event()
+    real = os.fsync
+
+    def held(fd: int) -> None:
+        started.append(os.fstat(fd).st_size)
+        assert release.wait(10)
+        real(fd)
+
+    monkeypatch.setattr(journal_module.os, "fsync", held)
+    return started, release
+
+
+def test_a_pending_block_syncs_its_lines_as_they_come_and_coalesces_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    journal = journal_path(tmp_path, "s01")
+    started, release = _held_fsync(monkeypatch)
+    pending = PendingSync()
+    try:
+        with writer.synced_once("s01", pending):
+            writer.append("s01", _line("s01", 1))
+            first = journal.stat().st_size
+            deadline = time.monotonic() + 10
+            while not started:  # under way inside the block, before its end
+                assert time.monotonic() < deadline, "no sync started inside the block"
+                time.sleep(0.001)
+            for n in range(2, 6):  # written while the first sync is held
+                writer.append("s01", _line("s01", n))
+    finally:
+        release.set()
+    pending.wait()
+    assert started == [first, journal.stat().st_size]  # one more sync for the four lines
+
+
+def test_negative_control_a_plain_block_syncs_only_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    started, release = _held_fsync(monkeypatch)
+    release.set()  # nothing held: a sync started inside the block would be seen at once
+    with writer.synced_once("s01"):
+        writer.append("s01", _line("s01", 1))
+        time.sleep(0.05)
+        assert started == []
+    assert len(started) == 1
+
+
+def test_a_marker_returns_before_its_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    started, release = _held_fsync(monkeypatch)
+    try:
+        writer.append("s01", _line("s01", 1), wait_for_disk=False)  # returns, the sync held
+    finally:
+        release.set()
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 2))
+    pending.wait()
+    assert started and started[-1] == journal_path(tmp_path, "s01").stat().st_size
+
+
+def test_a_markers_sync_error_fails_the_next_wait_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    real = os.fsync
+    broken = [True]
+
+    def failing(fd: int) -> None:
+        if broken[0]:
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(journal_module.os, "fsync", failing)
+    writer.append("s01", _line("s01", 1), wait_for_disk=False)
+    deadline = time.monotonic() + 10
+    while writer._lock_for("s01").syncing:  # the background sync has failed and stopped
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    broken[0] = False
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 2))
+    with pytest.raises(OSError, match="Input/output error"):
+        pending.wait()  # the turn that waits next learns its journal may have lost a line
+    pending = PendingSync()
+    with writer.synced_once("s01", pending):
+        writer.append("s01", _line("s01", 3))
+    pending.wait()  # raised once; the next turn syncs anew
