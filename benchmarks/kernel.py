@@ -53,6 +53,7 @@ from tavern.records import (
     TurnInput,
 )
 from tavern.runner import KernelLimits, Runner
+from tavern.runner.collector import tune_collector
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
@@ -369,6 +370,13 @@ def main() -> None:
         help="the scripted Director's outcomes: for C1 every beat (the Characters' attempts"
         " go to the follow-up call), or for every waiting attempt (no follow-up)",
     )
+    parser.add_argument(
+        "--collector",
+        choices=["server", "default"],
+        default="server",
+        help="the garbage collector as the server tunes it at start-up (runner.collector),"
+        " or CPython's defaults",
+    )
     args = parser.parse_args()
     global THOROUGH
     THOROUGH = args.director == "thorough"
@@ -381,7 +389,8 @@ def main() -> None:
     print(
         f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, cells in rotation,"
         " fake provider,"
-        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}, scripted Director: {args.director}"
+        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}, scripted Director: {args.director},"
+        f" collector: {args.collector}"
     )
     print(
         "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
@@ -389,6 +398,8 @@ def main() -> None:
     )
     print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
     runner, provider = _runner(data_dir, durable=True, gate=True)
+    if args.collector == "server":
+        tune_collector()  # start-up is over, as in `tavern serve` before its first request
     asyncio.run(kernel_times(runner, provider, sessions, 2))  # warm-up
     times = asyncio.run(kernel_times(runner, provider, sessions, args.turns))
     for label, _, _ in CONFIGS:

@@ -35,6 +35,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 from benchmarks import kernel
+from tavern.runner.collector import tune_collector
 
 CONFIGS = {"contract gate": True, "no gate": False}
 """Label -> whether the contract gate checks every prompt (no fsync in either)."""
@@ -49,6 +50,7 @@ def play(data_dir: Path, session_id: str, turns: int, gate: bool) -> None:
         copy = work / "data"
         shutil.copytree(data_dir, copy)
         runner, _ = kernel._runner(copy, durable=False, gate=gate)
+        tune_collector()  # as the server does at start-up
 
         async def turns_played() -> None:
             for i in range(turns):

@@ -36,6 +36,7 @@ import tavern.runner.follow_up
 import tavern.runner.service
 import tavern.runner.turn
 from benchmarks import kernel
+from tavern.runner.collector import tune_collector
 
 PHASES: list[tuple[Any, str, str]] = [
     (tavern.contract, "check_prompt", "contract gate"),
@@ -116,6 +117,7 @@ def main() -> None:
         )
         sid = built.result()[args.history]
     runner, provider = kernel._runner(data_dir, durable=False, gate=True)
+    tune_collector()  # as the server does at start-up
     spent: dict[str, float] = defaultdict(float)
     for owner, name, label in PHASES:
         setattr(owner, name, _timed(spent, label, getattr(owner, name)))
