@@ -1,8 +1,9 @@
 """Every model call the runner makes goes through `AgentCaller`.
 
 It asserts the prompt contract on the messages before anything is sent, calls the client
-(which validates, retries and journals every attempt), and turns a definitive failure into
-`ModelFailureError`, so no caller can forget either step.
+(which validates, retries and journals every attempt), turns a definitive failure into
+`ModelFailureError`, and cuts words of another script from the answer
+(`foreign_script`), so no caller can forget any step.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 from tavern.llm.early_stop import StopEarly
 from tavern.llm.errors import LlmCallError
 from tavern.records import ChatMessage
+from tavern.runner.foreign_script import answer_without_foreign_script
 from tavern.runner.gate import ContractGate
 from tavern.runner.interface import ModelFailureError
 
@@ -61,7 +63,7 @@ class AgentCaller:
         """
         self.gate.check(agent, messages, turn_number)
         try:
-            return await self.client.call_json(
+            answer = await self.client.call_json(
                 agent=agent,
                 messages=messages,
                 schema=schema,
@@ -71,3 +73,5 @@ class AgentCaller:
             )
         except LlmCallError as exc:
             raise ModelFailureError(f"{agent}: {exc}") from exc
+        result: dict[str, Any] = answer_without_foreign_script(answer)
+        return result
