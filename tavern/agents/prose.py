@@ -38,7 +38,9 @@ from tavern.agents.repetition import (
     drop_retold,
     repeats_a_sentence,
     sentence_keys,
+    without_stutter,
 )
+from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
@@ -292,8 +294,10 @@ def parse(
     `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
     `staging_parts`), without a recital of the stage or an
     appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
-    and without a sentence told again for another of the `names` or holding only them
-    (`agents.roll_call`).
+    without a sentence told again for another of the `names` or holding only them
+    (`agents.roll_call`), without a stutter ("until dawn until dawn":
+    `repetition.without_stutter`), and without a sentence an earlier text told under another
+    subject (`agents.retold_subject`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
@@ -307,10 +311,11 @@ def parse(
     # the cap still counts the characters the model wrote.
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    kept = without_schema_words(cut_runaway(text, cap=cap))
+    kept = without_schema_words(without_stutter(cut_runaway(text, cap=cap)))
     kept = drop_out_of_world(drop_quoted_speech(kept, public))
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
-    return drop_retold(drop_roster(drop_roll_call(kept, names), names), told)
+    kept = drop_retold(drop_roster(drop_roll_call(kept, names), names), told)
+    return drop_retold_subjects(kept, told, names, events)
 
 
 def staging_parts(state: SessionState) -> list[str]:
@@ -366,14 +371,17 @@ def told_sentences(
             if len(narrations) == RETOLD_NARRATIONS:
                 break
     # `sentence_keys` is cached by text: each narration's keys were computed when it was cut.
-    told = frozenset().union(*(sentence_keys(r.text) for r in narrations))
+    named = dict(names or {})
+    told = frozenset().union(
+        *(sentence_keys(r.text) for r in narrations),
+        predicate_keys([r.text for r in narrations], list(named.values())),
+    )
     if not events:
         return told
-    named = dict(names or {})
     key = _EVENT_KEYS.number(tuple(named.items()))
 
     def event_keys(record: HistoryRecord) -> frozenset[str]:
         text = replace_slot_ids(record.text, lambda m: named.get(m.group(), UNKNOWN_REF))
-        return sentence_keys(text)
+        return sentence_keys(text) | predicate_keys([text], list(named.values()))
 
     return told.union(*_EVENT_KEYS.all(events[::-1], key, event_keys))

@@ -17,6 +17,9 @@ limit. From the first clause of `MIN_CLAUSE_WORDS` or more words that repeats an
 the field is cut (with the separator before it). Short repeats are said in earnest ("No, no,
 no!", "Open it, open it."), so they stay.
 
+A run of two to six words said again right after itself ("until dawn until dawn") is said
+once first (`agents.repetition.without_stutter`).
+
 A Director event's text is cut the same way (`without_event_loops`, reported as
 `event_loop`): vintners-wake soak #23 (seed 36, turn 7) committed "The trapdoor to the cellar
 is sealed with a page. The trapdoor is sealed with a page, and the trapdoor is sealed with a
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from tavern.agents.repetition import plain_words
+from tavern.agents.repetition import plain_words, without_stutter
 from tavern.physics.cast_refs import IDLE_WORDS
 from tavern.records import CharacterReply, ClampChange, DirectorDecision
 
@@ -72,6 +75,7 @@ def before_repeated_clause(text: str) -> str:
     >>> before_repeated_clause("No, no, no!")
     'No, no, no!'
     """
+    text = without_stutter(text)
     seen: set[tuple[str, ...]] = set()
     for match in _CLAUSE.finditer(text):
         key = clause_key(match.group())

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tavern.agents.repetition import without_stutter
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, CommitLine, TurnInput
 from tavern.runner import loops, turn
@@ -53,9 +54,12 @@ def test_every_field_is_cut() -> None:
 
 WORD = st.sampled_from(["walk", "the", "door", "window", "slowly", "lamp", "open", "key", "to"])
 CLAUSE = st.lists(WORD, min_size=MIN_CLAUSE_WORDS, max_size=8).map(" ".join)
+UNSTUTTERED = CLAUSE.filter(lambda clause: without_stutter(clause) == clause)
+"""Clauses without a run of words said twice in a row ("walk walk walk walk"), which
+`without_stutter` says once before any clause is compared (tested apart)."""
 
 
-@given(st.lists(CLAUSE, min_size=1, max_size=5, unique=True), st.data())
+@given(st.lists(UNSTUTTERED, min_size=1, max_size=5, unique=True), st.data())
 def test_a_repeated_clause_is_cut_back_to_the_text_before_it(
     clauses: list[str], data: st.DataObject
 ) -> None:

@@ -1,0 +1,103 @@
+"""A narration sentence that tells again, under another subject, what an earlier narration
+or event told: cut in code.
+
+`repetition.drop_retold` compares whole sentences, so a retelling that swaps its subject
+passes it. Live (toll-house soak #29, seed 43, turn 5), the renderer wrote "Ilse Brandt sees a
+tall window with a small lamp on it, its lights flickering in the sunlight." three beats after
+its own "She sees a tall window with a small lamp on it, its lights flickering in the
+sunlight.", for an attempt at the door.
+
+A sentence's predicate is its key (`repetition.sentence_key`) after a leading subject: a cast
+name, a first name, or a personal pronoun. When an earlier text (the narrations and events of
+`prose.told_sentences`) has a sentence with the same predicate, of `MIN_PREDICATE_WORDS` or
+more words, the sentence goes; unless one of this beat's events says it, since a character
+may repeat another's act and the beat's narration must be able to tell it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
+
+from tavern.agents.repetition import SHORT, sentence_key, sentence_spans, sentence_texts
+
+MIN_PREDICATE_WORDS = 6
+"""Shorter predicates recur in earnest ("nods slowly", "looks at the door")."""
+PREDICATE = "\x02"
+"""Opens a predicate key among `prose.told_sentences`' keys: no sentence key holds it."""
+SUBJECT_PRONOUNS = frozenset(("he", "she", "they", "it", "ele", "ela", "eles", "elas"))
+
+
+def predicate_key(sentence: str, names: Sequence[str]) -> str | None:
+    """The sentence's words after a leading subject, `PREDICATE` first; None when too short.
+
+    >>> names = ["Ilse Brandt"]
+    >>> predicate_key("She sees a tall window with a small lamp on it.", names) == (
+    ...     predicate_key("Ilse Brandt sees a tall window with a small lamp on it", names))
+    True
+    >>> predicate_key("Ilse nods slowly.", names) is None
+    True
+    """
+    words = sentence_key(sentence).removeprefix(SHORT).split()
+    rest = _without_subject(words, _subjects(tuple(names)))
+    if len(rest) < MIN_PREDICATE_WORDS:
+        return None
+    return PREDICATE + " ".join(rest)
+
+
+def predicate_keys(texts: Iterable[str], names: Sequence[str]) -> frozenset[str]:
+    """The predicate keys of every sentence of `texts`."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(key for key in _text_keys(text, tuple(names)) if key is not None)
+    return frozenset(found)
+
+
+def drop_retold_subjects(
+    text: str, told: AbstractSet[str], names: Sequence[str], events: Sequence[str] = ()
+) -> str:
+    """`text` without the sentences whose predicate key is in `told` and in none of this
+    beat's `events` (see the module).
+
+    >>> names = ["Ilse Brandt"]
+    >>> told = predicate_keys(["She walks slowly to the nearest window and looks out."], names)
+    >>> drop_retold_subjects(
+    ...     "Ilse Brandt walks slowly to the nearest window and looks out. Rain falls.",
+    ...     told, names)
+    'Rain falls.'
+    """
+    if not any(key.startswith(PREDICATE) for key in told):
+        return text
+    keys = _text_keys(text, tuple(names))
+    if told.isdisjoint(k for k in keys if k):
+        return text
+    now = predicate_keys(events, names)
+    spans = sentence_spans(text)
+    kept = [
+        text[start:end]
+        for (start, end), key in zip(spans, keys, strict=False)
+        if key is None or key not in told or key in now
+    ]
+    return "".join(kept).strip() if len(kept) < len(spans) else text
+
+
+@lru_cache(maxsize=256)
+def _text_keys(text: str, names: tuple[str, ...]) -> tuple[str | None, ...]:
+    return tuple(predicate_key(sentence, names) for sentence in sentence_texts(text))
+
+
+@lru_cache(maxsize=16)
+def _subjects(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Word sequences that may open a sentence as its subject, longest first."""
+    forms = {tuple(sentence_key(name).removeprefix(SHORT).split()) for name in names}
+    forms |= {form[:1] for form in forms if form}
+    forms |= {(pronoun,) for pronoun in SUBJECT_PRONOUNS}
+    return tuple(sorted((f for f in forms if f), key=len, reverse=True))
+
+
+def _without_subject(words: list[str], subjects: tuple[tuple[str, ...], ...]) -> list[str]:
+    for subject in subjects:
+        if tuple(words[: len(subject)]) == subject:
+            return words[len(subject) :]
+    return words
