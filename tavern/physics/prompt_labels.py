@@ -8,9 +8,10 @@ of Agnese Corvo (interiority, nobody else perceives it)": the label without the 
 thought guard redacts a thought's words, not the label, so the hall witnessed that she had a
 private thought, and the human's screen showed it.
 
-An event whose text holds the thought label, the interiority note or a line head goes
-whole: nothing in it happened in the world. The label is matched as written (upper case):
-"a private thought" in ordinary words stays.
+An event whose text holds the thought label, the interiority note, a line head or a speech
+line's label ("whisper by Ilse Brandt", `_LINE_LABEL`) goes whole: nothing in it happened
+in the world. The thought label is matched as written (upper case): "a private thought" in
+ordinary words stays.
 
 A word of the answers' schemas, a lower-case identifier joined by underscores
 (`SCHEMA_WORD`), is taken out of an event's text, and the rest stays (an event left without
@@ -51,6 +52,12 @@ def line_head(seq: int, tick: int) -> str:
 
 _LABEL = re.compile(re.escape(THOUGHT_LABEL) + r"|\[#\d+ t\d+\]")
 """The thought label as written, and a line head ("[#12 t3]")."""
+_LINE_LABEL = re.compile(r"\b(?:whispers?|speech) by [A-Z]|\(perceived by\b")
+"""A speech line's label ("whisper by Ilse Brandt (C1) to Maren Holt (C2)", "speech by
+..."), before a capital (a name or an id), and an event line's "(perceived by": live
+(toll-house soak #30, seed 44, turn 8), the Director answered "Ilse Brandt whispers by Ilse
+Brandt to Maren Holt (C2)" two beats after her whisper, and the renderer told Maren Holt
+whispering to Teodor Vask. "She whispers by the door" stays: a place, not a name."""
 _NOTE = re.compile(r"\binteriority\b", re.IGNORECASE)
 SCHEMA_WORD = re.compile(r"\s*\b[a-z]+(?:_[a-z]+)+\b")
 """An identifier of the answers' schemas ("world_event", "action_intent"), with the space
@@ -81,10 +88,12 @@ def copies_a_label(text: str) -> bool:
     True
     >>> copies_a_label("[#14 t2] The bell tolls.")
     True
+    >>> copies_a_label("Ilse Brandt whispers by Ilse Brandt to Maren Holt (C2)")
+    True
     >>> copies_a_label("She keeps a private thought to herself.")
     False
     """
-    return bool(_LABEL.search(text) or _NOTE.search(text))
+    return bool(_LABEL.search(text) or _NOTE.search(text) or _LINE_LABEL.search(text))
 
 
 def drop_label_copies(

@@ -159,3 +159,74 @@ def test_each_change_names_the_event_of_the_proposal() -> None:
         ("events[0]", None),
         ("events[1].text", "The bell tolls."),
     ]
+
+
+LIVE_WHISPER = "Ilse Brandt whispers by Ilse Brandt to Maren Holt (C2)"
+"""Toll-house soak #30 (seed 44), turn 8: the Director's event two beats after her whisper."""
+
+
+def test_the_speech_labels_the_director_window_renders_are_known(make_kit: KitFactory) -> None:
+    kit = make_kit("parrot")
+    sid = kit.create()
+    kit.play(sid, speech="Keep your voice down.", whisper_to=["C2"])
+    kit.play(sid, speech="Good evening.")
+    state = kit.state(sid)
+    lines = [director.render_record(state, r) for r in kit.history(sid) if r.kind == "speech"]
+    labels = [line.split("] ", 1)[1].split(" | ")[0] for line in lines]
+    assert any(label.startswith("whisper by") for label in labels)
+    assert any(label.startswith("speech by") for label in labels)
+    assert all(copies_a_label(label) for label in labels)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        LIVE_WHISPER,
+        "whisper by C1 to C2",
+        "Maren Holt makes a speech by Teodor Vask.",
+        "The bell tolls (perceived by C1, C2).",
+    ],
+)
+def test_a_copied_speech_or_event_label_goes(text: str) -> None:
+    assert copies_a_label(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ilse Brandt whispers by the door.",
+        "Maren Holt whispers something to Teodor Vask.",
+        "The speech by the river is long forgotten.",
+        "The lamp is perceived by everyone as dim.",
+    ],
+)
+def test_whispers_and_speech_in_ordinary_words_stay(text: str) -> None:
+    assert not copies_a_label(text)
+
+
+def _whisper_label_answers(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        event = {"kind": "action_outcome", "text": LIVE_WHISPER, "actor_id": "C1",
+                 "witness_ids": ["C4"], "utterance_ref": None}  # fmt: skip
+        return director_answer([], events=[event])
+    if request.agent == FOLLOW_UP:
+        return {"outcome": "Nothing comes of it."}
+    return {"narration": "Candles gutter."}
+
+
+def _events_after_a_question(make_kit: KitFactory) -> list[str]:
+    kit = make_kit(fn=_whisper_label_answers)
+    sid = kit.create()
+    kit.play(sid, speech="Who are you, exactly?")
+    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+
+
+def test_the_live_whisper_label_is_not_committed(make_kit: KitFactory) -> None:
+    assert _events_after_a_question(make_kit) == []
+
+
+def test_negative_control_without_the_line_label_the_whisper_label_is_witnessed(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_labels, "_LINE_LABEL", re.compile(r"(?!)"))
+    assert _events_after_a_question(make_kit) == [LIVE_WHISPER]
