@@ -38,10 +38,10 @@ from tavern.agents.repetition import (
     drop_retold,
     repeats_a_sentence,
     sentence_keys,
-    without_stutter,
 )
 from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
 from tavern.agents.roll_call import drop_roll_call, drop_roster
+from tavern.agents.stutter import without_stutter
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -296,7 +296,7 @@ def parse(
     appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
     without a sentence told again for another of the `names` or holding only them
     (`agents.roll_call`), without a stutter ("until dawn until dawn":
-    `repetition.without_stutter`), and without a sentence an earlier text told under another
+    `agents.stutter`), and without a sentence an earlier text told under another
     subject (`agents.retold_subject`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})

@@ -131,24 +131,6 @@ def repeats_a_sentence(text: str) -> bool:
     return _first_repeat(keys) is not None or _first_stutter(keys) is not None
 
 
-_STUTTER = re.compile(r"\b(\w+(?:[ \t]+\w+){1,5}?)(?:[ \t]+\1\b)+", re.IGNORECASE)
-
-
-def without_stutter(text: str) -> str:
-    """`text` with a run of two to six words said again right after itself, with nothing
-    but spaces between, said once (the shortest such run, so three copies go as well as
-    two). Live (toll-house soak #29, seed 43, turns 4 and 7): "... is
-    too high to cross until dawn until dawn." A repeat with punctuation between ("the door,
-    the door") or of one word ("very very") is said in earnest and stays.
-
-    >>> without_stutter("The water is too high to cross until dawn until dawn.")
-    'The water is too high to cross until dawn.'
-    >>> without_stutter("The door, the door! Knock knock.")
-    'The door, the door! Knock knock.'
-    """
-    return _STUTTER.sub(r"\1", text)
-
-
 @lru_cache(maxsize=64)
 def plain_words(text: str) -> list[str]:
     """The lower-case words of `text` without their punctuation (`PUNCTUATION`).
@@ -163,6 +145,12 @@ def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without punctuation and `ARTICLES`."""
     return frozenset(key for key in _keys(text) if key and not key.startswith(SHORT))
+
+
+def ordered_sentence_keys(text: str) -> tuple[str, ...]:
+    """`sentence_key` of each sentence of `text`, short ones included, in the order of
+    `sentence_spans` (cached with the keys `sentence_keys` reads)."""
+    return _keys(text)
 
 
 @lru_cache(maxsize=64)

@@ -20,7 +20,12 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-from tavern.agents.repetition import SHORT, sentence_key, sentence_spans, sentence_texts
+from tavern.agents.repetition import (
+    SHORT,
+    ordered_sentence_keys,
+    sentence_key,
+    sentence_spans,
+)
 
 MIN_PREDICATE_WORDS = 6
 """Shorter predicates recur in earnest ("nods slowly", "looks at the door")."""
@@ -39,11 +44,7 @@ def predicate_key(sentence: str, names: Sequence[str]) -> str | None:
     >>> predicate_key("Ilse nods slowly.", names) is None
     True
     """
-    words = sentence_key(sentence).removeprefix(SHORT).split()
-    rest = _without_subject(words, _subjects(tuple(names)))
-    if len(rest) < MIN_PREDICATE_WORDS:
-        return None
-    return PREDICATE + " ".join(rest)
+    return _predicate(sentence_key(sentence), _subjects(tuple(names)))
 
 
 def predicate_keys(texts: Iterable[str], names: Sequence[str]) -> frozenset[str]:
@@ -84,20 +85,30 @@ def drop_retold_subjects(
 
 @lru_cache(maxsize=256)
 def _text_keys(text: str, names: tuple[str, ...]) -> tuple[str | None, ...]:
-    return tuple(predicate_key(sentence, names) for sentence in sentence_texts(text))
+    subjects = _subjects(names)
+    return tuple(_predicate(key, subjects) for key in ordered_sentence_keys(text))
+
+
+Subjects = dict[str, tuple[tuple[str, ...], ...]]
+"""First word -> the subjects opening with it, longest first."""
+
+
+def _predicate(key: str, subjects: Subjects) -> str | None:
+    words = key.removeprefix(SHORT).split()
+    for subject in subjects.get(words[0], ()) if words else ():
+        if tuple(words[: len(subject)]) == subject:
+            words = words[len(subject) :]
+            break
+    return PREDICATE + " ".join(words) if len(words) >= MIN_PREDICATE_WORDS else None
 
 
 @lru_cache(maxsize=16)
-def _subjects(names: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    """Word sequences that may open a sentence as its subject, longest first."""
+def _subjects(names: tuple[str, ...]) -> Subjects:
+    """Word sequences that may open a sentence as its subject, by first word."""
     forms = {tuple(sentence_key(name).removeprefix(SHORT).split()) for name in names}
     forms |= {form[:1] for form in forms if form}
     forms |= {(pronoun,) for pronoun in SUBJECT_PRONOUNS}
-    return tuple(sorted((f for f in forms if f), key=len, reverse=True))
-
-
-def _without_subject(words: list[str], subjects: tuple[tuple[str, ...], ...]) -> list[str]:
-    for subject in subjects:
-        if tuple(words[: len(subject)]) == subject:
-            return words[len(subject) :]
-    return words
+    by_first: dict[str, list[tuple[str, ...]]] = {}
+    for form in sorted((f for f in forms if f), key=len, reverse=True):
+        by_first.setdefault(form[0], []).append(form)
+    return {first: tuple(found) for first, found in by_first.items()}

@@ -18,7 +18,7 @@ the field is cut (with the separator before it). Short repeats are said in earne
 no!", "Open it, open it."), so they stay.
 
 A run of two to six words said again right after itself ("until dawn until dawn") is said
-once first (`agents.repetition.without_stutter`).
+once first (`agents.stutter`).
 
 A Director event's text is cut the same way (`without_event_loops`, reported as
 `event_loop`): vintners-wake soak #23 (seed 36, turn 7) committed "The trapdoor to the cellar
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 
-from tavern.agents.repetition import plain_words, without_stutter
+from tavern.agents.repetition import plain_words
+from tavern.agents.stutter import without_stutter
 from tavern.physics.cast_refs import IDLE_WORDS
 from tavern.records import CharacterReply, ClampChange, DirectorDecision
 

@@ -1,5 +1,5 @@
 """A narration sentence telling again, under another subject, what an earlier narration or
-event told (`agents.retold_subject`), and a stutter said once (`repetition.without_stutter`)."""
+event told (`agents.retold_subject`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.agents import prose, repetition
+from tavern.agents import prose
 from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
 from tavern.records import NARRATOR, Audience, EventRecord, NarrationRecord
 
@@ -94,45 +94,3 @@ def test_any_subject_swap_of_a_told_predicate_goes(first: str, second: str, said
     names = list(NAMES.values())
     told = predicate_keys([f"{first} {said}."], names)
     assert drop_retold_subjects(f"{second} {said}. Rain falls.", told, names) == "Rain falls."
-
-
-LIVE_STUTTER = "The Toll House at Low Water is too high to cross until dawn until dawn."
-"""Toll-house soak #29 (seed 43), turn 4: the whole narration."""
-
-
-def test_the_live_stutter_is_said_once() -> None:
-    assert repetition.without_stutter(LIVE_STUTTER) == (
-        "The Toll House at Low Water is too high to cross until dawn."
-    )
-    assert "until dawn until dawn" not in prose.parse({"narration": LIVE_STUTTER})
-
-
-def test_negative_control_without_the_stutter_rule_it_is_shown(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(prose, "without_stutter", lambda text: text)
-    assert "until dawn until dawn" in prose.parse({"narration": LIVE_STUTTER})
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "The door, the door! Knock knock.",
-        "Very very slowly, she turns.",
-        "Again and again the bell tolls.",
-        "He had had enough of it.",
-    ],
-)
-def test_earnest_repeats_stay(text: str) -> None:
-    assert repetition.without_stutter(text) == text
-
-
-WORDS = st.sampled_from(["the", "rain", "falls", "on", "roof", "until", "dawn", "door"])
-
-
-# Distinct words: a run that is itself a repeat ("the the") may collapse to another period.
-@given(st.lists(WORDS, min_size=2, max_size=6, unique=True).map(" ".join), st.integers(2, 4))
-def test_any_run_said_again_right_after_itself_is_said_once(run: str, copies: int) -> None:
-    said = repetition.without_stutter(" ".join([run] * copies))
-    assert said.split() != (" ".join([run] * copies)).split()
-    assert len(said.split()) <= len(run.split())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.agents.repetition import without_stutter
+from tavern.agents.stutter import without_stutter
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, CommitLine, TurnInput
 from tavern.runner import loops, turn

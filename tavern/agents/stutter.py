@@ -1,0 +1,78 @@
+"""A run of two to six words said again right after itself: said once, in code.
+
+Live (toll-house soak #29, seed 43, turns 4 and 7), the embedded model wrote "... is too
+high to cross until dawn until dawn." The narration (`agents.prose`) and every field the
+loop cut reads (`runner.loops`) go through `without_stutter`. A repeat with punctuation
+between ("the door, the door") or of one word ("very very") is said in earnest and stays.
+
+Speed: `STUTTER` tried at every word costs ~0.34 us a character (95 us for a 281-character
+narration), and the runner reads several texts a beat. A run of k words said again makes
+the pair of words opening it recur k words on, so a pass over the words finds the only
+places a stutter can start (`stutter_starts`), and the pattern is tried there alone. Words
+are compared lower-cased: a stutter joined only by the engine's rarer case equivalences
+(the long s) is left as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+STUTTER = re.compile(r"\b(\w+(?:[ \t]+\w+){1,5}?)(?:[ \t]+\1\b)+", re.IGNORECASE)
+"""A run of two to six words (the shortest that repeats), then one or more copies of it."""
+MAX_RUN = 6
+"""The longest run `STUTTER` repeats, in words."""
+_WORD = re.compile(r"\w+")
+
+
+def without_stutter(text: str) -> str:
+    """`text` with each stutter said once: what `STUTTER.sub(r"\\1", text)` gives.
+
+    >>> without_stutter("The water is too high to cross until dawn until dawn.")
+    'The water is too high to cross until dawn.'
+    >>> without_stutter("The door, the door! Knock knock.")
+    'The door, the door! Knock knock.'
+    """
+    if not may_stutter(text):
+        return text
+    parts: list[str] = []
+    at = 0
+    for start in stutter_starts(text):
+        found = STUTTER.match(text, start) if start >= at else None
+        if found is not None:
+            parts += [text[at:start], found.group(1)]
+            at = found.end()
+    return "".join(parts) + text[at:] if parts else text
+
+
+def may_stutter(text: str) -> bool:
+    """False when no pair of words recurs within `MAX_RUN` words: no stutter can be there.
+
+    >>> may_stutter("until dawn until dawn"), may_stutter("The bell tolls. Ilse Brandt waits.")
+    (True, False)
+    """
+    words = [word.lower() for word in _WORD.findall(text)]  # as `stutter_starts` reads them
+    last: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(words, words[1:], strict=False)):
+        before = last.get(pair)
+        if before is not None and i - before <= MAX_RUN:
+            return True
+        last[pair] = i
+    return False
+
+
+def stutter_starts(text: str) -> list[int]:
+    """The character offsets, in order, of the words whose pair with the next word recurs
+    two to `MAX_RUN` words on: where a stutter may start.
+
+    >>> stutter_starts("cross until dawn until dawn")
+    [6]
+    """
+    found = list(_WORD.finditer(text))
+    words = [m.group().lower() for m in found]
+    seen: dict[tuple[str, str], list[int]] = {}
+    starts: set[int] = set()
+    for i, pair in enumerate(zip(words, words[1:], strict=False)):
+        earlier = seen.setdefault(pair, [])
+        starts.update(found[j].start() for j in earlier if 2 <= i - j <= MAX_RUN)
+        earlier.append(i)
+    return sorted(starts)
