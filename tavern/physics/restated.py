@@ -28,6 +28,12 @@ An attempt told as done under its actor's name is known too: the same seed on st
 code (toll-house seed 40, turn 5) answered "reaches for the door" with "Ilse Brandt walks
 slowly to the nearest window and looks outside", her turn-2 attempt, as its action_outcome.
 
+One sentence of an earlier event, of `MIN_PART_WORDS` words or more, is known as well:
+live (vintners-wake #29, seed 44, turn 6), the outcome "Agnese Corvo attempts to open the
+trapdoor ... This does not succeed because the trapdoor was already closed and bolted from
+the hall side." came back the next beat as an event of its second sentence alone, and again
+two beats later; each was a memory line of every witness.
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
@@ -65,6 +71,10 @@ if TYPE_CHECKING:
 
 _EVENT_KEYS: RecordMemo[str] = RecordMemo()
 """Each recent event's text as copies compare, slot ids read as names: computed once."""
+_PART_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
+"""Each recent event's sentences of `MIN_PART_WORDS` words or more as copies compare."""
+MIN_PART_WORDS = 6
+"""Shorter sentences of an event recur in earnest ("The bell tolls twice.", "Nobody moves.")."""
 _ATTEMPT_KEYS: RecordMemo[str] = RecordMemo()
 """Each recent attempt as `told_as_done` keys it, per cast names: computed once."""
 
@@ -97,6 +107,7 @@ def drop_restated_events(
     names_key = _EVENT_KEYS.number(names_items)
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
+    known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
     attempts = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
     attempts_key = _ATTEMPT_KEYS.number(names_items)
     known.update(_ATTEMPT_KEYS.all(attempts, attempts_key, lambda r: told_as_done(r, names)))
@@ -128,6 +139,16 @@ def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
+def _part_keys(text: str) -> frozenset[str]:
+    """The keys of the sentences of `text` with `MIN_PART_WORDS` words or more, when it has
+    more than one (a one-sentence event is known by its own key)."""
+    sentences = _SENTENCE_BREAK.split(text.strip())
+    if len(sentences) < 2:
+        return frozenset()
+    keys = map(line_key, sentences)
+    return frozenset(k for k in keys if len(k.split()) >= MIN_PART_WORDS)
 
 
 def _recites(text: str, known: set[str]) -> bool:

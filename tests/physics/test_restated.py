@@ -262,3 +262,46 @@ def test_an_old_attempt_told_as_done_is_no_outcome_of_a_new_one() -> None:
     waiting = WALKED.model_copy(update={"turn_number": 5})
     assert _clamped([told], history=[waiting], turn_number=5) == [told.text]
     assert _clamped([told], history=[reach], turn_number=5) == [told.text]
+
+
+OUTCOME = (
+    "Agnese Corvo attempts to open the trapdoor to the cellar and bolt it from the hall side."
+    " This does not succeed because the trapdoor was already closed and bolted from the hall"
+    " side."
+)
+"""Vintners-wake soak #29 (seed 44), turn 5: the follow-up's outcome of "reaches for the door"."""
+ITS_PART = (
+    "This does not succeed because the trapdoor was already closed and bolted from the hall side"
+)
+"""Turns 6 and 8 of the same soak: the Director's event of the second sentence alone."""
+OUTCOME_EVENT = EventRecord(
+    seq=9, turn_number=5, speaker="C1", author="director", event_kind="action_outcome",
+    text=OUTCOME, actor_id="C1",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+
+
+def test_one_sentence_of_an_earlier_event_goes() -> None:
+    events = [_event(ITS_PART), _event("The chapel bell tolls once more over the hall.")]
+    assert _clamped(events, history=[OUTCOME_EVENT]) == [
+        "The chapel bell tolls once more over the hall."
+    ]
+
+
+def test_a_short_sentence_of_an_earlier_event_may_be_said_again() -> None:
+    earlier = OUTCOME_EVENT.model_copy(update={"text": "Nobody moves. " + OUTCOME})
+    assert _clamped([_event("Nobody moves.")], history=[earlier]) == ["Nobody moves."]
+
+
+def test_a_sentence_of_an_earlier_event_may_answer_a_waiting_attempt() -> None:
+    pull = PULL.model_copy(update={"seq": 10, "turn_number": 6})
+    by_puller = _event(ITS_PART).model_copy(update={"actor_id": "C1"})
+    assert _clamped([by_puller], history=[OUTCOME_EVENT, pull], turn_number=6) == [ITS_PART]
+
+
+def test_negative_control_without_the_sentence_keys_the_part_is_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_part_keys", lambda text: frozenset())
+    fresh = OUTCOME_EVENT.model_copy()  # the memo keeps the keys of a record it has seen
+    assert _clamped([_event(ITS_PART)], history=[fresh]) == [ITS_PART]
