@@ -26,6 +26,13 @@ the human's screen showed it each time. An intent that repeats an attempt the ch
 (its own included), word for word but for a verb's "-s", is dropped; the reply's speech and
 thought stay.
 
+An intent may also tell an event: live (vintners-wake soak #29, seed 44, turn 7), Brother
+Caspar's intent was "opens the trapdoor to the cellar and bolt it from the hall side. This does
+not succeed because the trapdoor was already closed and bolted from the hall side", the second
+sentence an event of two beats before; an attempt does not state its outcome, and the next
+Director call copied it into an event again. An intent's sentence that is an event the
+character perceived, or one of its sentences, is dropped; the rest of the intent stays.
+
 Thoughts echoed too: live (toll-house soak #10, seed 31), seven of the eight thoughts the
 Characters committed were copies: of an event they saw ("The toll box sits locked on the
 counting table at 0:00 AM."), of a line of their own memory with its label ("Ilse Brandt said:
@@ -163,6 +170,31 @@ def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -
     )
 
 
+_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
+
+
+def _event_keys(record: HistoryRecord) -> frozenset[str]:
+    return _keys(record.text) if isinstance(record, EventRecord) else _NONE
+
+
+def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: str) -> str:
+    """`intent` without its sentences that are an event among `records` that `viewer`
+    perceived, or a sentence of one ("" when none is left)."""
+    spans = sentence_spans(intent)
+    keys = [line_key(intent[start:end]) for start, end in spans]
+    if not any(keys):
+        return intent
+    mine = frozenset(keys)
+    told: set[str] = set()
+    for record in records:
+        if record.__class__ is EventRecord:
+            copied = mine.intersection(_EVENT_KEYS.get(record, 0, _event_keys))
+            if copied and perceives(record, viewer) == "content":
+                told |= copied
+    kept = [intent[a:b] for (a, b), key in zip(spans, keys, strict=True) if key not in told]
+    return intent if len(kept) == len(spans) else "".join(kept).strip()
+
+
 _PERCEIVED_LINE = (SpeechRecord, EventRecord, ActionRecord, ThoughtRecord)
 _LINES: RecordMemo[str] = RecordMemo()
 
@@ -215,10 +247,14 @@ def without_echo(
         reply = reply.model_copy(update={"thought": None})
         if not (reply.speech or reply.action_intent):
             return None
-    if reply.action_intent and echoed_attempt(reply.action_intent, records, viewer):
-        reply = reply.model_copy(update={"action_intent": None})
-        if not (reply.speech or reply.thought):
-            return None
+    if reply.action_intent:
+        intent = without_told_events(reply.action_intent, records, viewer)
+        if not intent or echoed_attempt(intent, records, viewer):
+            intent = ""
+        if intent != reply.action_intent:
+            reply = reply.model_copy(update={"action_intent": intent or None})
+            if not (reply.speech or reply.thought or intent):
+                return None
     if not reply.speech:
         return reply
     echoes = echoed(reply.speech, records, viewer)

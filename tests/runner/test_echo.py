@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 
 from tavern.llm.provider import ProviderRequest
-from tavern.records import ActionRecord, HistoryRecord, SpeechRecord, ThoughtRecord, TurnInput
+from tavern.records import (
+    ActionRecord,
+    Audience,
+    CharacterReply,
+    EventRecord,
+    HistoryRecord,
+    SpeechRecord,
+    ThoughtRecord,
+    TurnInput,
+)
 from tavern.runner import echo, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.turn import KernelLimits
@@ -253,3 +262,51 @@ def test_negative_control_without_attempt_tails_the_said_attempt_stays(
     monkeypatch.setattr(echo, "_attempt_tails", lambda key: frozenset())
     said = _beat(tmp_path, {"speech": LIVE_SAID_ATTEMPT}, action=ATTEMPT)
     assert [r.text for r in said] == [LIVE_SAID_ATTEMPT]
+
+
+TOLD = (
+    "Agnese Corvo attempts to open the trapdoor to the cellar and bolt it from the hall side."
+    " This does not succeed because the trapdoor was already closed and bolted from the hall"
+    " side."
+)
+"""Vintners-wake soak #29 (seed 44), turn 5: the outcome of the human's reach for the door."""
+LIVE_INTENT = (
+    "opens the trapdoor to the cellar and bolt it from the hall side. This does not succeed"
+    " because the trapdoor was already closed and bolted from the hall side"
+)
+"""Turn 7 of the same soak: Brother Caspar's intent, its second sentence the event's."""
+
+
+def _told(perceivers: list[str]) -> EventRecord:
+    return EventRecord(
+        seq=4, turn_number=5, speaker="C1", author="director", event_kind="action_outcome",
+        text=TOLD, actor_id="C1", audience=Audience(origin="zone", perceivers=perceivers),
+    )  # fmt: skip
+
+
+def test_an_intents_sentence_telling_a_seen_event_is_dropped() -> None:
+    reply = CharacterReply(speech="Let me try.", action_intent=LIVE_INTENT)
+    kept = echo.without_echo(reply, [_told(["C1", "C2"])], "C2")
+    assert kept is not None
+    assert kept.action_intent == "opens the trapdoor to the cellar and bolt it from the hall side."
+    assert kept.speech == "Let me try."
+
+
+def test_an_intent_that_only_tells_a_seen_event_is_no_attempt() -> None:
+    reply = CharacterReply(speech="Let me try.", action_intent=TOLD.split(". ")[1])
+    kept = echo.without_echo(reply, [_told(["C1", "C2"])], "C2")
+    assert kept == CharacterReply(speech="Let me try.")
+    assert echo.without_echo(CharacterReply(action_intent=TOLD), [_told(["C2"])], "C2") is None
+
+
+def test_an_event_the_character_did_not_perceive_is_no_copy() -> None:
+    reply = CharacterReply(action_intent=LIVE_INTENT)
+    assert echo.without_echo(reply, [_told(["C1"])], "C2") == reply
+
+
+def test_negative_control_without_the_event_rule_the_intent_tells_the_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(echo, "without_told_events", lambda intent, records, viewer: intent)
+    reply = CharacterReply(action_intent=LIVE_INTENT)
+    assert echo.without_echo(reply, [_told(["C1", "C2"])], "C2") == reply
