@@ -10,8 +10,10 @@ keeps every attempt.
 from __future__ import annotations
 
 import asyncio
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from tavern.agents import character, director, prose
 from tavern.physics import clock as story_clock
@@ -51,6 +53,9 @@ from tavern.runner.speech_guard import speech_guard
 ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600}
 """Tokens kept free for an answer when the provider's settings give no output limit: about
 twice the longest answers of a live session (Director 757, prose 400, Character 61)."""
+
+
+_turn_number = attrgetter("turn_number")
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,9 @@ class TurnTransaction:
         if self._perceived is None:
             step = self.limits.window_step
             floor = (self.turn_number - self.limits.perception_turns) // step * step
-            self._perceived = [r for r in self.history if r.turn_number > floor]
+            # The window is in seq order, so turn numbers never decrease along it.
+            start = bisect_right(self.history, floor, key=_turn_number)
+            self._perceived = self.history[start:]
         return self._perceived
 
     async def _report(self, stage: str, fraction: float | None) -> None:
