@@ -305,3 +305,26 @@ def test_negative_control_without_the_sentence_keys_the_part_is_committed(
     monkeypatch.setattr(restated, "_part_keys", lambda text: frozenset())
     fresh = OUTCOME_EVENT.model_copy()  # the memo keeps the keys of a record it has seen
     assert _clamped([_event(ITS_PART)], history=[fresh]) == [ITS_PART]
+
+
+WALK = ActionRecord(
+    seq=5, turn_number=2, speaker="C1", author="human",
+    text="walks slowly to the nearest window and looks outside",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+"""Vintners-wake soak #29 (seed 44), turn 2: the fact came back as the outcome of this walk."""
+
+
+def test_a_fact_is_no_outcome_of_an_attempt_that_only_shares_an_adverbs_part() -> None:
+    by_walker = _event(FACT).model_copy(update={"actor_id": "C1"})
+    assert _clamped([by_walker], history=[WALK], turn_number=2) == []
+    assert not restated._about(FACT, WALK.text)
+    assert restated._about(FACT, "reaches for the door")
+
+
+def test_negative_control_with_outside_a_content_word_the_fact_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_FUNCTION_WORDS", restated._FUNCTION_WORDS - {"outside"})
+    by_walker = _event(FACT).model_copy(update={"actor_id": "C1"})
+    assert _clamped([by_walker], history=[WALK], turn_number=2) == [FACT]
