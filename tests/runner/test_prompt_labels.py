@@ -4,6 +4,7 @@ nothing in it happened, and the thought label tells who has a secret thought."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -70,11 +71,17 @@ def _answers(request: ProviderRequest) -> Any:
     return {"narration": "Candles gutter."}
 
 
-def _events_after_a_thought(make_kit: KitFactory) -> list[str]:
-    kit = make_kit(fn=_answers)
+def _events(
+    make_kit: KitFactory, answers: Callable[[ProviderRequest], Any], **said: Any
+) -> list[str]:
+    kit = make_kit(fn=answers)
     sid = kit.create()
-    kit.play(sid, thought="Someone here is lying to me.")
+    kit.play(sid, **said)
     return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+
+
+def _events_after_a_thought(make_kit: KitFactory) -> list[str]:
+    return _events(make_kit, _answers, thought="Someone here is lying to me.")
 
 
 def test_the_live_event_is_not_committed(make_kit: KitFactory) -> None:
@@ -204,21 +211,17 @@ def test_whispers_and_speech_in_ordinary_words_stay(text: str) -> None:
     assert not copies_a_label(text)
 
 
-def _whisper_label_answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        event = {"kind": "action_outcome", "text": LIVE_WHISPER, "actor_id": "C1",
-                 "witness_ids": ["C4"], "utterance_ref": None}  # fmt: skip
-        return director_answer([], events=[event])
-    if request.agent == FOLLOW_UP:
-        return {"outcome": "Nothing comes of it."}
-    return {"narration": "Candles gutter."}
-
-
 def _events_after_a_question(make_kit: KitFactory) -> list[str]:
-    kit = make_kit(fn=_whisper_label_answers)
-    sid = kit.create()
-    kit.play(sid, speech="Who are you, exactly?")
-    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+    """Events committed when the Director answers a question with the live whisper label."""
+    event = {"kind": "action_outcome", "text": LIVE_WHISPER, "actor_id": "C1",
+             "witness_ids": ["C4"], "utterance_ref": None}  # fmt: skip
+
+    def answers(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([], events=[event])
+        return _answers(request)
+
+    return _events(make_kit, answers, speech="Who are you, exactly?")
 
 
 def test_the_live_whisper_label_is_not_committed(make_kit: KitFactory) -> None:
