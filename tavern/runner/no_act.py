@@ -20,7 +20,8 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
   character perceives is the kernel's to compute; "listens at the door" stays;
-- not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here".
+- not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here";
+- saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action".
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -71,6 +72,15 @@ NOT_KNOWING = re.compile(r"\bi (?:do not|don'?t|don’t) (?:know|understand)\b|\
 Maren Holt's intent "I don't know what you mean by 'try to do' here" (her instructions'
 words), shown on the human's screen as her attempt."""
 
+NOTHING_AT_ALL = re.compile(
+    r"^\W*(?:nothing|none|no (?:action|act|attempt))"
+    r"(?:\W+(?:new|else|special|more|much|yet|now|for|at|all|in|particular|to|do|of|note|here))*"
+    r"\W*$"
+)
+"""An intent that only says there is none: live (vintners-wake soak #29 rerun, seed 44,
+turn 3), Dorotea Sand's intent "nothing new" was shown on the human's screen as her attempt
+("nothing" alone was filler, and "new" no verb of speaking)."""
+
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
@@ -91,10 +101,13 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     True
     >>> names_no_act("follow Maren", ["Maren Holt"]), names_no_act("walk")
     (False, False)
+    >>> names_no_act("nothing new"), names_no_act("notices nothing new at the door")
+    (True, False)
     """
-    if NOT_KNOWING.search(intent.casefold()):
+    folded = intent.casefold()
+    if NOT_KNOWING.search(folded) or NOTHING_AT_ALL.match(folded):
         return True
-    words = [w for w in _WORD.findall(intent.casefold()) if w not in FILLER]
+    words = [w for w in _WORD.findall(folded) if w not in FILLER]
     if not words and not _WORD.search(intent):
         return False
     lone = len(words) == 1 and (words[0] in NEEDS_OBJECT or words[0] in PERCEIVING)

@@ -36,12 +36,14 @@ LIVE_NO_ACT = [
     "listen",
     "try this",
     "I don't know what you mean by 'try to do' here",
+    "nothing new",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
 verbs wanting an object or perceiving. Each went to the
 follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
-"try this": toll-house #24 (seed 41), turn 8; the last, toll-house #25 (seed 42), turn 5."""
+"try this": toll-house #24 (seed 41), turn 8; "I don't know ...", toll-house #25 (seed 42), turn
+5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3."""
 KEPT = [
     "walk",
     "sleep",
@@ -60,6 +62,9 @@ KEPT = [
     "try that door",
     "asks what the notary knows",
     "swears on the cross and kisses it",
+    "notices nothing new at the door",
+    "nothing new; opens the ledger",
+    "searches for nothing in particular, then sits down",
 ]
 
 
@@ -151,6 +156,7 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
+    monkeypatch.setattr(no_act, "NOTHING_AT_ALL", re.compile("\x00"))
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
 
 
