@@ -34,6 +34,13 @@ trapdoor ... This does not succeed because the trapdoor was already closed and b
 the hall side." came back the next beat as an event of its second sentence alone, and again
 two beats later; each was a memory line of every witness.
 
+An action_outcome that only says its actor attempts a recent attempt of theirs tells no
+outcome and goes (`attempt_retold`), so the follow-up call asks for one: live (vintners-wake
+#29's rerun, seed 44, turn 2), "walks slowly to the nearest window and looks outside" got
+"Agnese Corvo attempts to walk slowly to the nearest window and looks outside."; toll-house
+#29 (seed 43) told an older attempt so. "... attempts to open the door, but it is locked"
+says more, and stays.
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
@@ -108,13 +115,19 @@ def drop_restated_events(
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
     known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
-    attempts = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
+    tried = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
     attempts_key = _ATTEMPT_KEYS.number(names_items)
-    known.update(_ATTEMPT_KEYS.all(attempts, attempts_key, lambda r: told_as_done(r, names)))
+    known.update(_ATTEMPT_KEYS.all(tried, attempts_key, lambda r: told_as_done(r, names)))
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:
         text = named(ev.text)
+        if ev.actor_id is not None and attempt_retold(
+            text,
+            names.get(ev.actor_id, ev.actor_id),
+            [a.text for a in tried if a.speaker == ev.actor_id],
+        ):
+            return True
         if _recites(text, known):
             return True
         if line_key(text) not in known:
@@ -259,6 +272,36 @@ def bare_outcome(text: str, actor_name: str) -> bool:
     name = set(_WORD.findall(actor_name.casefold()))
     words = [w for w in _WORD.findall(text.casefold()) if w not in name]
     return bool(words) and len(words) < len(_WORD.findall(text)) and BARE_OUTCOMES.issuperset(words)
+
+
+_ATTEMPTING = (("attempt", "to"), ("trie", "to"), ("try", "to"), ("make", "an", "attempt", "to"))
+"""How a retelling opens an attempt, in `_act_words` form ("tries" loses its "s" too)."""
+
+
+def _act_words(text: str) -> tuple[str, ...]:
+    """The lower-cased words of `text`, each without a final "s" ("walks" ~ "walk")."""
+    return tuple(w.removesuffix("s") for w in _WORD.findall(text.casefold()))
+
+
+def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
+    """Whether `text` is `actor_name`, a verb of attempting and one of `attempts`, nothing
+    else (see the module).
+
+    >>> attempt_retold("Ilse Brandt tries to open the door.", "Ilse Brandt", ["opens the door"])
+    True
+    >>> attempt_retold("Ilse Brandt tries to open the door, but it is locked.", "Ilse Brandt",
+    ...                ["opens the door"])
+    False
+    """
+    words, name = _act_words(text), _act_words(actor_name)
+    if not attempts or words[: len(name)] != name:
+        return False
+    rest = words[len(name) :]
+    for opening in _ATTEMPTING:
+        if rest[: len(opening)] == opening:
+            told = rest[len(opening) :]
+            return any(told == _act_words(attempt) for attempt in attempts)
+    return False
 
 
 def _about(fact: str, attempt: str) -> bool:

@@ -328,3 +328,46 @@ def test_negative_control_with_outside_a_content_word_the_fact_stays(
     monkeypatch.setattr(restated, "_FUNCTION_WORDS", restated._FUNCTION_WORDS - {"outside"})
     by_walker = _event(FACT).model_copy(update={"actor_id": "C1"})
     assert _clamped([by_walker], history=[WALK], turn_number=2) == [FACT]
+
+
+def _by_ana(text: str) -> PerceptionEvent:
+    return PerceptionEvent(
+        kind="action_outcome", text=text, actor_id="C1", witness_ids=["C1", "C2", "C3"]
+    )
+
+
+LIVE_RETOLD = "Ana attempts to walk slowly to the nearest window and looks outside."
+"""Vintners-wake #29's rerun (seed 44), turn 2, under the test cast's name for C1."""
+
+
+def test_an_outcome_that_only_retells_the_attempt_goes_and_a_real_one_stays() -> None:
+    outcomes = [
+        _by_ana(LIVE_RETOLD),
+        _by_ana("Ana tries to walk slowly to the nearest window and look outside"),
+        _by_ana("Ana makes an attempt to walk slowly to the nearest window and looks outside."),
+        _by_ana("Ana attempts to walk slowly to the nearest window, but the shutters are nailed."),
+        _by_ana("Ana walks slowly to the nearest window and looks outside."),
+    ]
+    assert _clamped(outcomes, history=[WALK], turn_number=2) == [
+        "Ana attempts to walk slowly to the nearest window, but the shutters are nailed.",
+        "Ana walks slowly to the nearest window and looks outside.",
+    ]
+
+
+def test_another_characters_attempt_retold_is_no_business_of_this_rule() -> None:
+    by_rui = _by_ana(LIVE_RETOLD).model_copy(update={"actor_id": "C2"})
+    assert _clamped([by_rui], history=[WALK], turn_number=2) == [LIVE_RETOLD]
+
+
+@given(st.sampled_from(["attempts to", "tries to", "makes an attempt to"]), st.booleans())
+def test_any_attempting_verb_before_the_attempt_tells_no_outcome(verb: str, stop: bool) -> None:
+    text = f"Ana {verb} walk slowly to the nearest window and look outside" + ("." if stop else "")
+    assert restated.attempt_retold(text, "Ana", [WALK.text])
+    assert not restated.attempt_retold(text + " It is dark.", "Ana", [WALK.text])
+
+
+def test_negative_control_without_the_rule_the_retold_attempt_is_its_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "attempt_retold", lambda text, name, attempts: False)
+    assert _clamped([_by_ana(LIVE_RETOLD)], history=[WALK], turn_number=2) == [LIVE_RETOLD]
