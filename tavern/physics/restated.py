@@ -274,7 +274,13 @@ def bare_outcome(text: str, actor_name: str) -> bool:
     return bool(words) and len(words) < len(_WORD.findall(text)) and BARE_OUTCOMES.issuperset(words)
 
 
-_ATTEMPTING = (("attempt", "to"), ("trie", "to"), ("try", "to"), ("make", "an", "attempt", "to"))
+_ATTEMPTING = tuple(
+    tuple(opening.split())
+    for opening in (
+        "attempt to", "attempted to", "trie to", "tried to", "try to", "make an attempt to",
+        "made an attempt to",
+    )
+)  # fmt: skip
 """How a retelling opens an attempt, in `_act_words` form ("tries" loses its "s" too)."""
 
 

@@ -359,7 +359,10 @@ def test_another_characters_attempt_retold_is_no_business_of_this_rule() -> None
     assert _clamped([by_rui], history=[WALK], turn_number=2) == [LIVE_RETOLD]
 
 
-@given(st.sampled_from(["attempts to", "tries to", "makes an attempt to"]), st.booleans())
+ATTEMPTING = ["attempts to", "tries to", "tried to", "attempted to", "makes an attempt to"]
+
+
+@given(st.sampled_from(ATTEMPTING), st.booleans())
 def test_any_attempting_verb_before_the_attempt_tells_no_outcome(verb: str, stop: bool) -> None:
     text = f"Ana {verb} walk slowly to the nearest window and look outside" + ("." if stop else "")
     assert restated.attempt_retold(text, "Ana", [WALK.text])
