@@ -21,7 +21,9 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
   in two beats, each followed up and answered with a copy of another attempt). What a
   character perceives is the kernel's to compute; "listens at the door" stays;
 - not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here";
-- saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action".
+- saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action", "not
+  stated" (toll-house #31, seed 45, turn 6, then told by the Director as "Maren Holt not
+  stated").
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -36,10 +38,13 @@ SPEAKING = frozenset(
     "talk talks talking speak speaks speaking say says saying chat chats chatting tell tells"
     " reply replies answer answers converse converses discuss discusses swear swears swearing"
     " curse curses cursing shout shouts shouting yell yells yelling whisper whispers whispering"
-    " mutter mutters muttering murmur murmurs murmuring".split()
+    " mutter mutters muttering murmur murmurs murmuring call calls calling".split()
 )
 """Verbs that say someone speaks, not what their body does ("swear" was the intent of two
-Characters in one beat: vintners-wake soak #28, seed 42, turn 2)."""
+Characters in one beat: vintners-wake soak #28, seed 42, turn 2; "to call someone" Maren
+Holt's in two beats of toll-house #31, seed 45)."""
+ANYONE = frozenset("someone somebody anyone anybody everyone everybody".split())
+"""Whom a verb of speaking may go to and still name no act ("to call someone")."""
 FILLER = frozenset(
     "to try tries trying attempt attempts attempting do does doing something anything nothing"
     " with about a an the and or again more some none null".split()
@@ -73,7 +78,7 @@ Maren Holt's intent "I don't know what you mean by 'try to do' here" (her instru
 words), shown on the human's screen as her attempt."""
 
 NOTHING_AT_ALL = re.compile(
-    r"^\W*(?:nothing|none|no (?:action|act|attempt))"
+    r"^\W*(?:nothing|none|no (?:action|act|attempt)|not (?:stated|given|specified)|n/a)"
     r"(?:\W+(?:new|else|special|more|much|yet|now|for|at|all|in|particular|to|do|of|note|here))*"
     r"\W*$"
 )
@@ -114,7 +119,7 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
-    return all(w in SPEAKING for w in words if w not in name_words)
+    return all(w in SPEAKING for w in words if w not in name_words and w not in ANYONE)
 
 
 def without_empty_intent(

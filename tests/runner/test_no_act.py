@@ -25,8 +25,10 @@ from tavern.runner.turn import KernelLimits
 from .kit import director_answer, recording_runner, run
 
 LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None", "swear"]
-"""The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents), and
-"swear" (vintners-wake #28, seed 42, turn 2, twice)."""
+LIVE += ["call", "to call someone"]
+"""The Characters' intents of sixteen soak sessions that name no act (32 of 76 intents),
+"swear" (vintners-wake #28, seed 42, turn 2, twice), and "call" and "to call someone"
+(toll-house #31, seed 45, turns 1, 2, 8)."""
 LIVE_NO_ACT = [
     "fails",
     "follow",
@@ -37,13 +39,15 @@ LIVE_NO_ACT = [
     "try this",
     "I don't know what you mean by 'try to do' here",
     "nothing new",
+    "not stated",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
 verbs wanting an object or perceiving. Each went to the
 follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
 "try this": toll-house #24 (seed 41), turn 8; "I don't know ...", toll-house #25 (seed 42), turn
-5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3."""
+5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3; "not stated", toll-house #31
+(seed 45), turn 6."""
 KEPT = [
     "walk",
     "sleep",
@@ -64,6 +68,8 @@ KEPT = [
     "swears on the cross and kisses it",
     "notices nothing new at the door",
     "nothing new; opens the ledger",
+    "follow someone",
+    "walks to everyone in turn and shakes hands",
     "searches for nothing in particular, then sits down",
 ]
 
@@ -166,3 +172,12 @@ def test_negative_control_with_the_old_speaking_words_swear_stays(
     old = no_act.SPEAKING - {"swear", "swears", "swearing"}
     monkeypatch.setattr(no_act, "SPEAKING", old)
     assert not names_no_act("swear")
+
+
+def test_negative_control_without_anyone_as_a_small_word_to_call_someone_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert names_no_act("to call someone")
+    monkeypatch.setattr(no_act, "ANYONE", frozenset())
+    assert not names_no_act("to call someone")
+    assert names_no_act("call")
