@@ -41,6 +41,11 @@ outcome and goes (`attempt_retold`), so the follow-up call asks for one: live (v
 #29 (seed 43) told an older attempt so. "... attempts to open the door, but it is locked"
 says more, and stays.
 
+An action_outcome telling its actor doing, word for word, what another character attempted
+goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-house #31, seed
+45, turn 3), "Maren Holt walks slowly to the nearest window and looks outside", the human's
+turn-2 attempt, while Maren Holt's own waiting attempt was "call".
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
@@ -122,12 +127,12 @@ def drop_restated_events(
 
     def goes(ev: PerceptionEvent) -> bool:
         text = named(ev.text)
-        if ev.actor_id is not None and attempt_retold(
-            text,
-            names.get(ev.actor_id, ev.actor_id),
-            [a.text for a in tried if a.speaker == ev.actor_id],
-        ):
-            return True
+        if ev.actor_id is not None:
+            name = names.get(ev.actor_id, ev.actor_id)
+            own = [a.text for a in tried if a.speaker == ev.actor_id]
+            others = [a.text for a in tried if a.speaker != ev.actor_id]
+            if attempt_retold(text, name, own) or act_borrowed(text, name, own, others):
+                return True
         if _recites(text, known):
             return True
         if line_key(text) not in known:
@@ -308,6 +313,27 @@ def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
             told = rest[len(opening) :]
             return any(told == _act_words(attempt) for attempt in attempts)
     return False
+
+
+MIN_BORROWED_WORDS = 3
+"""Shorter acts ("sits down") may well be two characters' own."""
+
+
+def act_borrowed(text: str, actor_name: str, own: Sequence[str], others: Sequence[str]) -> bool:
+    """Whether `text` is `actor_name` doing what one of `others` attempted, word for word
+    (a verb's "s" aside), and none of `own` (see the module).
+
+    >>> act_borrowed("Maren Holt walks to the window.", "Maren Holt", [], ["walk to the window"])
+    True
+    >>> act_borrowed("Maren Holt walks to the window.", "Maren Holt", ["walks to the window"],
+    ...              ["walk to the window"])
+    False
+    """
+    words, name = _act_words(text), _act_words(actor_name)
+    act = words[len(name) :] if words[: len(name)] == name else ()
+    if len(act) < MIN_BORROWED_WORDS or any(act == _act_words(a) for a in own):
+        return False
+    return any(act == _act_words(attempt) for attempt in others)
 
 
 def _about(fact: str, attempt: str) -> bool:

@@ -374,3 +374,35 @@ def test_negative_control_without_the_rule_the_retold_attempt_is_its_outcome(
 ) -> None:
     monkeypatch.setattr(restated, "attempt_retold", lambda text, name, attempts: False)
     assert _clamped([_by_ana(LIVE_RETOLD)], history=[WALK], turn_number=2) == [LIVE_RETOLD]
+
+
+CALL = ActionRecord(
+    seq=6, turn_number=2, speaker="C2", author="character", text="call",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+BORROWED = "Rui Lopes walks slowly to the nearest window and looks outside"
+"""Toll-house #31 (seed 45), turn 3: Maren Holt (here C2, Rui Lopes) doing the human's act."""
+
+
+def _by_rui(text: str) -> PerceptionEvent:
+    return _by_ana(text).model_copy(update={"actor_id": "C2"})
+
+
+def test_an_outcome_telling_another_characters_attempt_goes() -> None:
+    assert _clamped([_by_rui(BORROWED)], history=[WALK, CALL], turn_number=3) == []
+
+
+def test_an_act_both_attempted_or_a_short_one_stays() -> None:
+    both = CALL.model_copy(update={"text": "walks slowly to the nearest window and looks outside"})
+    assert _clamped([_by_rui(BORROWED)], history=[WALK, both], turn_number=3) == [BORROWED]
+    sits = WALK.model_copy(update={"text": "sits down"})
+    assert _clamped([_by_rui("Rui Lopes sits down.")], history=[sits, CALL], turn_number=3) == [
+        "Rui Lopes sits down."
+    ]
+
+
+def test_negative_control_without_the_rule_the_borrowed_act_is_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "act_borrowed", lambda text, name, own, others: False)
+    assert _clamped([_by_rui(BORROWED)], history=[WALK, CALL], turn_number=3) == [BORROWED]
