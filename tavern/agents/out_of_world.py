@@ -6,14 +6,15 @@ narration ended "What can I assist you with today?" (soak of the-vintners-wake #
 Character's intent was "I'm not able to perform any actions or act as a person here."
 (toll-house soak #11, turn 8), and its thought "... I'm just a digital assistant."; replayed
 Character prompts of stop 19's soaks drew "I'm sorry, but I'm just a computer program and
-don't have the ability ..."
+don't have the ability ..."; vintners-wake soak #30 (seed 45, turn 8) had Dorotea Sand say "I
+don't have enough context or information to respond to this question."
 Such words tell a reader that a model is writing.
 
 `OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
-with", "as an AI", "language model", "role-play"), in English and Brazilian Portuguese. A plain
-"Sorry, I can't help you" stays: a tavern keeper says it too. `NARRATOR_OUT_OF_WORLD` adds
-what a person may say but a third-person narrator never writes outside quotes: offers of help
-to the reader and talk about the text itself.
+with", "as an AI", "language model", "role-play", "enough context to respond"), in English
+and Brazilian Portuguese. A plain "Sorry, I can't help you" stays: a tavern keeper says it
+too. `NARRATOR_OUT_OF_WORLD` adds what a person may say but a third-person narrator never
+writes outside quotes: offers of help to the reader and talk about the text itself.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ from __future__ import annotations
 import re
 
 from tavern.agents.repetition import sentence_spans
+
+ENOUGH_CONTEXT = (
+    r"|\b(?:enough|sufficient) (?:context|information)(?: or (?:context|information))?"
+    r" to (?:respond|answer|help)\b"
+    r"|\b(?:contexto|informa[cç](?:[aã]o|[oõ]es)) suficientes? para (?:responder|ajudar)\b"
+)
+"""An assistant asking for more of its prompt ("enough context or information to respond")."""
 
 OUT_OF_WORLD = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
@@ -34,7 +42,7 @@ OUT_OF_WORLD = re.compile(
     r"|\bmodelo de linguagem\b"
     r"|\bsou (?:apenas |s[oó] )?(?:uma? )?(?:ia|assistente|chatbot|personagem)\b"
     r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b"
-    r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b",
+    r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b" + ENOUGH_CONTEXT,
     re.IGNORECASE,
 )
 """Words of an assistant, not of a person in the world."""

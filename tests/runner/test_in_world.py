@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from tavern.agents import out_of_world
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.records import CharacterReply, SpeechRecord, ThoughtRecord
 from tavern.runner import in_world as in_world_module
@@ -15,6 +17,11 @@ from tavern.runner.in_world import in_world
 from .test_echo import _beat
 
 REFUSAL = "I'm sorry, but I can't assist with that."
+LIVE_CONTEXT = (
+    "I'm sorry, but I don't have any information about what just happened. I don't have"
+    " enough context or information to respond to this question."
+)
+"""Vintners-wake soak #30 (seed 45), turn 8: Dorotea Sand's answer to "Who are you, exactly?"."""
 
 
 @pytest.mark.parametrize(
@@ -32,6 +39,8 @@ REFUSAL = "I'm sorry, but I can't assist with that."
         "I don't have any personal thoughts about this. I'm just a digital assistant.",
         "Não consigo realizar ações.",
         "I'm sorry, but I'm just a computer program and don't have the ability to act.",
+        LIVE_CONTEXT,
+        "Não tenho contexto suficiente para responder.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -53,6 +62,9 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "He cannot perform the rite without the ring.",
         "I'm just a helpful neighbour, nothing more.",
         "I'm writing a computer program for the guild's ledgers.",
+        "I'm sorry, but I don't have any information about what just happened.",
+        "Without context, the will means nothing.",
+        "I have not enough coin to pay the toll.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -165,3 +177,16 @@ def test_a_schema_word_is_taken_out_of_a_field() -> None:
     assert in_world(CharacterReply(action_intent="talk_event")) is None
     said = CharacterReply(speech="Sit by the fire world_event, friend.")
     assert in_world(said) == CharacterReply(speech="Sit by the fire, friend.")
+
+
+def test_the_live_context_line_is_not_said(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"speech": LIVE_CONTEXT}, speech="Who are you, exactly?") == []
+
+
+def test_negative_control_without_the_context_words_the_live_line_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = OUT_OF_WORLD.pattern.replace(out_of_world.ENOUGH_CONTEXT, "")
+    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
+    said = _beat(tmp_path, {"speech": LIVE_CONTEXT}, speech="Who are you, exactly?")
+    assert [r.text for r in said] == [LIVE_CONTEXT]
