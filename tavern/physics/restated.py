@@ -46,6 +46,13 @@ goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-hou
 45, turn 3), "Maren Holt walks slowly to the nearest window and looks outside", the human's
 turn-2 attempt, while Maren Holt's own waiting attempt was "call".
 
+An event of several sentences is judged sentence by sentence too: each sentence that would
+go as an event of its own is cut, and the rest stays. Live (vintners-wake #30, seed 45, turn
+5), "reaches for the door" got "The trapdoor to the cellar is closed and bolted from the hall
+side. The will is in the notary's satchel. The coffin lies open in the middle of the hall.":
+its first sentence may be the outcome, the other two are standing facts about nothing she
+attempted.
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
@@ -59,7 +66,7 @@ coffin lies open in the middle of the hall. The trapd".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
@@ -145,7 +152,43 @@ def drop_restated_events(
             attempts = [text for texts in waiting.values() for text in texts]
         return not any(_about(ev.text, attempt) for attempt in attempts)
 
-    return drop_events(d, "restated_event", goes)
+    d, changes = drop_events(d, "restated_event", goes)
+    return _without_restated_sentences(d, changes, goes)
+
+
+def _without_restated_sentences(
+    d: DirectorDecision, changes: list[ClampChange], goes: Callable[[PerceptionEvent], bool]
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` with each kept event of two or more sentences cut to the sentences that would
+    stay as events of their own; an event whose rest would go as a whole goes too."""
+    events: list[PerceptionEvent] = []
+    cut: list[ClampChange] = []
+    for i, ev in enumerate(d.events):
+        sentences = _SENTENCE_BREAK.split(ev.text.strip())
+        kept = (
+            [t for t in sentences if not goes(ev.model_copy(update={"text": t}))]
+            if len(sentences) > 1
+            else sentences
+        )
+        text = " ".join(kept)
+        if len(kept) == len(sentences):
+            events.append(ev)
+        elif kept and not goes(ev.model_copy(update={"text": text})):
+            events.append(ev.model_copy(update={"text": text}))
+            cut.append(
+                ClampChange(
+                    rule="restated_event", path=f"events[{i}].text", before=ev.text, after=text
+                )
+            )
+        else:
+            cut.append(
+                ClampChange(
+                    rule="restated_event", path=f"events[{i}]", before=ev.model_dump(), after=None
+                )
+            )
+    if not cut:
+        return d, changes
+    return d.model_copy(update={"events": events}), changes + cut
 
 
 @lru_cache(maxsize=32)

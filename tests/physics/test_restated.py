@@ -149,7 +149,8 @@ def test_negative_control_without_the_recital_check_the_recital_stays(
     monkeypatch.setattr(restated, "_recites", lambda text, known: False)
     by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
     walk = PULL.model_copy(update={"seq": 6, "speaker": "C2", "text": "walks to the window"})
-    assert _clamped([by_puller], history=[EARLIER, PULL, walk]) == [RECITAL]
+    # The sentence pass takes out the earlier event; the facts, about the pull, stay twice.
+    assert _clamped([by_puller], history=[EARLIER, PULL, walk]) == [f"{FACT} {FACT} The trapd"]
 
 
 def test_negative_control_any_waiting_attempt_keeps_every_restatement(
@@ -406,3 +407,44 @@ def test_negative_control_without_the_rule_the_borrowed_act_is_committed(
 ) -> None:
     monkeypatch.setattr(restated, "act_borrowed", lambda text, name, own, others: False)
     assert _clamped([_by_rui(BORROWED)], history=[WALK, CALL], turn_number=3) == [BORROWED]
+
+
+RIDING_FACTS = (
+    "The trapdoor to the cellar is closed and bolted from the hall side. The will is in the"
+    " notary's satchel. The coffin lies open in the middle of the hall."
+)
+"""Vintners-wake #30 (seed 45), turn 5: the outcome of "reaches for the door"."""
+WILL_FACT, COFFIN_FACT = (
+    "The will is in the notary's satchel.",
+    "The coffin lies open in the middle of the hall.",
+)
+RIDING_SCENE = SCENE.model_copy(update={"facts": [FACT, WILL_FACT, COFFIN_FACT]})
+
+
+def _facts_clamped(events: list[PerceptionEvent]) -> tuple[list[str], list[str]]:
+    ctx = ClampContext(scene=RIDING_SCENE, cast=CAST, history=[REACH])
+    out, changes = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events], [c.path for c in changes if c.rule == "restated_event"]
+
+
+def test_the_standing_facts_riding_on_an_outcome_are_cut_and_the_outcome_stays() -> None:
+    texts, paths = _facts_clamped([_by_ana(RIDING_FACTS)])
+    assert texts == ["The trapdoor to the cellar is closed and bolted from the hall side."]
+    assert paths == ["events[0].text"]
+
+
+def test_an_event_of_only_facts_goes_whole_and_news_stays_whole() -> None:
+    news = "The bolt snaps. Cold air rises from the cellar."
+    texts, paths = _facts_clamped([_event(f"{WILL_FACT} {COFFIN_FACT}"), _event(news)])
+    assert texts == [news]
+    assert paths == ["events[0]"]
+
+
+def test_negative_control_without_the_sentence_pass_the_facts_ride_along(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        restated, "_without_restated_sentences", lambda d, changes, goes: (d, changes)
+    )
+    assert _facts_clamped([_by_ana(RIDING_FACTS)])[0] == [RIDING_FACTS]
