@@ -24,3 +24,27 @@ def drop_events(
     if not changes:
         return d, []
     return d.model_copy(update={"events": kept}), changes
+
+
+def rewrite_events(
+    d: DirectorDecision, rule: str, rewrite: Callable[[PerceptionEvent], str]
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` with each event's text replaced by `rewrite(event)`: the same text keeps the
+    event, another text replaces it (a `rule` change of `events[i].text`), "" drops it (a
+    change of `events[i]`, `after` None); `d` itself when nothing changed."""
+    events: list[PerceptionEvent] = []
+    changes: list[ClampChange] = []
+    for i, ev in enumerate(d.events):
+        text = rewrite(ev)
+        if text == ev.text:
+            events.append(ev)
+        elif text:
+            events.append(ev.model_copy(update={"text": text}))
+            changes.append(
+                ClampChange(rule=rule, path=f"events[{i}].text", before=ev.text, after=text)
+            )
+        else:
+            changes.append(
+                ClampChange(rule=rule, path=f"events[{i}]", before=ev.model_dump(), after=None)
+            )
+    return (d.model_copy(update={"events": events}) if changes else d), changes

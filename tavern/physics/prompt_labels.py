@@ -30,6 +30,7 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
+from tavern.physics.dropping import rewrite_events
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
@@ -102,23 +103,8 @@ def drop_label_copies(
     """Remove the events that copy a label of the Director's history lines, and the schema
     words of the others (an event left without a word goes too)."""
     zone_ids = {zone.id for zone in ctx.scene.zones}
-    events: list[PerceptionEvent] = []
-    changes: list[ClampChange] = []
-    for i, ev in enumerate(d.events):
-        text = "" if copies_a_label(ev.text) else without_schema_words(ev.text, zone_ids)
-        if text == ev.text:
-            events.append(ev)
-        elif text:
-            events.append(ev.model_copy(update={"text": text}))
-            changes.append(
-                ClampChange(
-                    rule="prompt_label", path=f"events[{i}].text", before=ev.text, after=text
-                )
-            )
-        else:
-            changes.append(
-                ClampChange(
-                    rule="prompt_label", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
-            )
-    return (d.model_copy(update={"events": events}) if changes else d), changes
+
+    def rewrite(ev: PerceptionEvent) -> str:
+        return "" if copies_a_label(ev.text) else without_schema_words(ev.text, zone_ids)
+
+    return rewrite_events(d, "prompt_label", rewrite)

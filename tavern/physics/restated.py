@@ -72,7 +72,7 @@ from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
-from tavern.physics.dropping import drop_events
+from tavern.physics.dropping import drop_events, rewrite_events
 from tavern.physics.identity import display_names, with_names
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
@@ -161,34 +161,19 @@ def _without_restated_sentences(
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """`d` with each kept event of two or more sentences cut to the sentences that would
     stay as events of their own; an event whose rest would go as a whole goes too."""
-    events: list[PerceptionEvent] = []
-    cut: list[ClampChange] = []
-    for i, ev in enumerate(d.events):
+
+    def rewrite(ev: PerceptionEvent) -> str:
         sentences = _SENTENCE_BREAK.split(ev.text.strip())
-        kept = (
-            [t for t in sentences if not goes(ev.model_copy(update={"text": t}))]
-            if len(sentences) > 1
-            else sentences
-        )
-        text = " ".join(kept)
+        if len(sentences) < 2:
+            return ev.text
+        kept = [t for t in sentences if not goes(ev.model_copy(update={"text": t}))]
         if len(kept) == len(sentences):
-            events.append(ev)
-        elif kept and not goes(ev.model_copy(update={"text": text})):
-            events.append(ev.model_copy(update={"text": text}))
-            cut.append(
-                ClampChange(
-                    rule="restated_event", path=f"events[{i}].text", before=ev.text, after=text
-                )
-            )
-        else:
-            cut.append(
-                ClampChange(
-                    rule="restated_event", path=f"events[{i}]", before=ev.model_dump(), after=None
-                )
-            )
-    if not cut:
-        return d, changes
-    return d.model_copy(update={"events": events}), changes + cut
+            return ev.text
+        text = " ".join(kept)
+        return text if kept and not goes(ev.model_copy(update={"text": text})) else ""
+
+    d, cut = rewrite_events(d, "restated_event", rewrite)
+    return d, changes + cut
 
 
 @lru_cache(maxsize=32)
