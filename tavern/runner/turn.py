@@ -22,6 +22,7 @@ from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.emptied import drop_emptied_events
+from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
 from tavern.records import (
     NARRATOR,
@@ -301,14 +302,16 @@ class TurnTransaction:
         raw = await self.caller.call(
             "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
         )
+        names = display_names(staged)
         told = prose.parse(
             raw,
-            prose.told_sentences(self.history, display_names(staged)),
+            prose.told_sentences(self.history, names),
             prose.public_corpus(staged),
             prose.cast_names(staged),
             staged.title,
             prose.recited_texts(staged),
-            [r.text for r in beat if isinstance(r, EventRecord)],
+            # As the renderer read them: its prompt shows slot ids as names.
+            [with_names(r.text, names) for r in beat if isinstance(r, EventRecord)],
             prose.staging_parts(staged),
         )
         recent = [*self.history[-COPY_WINDOW:], *beat]
