@@ -322,6 +322,13 @@ def _act_words(text: str) -> tuple[str, ...]:
     return tuple(w.removesuffix("s") for w in _WORD.findall(text.casefold()))
 
 
+def _act_of(text: str, actor_name: str) -> tuple[str, ...] | None:
+    """The `_act_words` of `text` after its opening `actor_name`; None when it does not open
+    with the name."""
+    words, name = _act_words(text), _act_words(actor_name)
+    return words[len(name) :] if words[: len(name)] == name else None
+
+
 def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
     """Whether `text` is `actor_name`, a verb of attempting and one of `attempts`, nothing
     else (see the module).
@@ -332,10 +339,9 @@ def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
     ...                ["opens the door"])
     False
     """
-    words, name = _act_words(text), _act_words(actor_name)
-    if not attempts or words[: len(name)] != name:
+    rest = _act_of(text, actor_name)
+    if not attempts or rest is None:
         return False
-    rest = words[len(name) :]
     for opening in _ATTEMPTING:
         if rest[: len(opening)] == opening:
             told = rest[len(opening) :]
@@ -357,8 +363,7 @@ def act_borrowed(text: str, actor_name: str, own: Sequence[str], others: Sequenc
     ...              ["walk to the window"])
     False
     """
-    words, name = _act_words(text), _act_words(actor_name)
-    act = words[len(name) :] if words[: len(name)] == name else ()
+    act = _act_of(text, actor_name) or ()
     if len(act) < MIN_BORROWED_WORDS or any(act == _act_words(a) for a in own):
         return False
     return any(act == _act_words(attempt) for attempt in others)
