@@ -39,7 +39,8 @@ outcome and goes (`attempt_retold`), so the follow-up call asks for one: live (v
 #29's rerun, seed 44, turn 2), "walks slowly to the nearest window and looks outside" got
 "Agnese Corvo attempts to walk slowly to the nearest window and looks outside."; toll-house
 #29 (seed 43) told an older attempt so. "... attempts to open the door, but it is locked"
-says more, and stays.
+says more, and stays. An attempt typed with such a verb is known by its act after it too
+("Try to help" answered "Maren Holt tries to help.", toll-house #32, seed 46, turn 2).
 
 An action_outcome telling its actor doing, word for word, what another character attempted
 goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-house #31, seed
@@ -338,15 +339,32 @@ def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
     >>> attempt_retold("Ilse Brandt tries to open the door, but it is locked.", "Ilse Brandt",
     ...                ["opens the door"])
     False
+    >>> attempt_retold("Maren Holt tries to help.", "Maren Holt", ["Try to help"])
+    True
     """
     rest = _act_of(text, actor_name)
     if not attempts or rest is None:
         return False
+    told = _without_attempting(rest)
+    if told is None:
+        return False
+    return told in _attempted_acts(attempts)
+
+
+def _attempted_acts(attempts: Sequence[str]) -> set[tuple[str, ...]]:
+    """The `_act_words` of each attempt, and of its act after an opening verb of attempting:
+    an attempt may be typed so too. Live (toll-house #32, seed 46, turn 2), Maren Holt's
+    attempt "Try to help" got the outcome "Maren Holt tries to help.", no outcome of it."""
+    acts = {_act_words(attempt) for attempt in attempts}
+    return acts | {act for act in map(_without_attempting, acts) if act is not None}
+
+
+def _without_attempting(words: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`words` after an opening verb of attempting ("tries to"), or None without one."""
     for opening in _ATTEMPTING:
-        if rest[: len(opening)] == opening:
-            told = rest[len(opening) :]
-            return any(told == _act_words(attempt) for attempt in attempts)
-    return False
+        if words[: len(opening)] == opening:
+            return words[len(opening) :]
+    return None
 
 
 MIN_BORROWED_WORDS = 3

@@ -377,6 +377,33 @@ def test_negative_control_without_the_rule_the_retold_attempt_is_its_outcome(
     assert _clamped([_by_ana(LIVE_RETOLD)], history=[WALK], turn_number=2) == [LIVE_RETOLD]
 
 
+TRY_TO_HELP = ActionRecord(
+    seq=6, turn_number=2, speaker="C2", author="character", text="Try to help",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+"""Toll-house #32 (seed 46), turn 2: Maren Holt's attempt, answered "Maren Holt tries to help."."""
+
+
+def test_an_attempt_typed_with_try_to_is_known_by_its_act() -> None:
+    retold = _by_ana("Rui Lopes tries to help.").model_copy(update={"actor_id": "C2"})
+    more = _by_ana("Rui Lopes tries to help, but the ladder slips.").model_copy(
+        update={"actor_id": "C2"}
+    )
+    kept = _clamped([retold, more], history=[WALK, TRY_TO_HELP], turn_number=2)
+    assert kept == ["Rui Lopes tries to help, but the ladder slips."]
+
+
+def test_negative_control_with_attempts_known_only_as_typed_the_retelling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        restated, "_attempted_acts", lambda attempts: {restated._act_words(a) for a in attempts}
+    )
+    retold = _by_ana("Rui Lopes tries to help.").model_copy(update={"actor_id": "C2"})
+    kept = _clamped([retold], history=[WALK, TRY_TO_HELP], turn_number=2)
+    assert kept == ["Rui Lopes tries to help."]
+
+
 CALL = ActionRecord(
     seq=6, turn_number=2, speaker="C2", author="character", text="call",
     audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
