@@ -23,7 +23,10 @@ story and show the machinery behind it:
   coffin; Lio Mendez in the vaulted wine cellar ..." (vintners-wake soak #13, turns 3 and 4),
   or as sentences: "Lio Mendez in the vaulted wine cellar beneath the hall. Dorotea Sand in
   the long hall with the open coffin. Felix Aubert in the narrow balcony above the hall."
-  (vintners-wake soak #22, seed 35, turn 7).
+  (vintners-wake soak #22, seed 35, turn 7);
+- the time-skip marker, "(Time passes.)", as a sentence: "Time passes." was the whole
+  narration of toll-house soak #32 (seed 46, turn 8), a beat in which no time passed, copied
+  from turn 1's marker (the reader's screen shows the marker of a beat that skips time).
 
 A line break ends a sentence here: the transcript's lines have no stops of their own, and
 vintners-wake #22 (turn 3) copied two of them, "The Vintner's Wake\n\nAgnese Corvo makes an
@@ -60,6 +63,9 @@ _MARKER_VERBS = frozenset("make makes made making".split())
 _EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here this beat".split())
 """What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
+_TIME_MARKER_WORDS = frozenset("time passes passed pass some a little while then and".split())
+_PASSING = frozenset(("passes", "passed", "pass"))
+"""What a sentence made from the time-skip marker, "(Time passes.)", holds."""
 _SPEECH_MARKER_WORDS = frozenset(("speaks", "speak", "someone", "and"))
 """What a sentence made from the speech marker holds besides names."""
 
@@ -93,6 +99,7 @@ def drop_prompt_echo(
         "attempt" not in folded
         and "speak" not in folded
         and "material" not in folded
+        and "pass" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
         and ";" not in text
@@ -173,6 +180,8 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
     if "material" in rest and _EMPTY_BEAT_WORDS.issuperset(rest):
         return True
     if "speaks" in rest and _SPEECH_MARKER_WORDS.issuperset(rest):
+        return True
+    if "time" in rest and not _PASSING.isdisjoint(rest) and _TIME_MARKER_WORDS.issuperset(rest):
         return True
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (

@@ -49,7 +49,8 @@ STORY = [
     "Nothing material happens; the lamp burns lower and the river keeps rising.",
     "Someone makes an attempt at a smile.",
     "The Vintner's Wake was a sombre affair.",
-    "Time passes.",
+    "Time passes slowly while the rain drums on the shutters.",
+    "Some time passes before Maren Holt answers.",
     "Maren Holt stays in the doorway; the rain comes in.",
     "Ilse Brandt sits in silence; Maren Holt stands.",
 ]
@@ -80,7 +81,7 @@ def _cut(text: str, state: SessionState, events: Sequence[str] = ()) -> str:
 
 
 def test_the_live_copies_are_cut(wake: SessionState) -> None:
-    assert drop_prompt_echo(LIVE_MARKERS, TOLL) == "Time passes. Ilse Brandt whispers something."
+    assert drop_prompt_echo(LIVE_MARKERS, TOLL) == "Ilse Brandt whispers something."
     assert _cut(LIVE_LABEL, wake) == "Agnese Corvo and Brother Caspar walk around in the hall."
     assert _cut(LIVE_TITLE, wake) == ""  # vintners-wake soaks #7-#9, turn 1
     assert _cut(f"{LIVE_TITLE}. A bell tolls.", wake) == "A bell tolls."  # soak #9, turn 6
@@ -251,6 +252,27 @@ def test_the_speech_marker_as_prose_is_cut(wake: SessionState) -> None:
     assert _cut("Agnese Corvo speaks. Someone speaks. Rain.", wake) == "Rain."
     kept = "Agnese Corvo speaks softly to the room."
     assert _cut(kept, wake) == kept
+
+
+LIVE_TIME_MARKER = (
+    "Ilse Brandt speaks. Maren Holt makes an attempt. Time passes. Ilse Brandt makes an attempt."
+)
+"""Toll-house soak #32 (seed 46), turn 8, in part: the clamps left "Time passes." alone, a
+copy of turn 1's "(Time passes.)" marker in a beat in which no time passed."""
+
+
+def test_the_time_skip_marker_as_prose_is_cut(wake: SessionState) -> None:
+    assert drop_prompt_echo(LIVE_TIME_MARKER, TOLL) == ""
+    assert _cut("Time passes. Some time passed. Rain.", wake) == "Rain."
+    kept = "Time passes slowly while the rain drums on the shutters."
+    assert _cut(kept, wake) == kept
+
+
+def test_negative_control_without_the_time_marker_words_the_copy_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_TIME_MARKER_WORDS", frozenset())
+    assert drop_prompt_echo(LIVE_TIME_MARKER, TOLL) == "Time passes."
 
 
 def test_negative_control_without_the_speech_marker_words_the_copy_stays(
