@@ -49,6 +49,19 @@ def ask(name: str) -> str:
     )
 
 
+def ask_again(name: str) -> str:
+    """The question of a second follow-up, after an answer that told no outcome.
+
+    Worded apart from `ask`, so a seeded model samples anew, and without the rejected answer,
+    which a small model would copy again.
+    """
+    return (
+        f"Tell how the attempt of {name} goes: one short sentence in the present tense that"
+        f' begins with "{name}" and says whether it works and what follows. Not words anyone'
+        ' says, not thoughts. Answer as {"outcome": "..."}.'
+    )
+
+
 def build_messages(
     state: SessionState,
     history: list[HistoryRecord],
@@ -56,6 +69,7 @@ def build_messages(
     decided: list[PerceptionEvent],
     *,
     budget_tokens: int = director.HISTORY_BUDGET_TOKENS,
+    again: bool = False,
 ) -> list[ChatMessage]:
     """Build the follow-up prompt.
 
@@ -65,6 +79,7 @@ def build_messages(
         attempt: The waiting attempt (an `ActionRecord` of `history`).
         decided: The clamped events of this beat so far.
         budget_tokens: Token budget of the history window (the Director call's).
+        again: Ask a second time (`ask_again`): the first answer told no outcome.
     """
     lines = director.now_lines(state)
     lines.append("Decided this beat:")
@@ -75,7 +90,8 @@ def build_messages(
         f"Waiting: [#{attempt.seq}] attempt by {director.named(state, attempt.speaker)}"
         f" | {attempt.text}"
     )
-    lines.append(ask(director.true_name(state, attempt.speaker)))
+    name = director.true_name(state, attempt.speaker)
+    lines.append(ask_again(name) if again else ask(name))
     now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
     return assemble([*director.context_blocks(state, history, budget_tokens), now])
 

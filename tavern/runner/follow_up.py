@@ -5,8 +5,10 @@ When the clamped decision holds no action_outcome by that actor, the runner asks
 Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
 becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
 which then goes through every clamp the decision went through. An outcome's sentence that
-tells another attempt or a recent event (`without_borrowed`, `COPY_RULE`) is not told. A dropped
-or empty outcome leaves the attempt as it was: the code never writes an outcome itself.
+tells another attempt or a recent event (`without_borrowed`, `COPY_RULE`) is not told. An
+attempt whose answer was refused is asked about once more, worded apart, after the first round
+(`MAX_ASKED_AGAIN`). A dropped or empty outcome then leaves the attempt as it was: the code
+never writes an outcome itself.
 
 Every waiting attempt is treated alike, whoever's it is: which character the human plays is
 not an input here, so Director prompts stay the same whoever is controlled. Newest first:
@@ -41,6 +43,13 @@ AGENT = "director:outcome"
 MAX_FOLLOW_UPS = 2
 """Follow-up calls a beat may make. A beat's waiting attempts are the human's and those of
 the last beat's speakers (at most three), and each call costs a Director's prompt."""
+
+MAX_ASKED_AGAIN = 1
+"""Follow-up calls a beat may make again, after the first round, about an attempt whose
+answer the copy rules or the clamps refused, so it still has no outcome (`outcome.ask_again`).
+Live (toll-house #32, seed 46), both of the human's attempts got none: "walks slowly to the
+nearest window and looks outside" (turn 2) was answered with another character's private
+thought, "reaches for the door" (turn 5) with the human's own speech of that beat."""
 
 COPY_RULE = "follow_up_copy"
 """The change reported when a follow-up's outcome is another attempt copied. Live, the
@@ -211,45 +220,78 @@ async def follow_up(
     """
     changes: list[ClampChange] = []
     asked = 0
+    rejected: list[ActionRecord] = []
     for attempt in reversed(unanswered(history, turn, decision)):
         if asked == MAX_FOLLOW_UPS:
             break
         if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
             continue
         asked += 1
-        messages = _messages(state, history, attempt, decision.events, budget_tokens, room)
-        text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
-        if not text:
-            continue
-        name = director.true_name(state, attempt.speaker)
-        copied = without_borrowed(text, attempt, history, name, decision.events, state.scene.facts)
-        told = without_empty(copied, name)
-        path = f"outcome of #{attempt.seq}"
-        for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]:
-            if after != before:
-                changes.append(ClampChange(rule=rule, path=path, before=before, after=after))
-        if not told:
-            continue
-        proposal = decision.model_copy(
-            update={
-                "events": [*decision.events, outcome_event(attempt, told)],
-                "nothing_happens": False,
-            }
+        decision, more = await _ask(
+            caller, state, history, decision, clamp, attempt, turn, budget_tokens, room
         )
-        decision, more = clamp(proposal)
         changes += more
+        if more and not answered(decision, attempt.speaker):
+            rejected.append(attempt)
+    for attempt in rejected[:MAX_ASKED_AGAIN]:
+        if not answered(decision, attempt.speaker):
+            decision, more = await _ask(
+                caller,
+                state,
+                history,
+                decision,
+                clamp,
+                attempt,
+                turn,
+                budget_tokens,
+                room,
+                again=True,
+            )
+            changes += more
     return decision, changes
 
 
-def _messages(
+async def _ask(
+    caller: AgentCaller,
     state: SessionState,
     history: list[HistoryRecord],
+    decision: DirectorDecision,
+    clamp: Clamp,
     attempt: ActionRecord,
-    decided: list[PerceptionEvent],
+    turn: int,
     budget_tokens: int,
     room: int | None,
-) -> list[ChatMessage]:
-    def build(budget: int) -> list[ChatMessage]:
-        return outcome.build_messages(state, history, attempt, decided, budget_tokens=budget)
+    *,
+    again: bool = False,
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """One follow-up call about `attempt`: the decision with its clamped outcome added, and
+    the changes (none when the answer was blank: nothing was told, nothing refused)."""
 
-    return fitted(build, budget_tokens, room)
+    def build(budget: int) -> list[ChatMessage]:
+        return outcome.build_messages(
+            state, history, attempt, decision.events, budget_tokens=budget, again=again
+        )
+
+    messages = fitted(build, budget_tokens, room)
+    text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
+    if not text:
+        return decision, []
+    name = director.true_name(state, attempt.speaker)
+    copied = without_borrowed(text, attempt, history, name, decision.events, state.scene.facts)
+    told = without_empty(copied, name)
+    path = f"outcome of #{attempt.seq}"
+    changes = [
+        ClampChange(rule=rule, path=path, before=before, after=after)
+        for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]
+        if after != before
+    ]
+    if not told:
+        return decision, changes
+    proposal = decision.model_copy(
+        update={
+            "events": [*decision.events, outcome_event(attempt, told)],
+            "nothing_happens": False,
+        }
+    )
+    decision, more = clamp(proposal)
+    return decision, changes + more

@@ -166,8 +166,58 @@ def test_a_blank_outcome_adds_nothing(make_kit: KitFactory) -> None:
     kit = make_kit(fn=_answers(said="   "))
     sid = kit.create()
     kit.play(sid, action=BOLT)
-    assert FOLLOW_UP in _agents(kit, sid, 1)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 1  # nothing refused: not asked again
     assert _outcomes(kit.history(sid)) == []
+
+
+def _refused_then_told(said_first: str) -> Callable[[ProviderRequest], Any]:
+    """A follow-up answering `said_first` to `outcome.ask` and OUTCOME to `ask_again`."""
+    plain = _answers()
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == FOLLOW_UP:
+            again = outcome.ask_again("Agnese Corvo") in request.messages[-1].content
+            return {"outcome": OUTCOME if again else said_first}
+        return plain(request)
+
+    return answer
+
+
+LIVE_SAID = "I think we should open it now."
+"""Toll-house #32 (seed 46), turn 5: "reaches for the door" was answered with these words,
+the human's own speech of the beat, which the clamps refused as an outcome."""
+
+
+def test_a_refused_answer_is_asked_again_worded_apart(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_refused_then_told(LIVE_SAID))
+    sid = kit.create()
+    kit.play(sid, speech=LIVE_SAID, action=BOLT)
+    asked = [c.request.messages[-1].content for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert len(asked) == 2
+    assert outcome.ask("Agnese Corvo") in asked[0]
+    assert outcome.ask_again("Agnese Corvo") in asked[1]
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
+
+
+def test_negative_control_never_asked_again_the_attempt_stays_unanswered(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(follow_up, "MAX_ASKED_AGAIN", 0)
+    kit = make_kit(fn=_refused_then_told(LIVE_SAID))
+    sid = kit.create()
+    kit.play(sid, speech=LIVE_SAID, action=BOLT)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 1
+    assert _outcomes(kit.history(sid)) == []
+
+
+def test_asked_again_at_most_max_asked_again_a_beat(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers(said="Agnese Corvo tries this.", speakers=("C2", "C4", "C5")))
+    sid = kit.create()
+    kit.play(sid, speech="Everyone, listen.")
+    kit.play(sid, action=BOLT)  # four attempts wait; every answer tells nothing
+    asked = [c.request.messages[-1].content for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert len(asked) == MAX_FOLLOW_UPS + follow_up.MAX_ASKED_AGAIN == 3
+    assert "(C1) | " + BOLT in asked[2] and "Tell how the attempt of Agnese Corvo" in asked[2]
 
 
 CANARY = "Zqxvorn"
@@ -415,8 +465,10 @@ def test_an_outcome_telling_nothing_is_not_told(make_kit: KitFactory, said: str)
     commits = [
         x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, CommitLine)
     ]
+    # Refused, so asked once more (`MAX_ASKED_AGAIN`): the same answer is refused again.
     assert [(c.rule, c.before, c.after) for c in commits[0].clamp_changes] == [
-        (follow_up.EMPTY_RULE, said, "")
+        (follow_up.EMPTY_RULE, said, ""),
+        (follow_up.EMPTY_RULE, said, ""),
     ]
 
 
