@@ -53,12 +53,14 @@ def ask_again(name: str) -> str:
     """The question of a second follow-up, after an answer that told no outcome.
 
     Worded apart from `ask`, so a seeded model samples anew, and without the rejected answer,
-    which a small model would copy again.
+    which a small model would copy again. Nor does it say "the attempt of": live (toll-house
+    #32's rerun, seed 46, turn 5), "Tell how the attempt of Ilse Brandt goes" was answered
+    "The attempt of Ilse Brandt (C1) reaches for the door.".
     """
     return (
-        f"Tell how the attempt of {name} goes: one short sentence in the present tense that"
-        f' begins with "{name}" and says whether it works and what follows. Not words anyone'
-        ' says, not thoughts. Answer as {"outcome": "..."}.'
+        f"What comes of it when {name} does this? One short sentence in the present tense"
+        f' that begins with "{name}" and says whether it works. Not words anyone says, not'
+        ' thoughts. Answer as {"outcome": "..."}.'
     )
 
 

@@ -40,7 +40,8 @@ outcome and goes (`attempt_retold`), so the follow-up call asks for one: live (v
 "Agnese Corvo attempts to walk slowly to the nearest window and looks outside."; toll-house
 #29 (seed 43) told an older attempt so. "... attempts to open the door, but it is locked"
 says more, and stays. An attempt typed with such a verb is known by its act after it too
-("Try to help" answered "Maren Holt tries to help.", toll-house #32, seed 46, turn 2).
+("Try to help" answered "Maren Holt tries to help.", toll-house #32, seed 46, turn 2), and so
+is "The attempt of <name> <act>" (its rerun, turn 5).
 
 An action_outcome telling its actor doing, word for word, what another character attempted
 goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-house #31, seed
@@ -319,8 +320,22 @@ _ATTEMPTING = tuple(
 
 
 def _act_words(text: str) -> tuple[str, ...]:
-    """The lower-cased words of `text`, each without a final "s" ("walks" ~ "walk")."""
-    return tuple(w.removesuffix("s") for w in _WORD.findall(text.casefold()))
+    """The lower-cased words of `text`, each without a final "s" ("walks" ~ "walk"), or "es"
+    after a hissing sound ("reaches" ~ "reach", "pushes" ~ "push"); "ss" stays ("pass").
+
+    >>> _act_words("Reaches for the boxes, walks, passes, pass")
+    ('reach', 'for', 'the', 'box', 'walk', 'pass', 'pass')
+    """
+    return tuple(_stem(w) for w in _WORD.findall(text.casefold()))
+
+
+_HISSING_ES = ("ches", "shes", "xes", "sses", "zes")
+
+
+def _stem(word: str) -> str:
+    if word.endswith(_HISSING_ES):
+        return word[:-2]
+    return word if word.endswith("ss") else word.removesuffix("s")
 
 
 def _act_of(text: str, actor_name: str) -> tuple[str, ...] | None:
@@ -341,14 +356,32 @@ def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
     False
     >>> attempt_retold("Maren Holt tries to help.", "Maren Holt", ["Try to help"])
     True
+    >>> attempt_retold("The attempt of Ilse Brandt reaches for the door.", "Ilse Brandt",
+    ...                ["reaches for the door"])
+    True
     """
+    if not attempts:
+        return False
     rest = _act_of(text, actor_name)
-    if not attempts or rest is None:
-        return False
-    told = _without_attempting(rest)
-    if told is None:
-        return False
-    return told in _attempted_acts(attempts)
+    told = _without_attempting(rest) if rest is not None else _after_attempt_of(text, actor_name)
+    return told is not None and told in _attempted_acts(attempts)
+
+
+_ATTEMPT_OF = ("the", "attempt", "of")
+
+
+def _after_attempt_of(text: str, actor_name: str) -> tuple[str, ...] | None:
+    """The act of `text` told as "The attempt of <actor_name> (to) <act>", or None.
+
+    Live (toll-house #32's rerun, seed 46, turn 5): "reaches for the door" got "The attempt of
+    Ilse Brandt (C1) reaches for the door."
+    """
+    words = _act_words(text)
+    opening = (*_ATTEMPT_OF, *_act_words(actor_name))
+    if words[: len(opening)] != opening:
+        return None
+    act = words[len(opening) :]
+    return act[1:] if act[:1] == ("to",) else act
 
 
 def _attempted_acts(attempts: Sequence[str]) -> set[tuple[str, ...]]:

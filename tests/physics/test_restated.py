@@ -393,6 +393,25 @@ def test_an_attempt_typed_with_try_to_is_known_by_its_act() -> None:
     assert kept == ["Rui Lopes tries to help, but the ladder slips."]
 
 
+LIVE_ATTEMPT_OF = "The attempt of Ana reaches for the door."
+"""Toll-house #32's rerun (seed 46), turn 5, under the test cast's name for C1."""
+
+
+def test_the_attempt_of_the_actor_retold_is_no_outcome() -> None:
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    told = [_by_ana(LIVE_ATTEMPT_OF), _by_ana("The attempt of Ana to reach for the door.")]
+    kept = _by_ana("The attempt of Ana fails: the door is barred.")
+    assert _clamped([*told, kept], history=[door], turn_number=2) == [kept.text]
+
+
+def test_negative_control_without_the_attempt_of_form_the_retelling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_after_attempt_of", lambda text, name: None)
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    assert _clamped([_by_ana(LIVE_ATTEMPT_OF)], history=[door], turn_number=2) == [LIVE_ATTEMPT_OF]
+
+
 def test_negative_control_with_attempts_known_only_as_typed_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -475,3 +494,19 @@ def test_negative_control_without_the_sentence_pass_the_facts_ride_along(
         restated, "_without_restated_sentences", lambda d, changes, goes: (d, changes)
     )
     assert _facts_clamped([_by_ana(RIDING_FACTS)])[0] == [RIDING_FACTS]
+
+
+def test_a_verb_in_es_is_the_same_act_as_its_stem() -> None:
+    assert restated.attempt_retold(
+        "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
+    )
+    assert restated.attempt_retold("Ana tries to pass.", "Ana", ["passes"])
+
+
+def test_negative_control_stripping_only_the_s_reaches_is_another_act(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_stem", lambda word: word.removesuffix("s"))
+    assert not restated.attempt_retold(
+        "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
+    )

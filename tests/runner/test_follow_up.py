@@ -217,7 +217,7 @@ def test_asked_again_at_most_max_asked_again_a_beat(make_kit: KitFactory) -> Non
     kit.play(sid, action=BOLT)  # four attempts wait; every answer tells nothing
     asked = [c.request.messages[-1].content for c in kit.calls(sid) if c.agent == FOLLOW_UP]
     assert len(asked) == MAX_FOLLOW_UPS + follow_up.MAX_ASKED_AGAIN == 3
-    assert "(C1) | " + BOLT in asked[2] and "Tell how the attempt of Agnese Corvo" in asked[2]
+    assert "(C1) | " + BOLT in asked[2] and outcome.ask_again("Agnese Corvo") in asked[2]
 
 
 CANARY = "Zqxvorn"
