@@ -100,9 +100,28 @@ _ATTEMPT_KEYS: RecordMemo[str] = RecordMemo()
 """Each recent attempt as `told_as_done` keys it, per cast names: computed once."""
 
 
+STATE_ADVERBS = frozenset(("now", "still", "already", "again", "yet"))
+"""Words that add no state to a restated fact: live (vintners-wake #31, seed 46, turns 1 and 5),
+"The trapdoor to the cellar is now shut and bolted from the hall side" came as an event,
+the standing fact "The trapdoor to the cellar is shut and bolted from the hall side." with
+"now"."""
+
+
+def fact_key(text: str) -> str:
+    """`line_key` of `text` without `STATE_ADVERBS`: what restatements are compared by.
+
+    >>> fact_key("The trapdoor is NOW shut.") == fact_key("The trapdoor is shut")
+    True
+    """
+    key = line_key(text)
+    if STATE_ADVERBS.isdisjoint(key.split()):
+        return key
+    return " ".join(w for w in key.split() if w not in STATE_ADVERBS)
+
+
 def told_as_done(attempt: HistoryRecord, names: Mapping[str, str]) -> str:
     """The key of `attempt` told under its actor's name ("Ilse Brandt walks to the door")."""
-    return line_key(f"{names.get(attempt.speaker, attempt.speaker)} {attempt.text}")
+    return fact_key(f"{names.get(attempt.speaker, attempt.speaker)} {attempt.text}")
 
 
 def drop_restated_events(
@@ -122,7 +141,7 @@ def drop_restated_events(
         return with_names(text, names)
 
     def key(record: HistoryRecord) -> str:
-        return line_key(named(record.text))
+        return fact_key(named(record.text))
 
     names_items = tuple(names.items())
     names_key = _EVENT_KEYS.number(names_items)
@@ -144,7 +163,7 @@ def drop_restated_events(
                 return True
         if _recites(text, known):
             return True
-        if line_key(text) not in known:
+        if fact_key(text) not in known:
             return False
         if ev.actor_id is not None:
             attempts = waiting.get(ev.actor_id, [])
@@ -183,7 +202,7 @@ def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -
     """Keys of the standing texts, slot ids read as names: the same on every call of a beat
     and of most beats (the stage and the cast change seldom)."""
     named = dict(names)
-    return frozenset(line_key(with_names(t, named)) for t in texts if t)
+    return frozenset(fact_key(with_names(t, named)) for t in texts if t)
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
@@ -195,14 +214,14 @@ def _part_keys(text: str) -> frozenset[str]:
     sentences = _SENTENCE_BREAK.split(text.strip())
     if len(sentences) < 2:
         return frozenset()
-    keys = map(line_key, sentences)
+    keys = map(fact_key, sentences)
     return frozenset(k for k in keys if len(k.split()) >= MIN_PART_WORDS)
 
 
 def _recites(text: str, known: set[str]) -> bool:
     """Whether `text` is two or more known sentences in a row (its last one may be cut short
     by the length limit): a recital of the facts is no attempt's outcome."""
-    sentences = [line_key(s) for s in _SENTENCE_BREAK.split(text.strip())]
+    sentences = [fact_key(s) for s in _SENTENCE_BREAK.split(text.strip())]
     if len(sentences) < 2 or not all(sentences):
         return False
     *whole, last = sentences

@@ -510,3 +510,20 @@ def test_negative_control_stripping_only_the_s_reaches_is_another_act(
     assert not restated.attempt_retold(
         "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
     )
+
+
+NOW_SHUT = "The trapdoor to the cellar is now shut and bolted from the hall side"
+"""Vintners-wake #31 (seed 46), turns 1 and 5: the standing fact (FACT) with "now", as an event."""
+
+
+def test_a_fact_restated_with_now_is_no_news() -> None:
+    assert _clamped([_event(NOW_SHUT)]) == []
+    news = "The trapdoor to the cellar is now open"
+    assert _clamped([_event(news)]) == [news]
+
+
+def test_negative_control_without_the_state_adverbs_the_restatement_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "STATE_ADVERBS", frozenset())
+    assert _clamped([_event(NOW_SHUT)]) == [NOW_SHUT]
