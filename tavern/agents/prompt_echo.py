@@ -24,6 +24,10 @@ story and show the machinery behind it:
   or as sentences: "Lio Mendez in the vaulted wine cellar beneath the hall. Dorotea Sand in
   the long hall with the open coffin. Felix Aubert in the narrow balcony above the hall."
   (vintners-wake soak #22, seed 35, turn 7);
+- an outcome event's bare word, "(event) Fails", as a sentence with nobody who failed:
+  "Fails." was the narration of vintners-wake soak #31's rerun (seed 46) on turns 3 and 4,
+  after the turn-2 event "Fails" (a sentence with its actor's name, "Agnese Corvo fails.",
+  stays);
 - the time-skip marker, "(Time passes.)", as a sentence: "Time passes." was the whole
   narration of toll-house soak #32 (seed 46, turn 8), a beat in which no time passed, copied
   from turn 1's marker (the reader's screen shows the marker of a beat that skips time).
@@ -51,6 +55,7 @@ from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
 from tavern.physics.redaction import MASK
+from tavern.physics.restated import BARE_OUTCOMES
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
@@ -100,6 +105,8 @@ def drop_prompt_echo(
         and "speak" not in folded
         and "material" not in folded
         and "pass" not in folded
+        and "fail" not in folded
+        and "succeed" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
         and ";" not in text
@@ -183,6 +190,8 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
         return True
     if "time" in rest and not _PASSING.isdisjoint(rest) and _TIME_MARKER_WORDS.issuperset(rest):
         return True
+    if rest and len(rest) == len(_words(sentence)) and BARE_OUTCOMES.issuperset(rest):
+        return True  # "Fails.": an outcome event's word without anyone who failed
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (
         not _MARKER_NOUNS.isdisjoint(rest)

@@ -275,6 +275,26 @@ def test_negative_control_without_the_time_marker_words_the_copy_stays(
     assert drop_prompt_echo(LIVE_TIME_MARKER, TOLL) == "Time passes."
 
 
+LIVE_BARE = "Fails. The trapdoor to the cellar is shut and bolted from the hall side."
+"""Vintners-wake soak #31's rerun (seed 46), turn 4: the turn-2 event "Fails" told again."""
+
+
+def test_an_outcome_word_without_anyone_who_failed_is_cut(wake: SessionState) -> None:
+    kept = "The trapdoor to the cellar is shut and bolted from the hall side."
+    assert drop_prompt_echo(LIVE_BARE, TOLL) == kept
+    assert _cut("Fails.", wake) == ""
+    assert (
+        _cut("Agnese Corvo fails. Everyone fails.", wake) == "Agnese Corvo fails. Everyone fails."
+    )
+
+
+def test_negative_control_with_no_bare_outcomes_the_fragment_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prompt_echo, "BARE_OUTCOMES", frozenset())
+    assert drop_prompt_echo(LIVE_BARE, TOLL) == LIVE_BARE
+
+
 def test_negative_control_without_the_speech_marker_words_the_copy_stays(
     wake: SessionState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
