@@ -7,7 +7,8 @@ Character's intent was "I'm not able to perform any actions or act as a person h
 (toll-house soak #11, turn 8), and its thought "... I'm just a digital assistant."; replayed
 Character prompts of stop 19's soaks drew "I'm sorry, but I'm just a computer program and
 don't have the ability ..."; vintners-wake soak #30 (seed 45, turn 8) had Dorotea Sand say "I
-don't have enough context or information to respond to this question."
+don't have enough context or information to respond to this question.", and in its rerun
+"... something that doesn't align with my personality."
 Such words tell a reader that a model is writing.
 
 `OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
@@ -30,6 +31,16 @@ ENOUGH_CONTEXT = (
 )
 """An assistant asking for more of its prompt ("enough context or information to respond")."""
 
+OWN_MAKING = (
+    r"|\b(?:align|aligns|aligned|in line|consistent) with my"
+    r" (?:personality|persona|guidelines|programming)\b"
+    r"|\b(?:alinhad[oa]s?|de acordo|coerentes?) com (?:a )?minha"
+    r" (?:personalidade|persona|programa[cç][aã]o|diretrizes)\b"
+)
+"""An assistant measuring a request against what it was made to be: live (vintners-wake #31's
+rerun, seed 46, turn 8), Dorotea Sand answered "Who are you, exactly?" with "... It seems
+like you're trying to do something that doesn't align with my personality."."""
+
 OUT_OF_WORLD = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
     r"|\b(?:ai|language) model\b"
@@ -42,7 +53,9 @@ OUT_OF_WORLD = re.compile(
     r"|\bmodelo de linguagem\b"
     r"|\bsou (?:apenas |s[oó] )?(?:uma? )?(?:ia|assistente|chatbot|personagem)\b"
     r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b"
-    r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b" + ENOUGH_CONTEXT,
+    r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b"
+    + ENOUGH_CONTEXT
+    + OWN_MAKING,
     re.IGNORECASE,
 )
 """Words of an assistant, not of a person in the world."""

@@ -22,6 +22,11 @@ LIVE_CONTEXT = (
     " enough context or information to respond to this question."
 )
 """Vintners-wake soak #30 (seed 45), turn 8: Dorotea Sand's answer to "Who are you, exactly?"."""
+LIVE_PERSONALITY = (
+    "I'm sorry, I don't understand what you're trying to do. It seems like you're trying to do"
+    " something that doesn't align with my personality."
+)
+"""Vintners-wake soak #31's rerun (seed 46), turn 8: Dorotea Sand's answer to the same."""
 
 
 @pytest.mark.parametrize(
@@ -41,6 +46,8 @@ LIVE_CONTEXT = (
         "I'm sorry, but I'm just a computer program and don't have the ability to act.",
         LIVE_CONTEXT,
         "Não tenho contexto suficiente para responder.",
+        LIVE_PERSONALITY,
+        "Isso não está alinhado com a minha personalidade.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -65,6 +72,9 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "I'm sorry, but I don't have any information about what just happened.",
         "Without context, the will means nothing.",
         "I have not enough coin to pay the toll.",
+        "I'm sorry, I don't understand what you're trying to do.",
+        "Keep your voice in line with my orders.",
+        "It fits my personality, they say.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -190,3 +200,16 @@ def test_negative_control_without_the_context_words_the_live_line_is_said(
     monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
     said = _beat(tmp_path, {"speech": LIVE_CONTEXT}, speech="Who are you, exactly?")
     assert [r.text for r in said] == [LIVE_CONTEXT]
+
+
+def test_the_live_personality_line_is_not_said(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"speech": LIVE_PERSONALITY}, speech="Who are you, exactly?") == []
+
+
+def test_negative_control_without_the_own_making_words_the_live_line_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = OUT_OF_WORLD.pattern.replace(out_of_world.OWN_MAKING, "")
+    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
+    said = _beat(tmp_path, {"speech": LIVE_PERSONALITY}, speech="Who are you, exactly?")
+    assert [r.text for r in said] == [LIVE_PERSONALITY]
