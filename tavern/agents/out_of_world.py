@@ -13,8 +13,11 @@ Such words tell a reader that a model is writing.
 
 `OUT_OF_WORLD` aims at what no person in a story says: the assistant's own vocabulary ("assist
 with", "as an AI", "language model", "role-play", "enough context to respond"), in English
-and Brazilian Portuguese. A plain "Sorry, I can't help you" stays: a tavern keeper says it
-too. `NARRATOR_OUT_OF_WORLD` adds what a person may say but a third-person narrator never
+and Brazilian Portuguese, and its refusal formula said whole, "I'm sorry, but I can't help
+with that." (toll-house soak #33, seed 47, turn 5, Maren Holt's answer to "I think we should
+open it now."). A plain "Sorry, I can't help you" stays: a tavern keeper says it too, and so
+does "I'm sorry, but I can't help with that door, it is the guild's.".
+`NARRATOR_OUT_OF_WORLD` adds what a person may say but a third-person narrator never
 writes outside quotes: offers of help to the reader and talk about the text itself.
 """
 
@@ -47,6 +50,8 @@ OUT_OF_WORLD = re.compile(
     r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:digital |virtual |helpful )?"
     r"(?:ai|assistant|chatbot|bot|computer program|(?:fictional )?character)\b"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
+    r"|\bsorry, but i (?:can(?:no|'|’)t|cannot) help with (?:that|this)(?: request)?"
+    r"(?=\s*(?:[.!]|$))"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) perform (?:any )?(?:physical )?actions\b"
     r"|\brole[- ]?play"
     r"|\bcomo (?:uma? )?(?:ia|intelig[eê]ncia artificial|assistente|modelo de linguagem)\b"

@@ -27,6 +27,9 @@ LIVE_PERSONALITY = (
     " something that doesn't align with my personality."
 )
 """Vintners-wake soak #31's rerun (seed 46), turn 8: Dorotea Sand's answer to the same."""
+LIVE_CANT_HELP = "I'm sorry, but I can't help with that."
+"""Toll-house soak #33 (seed 47), turn 5: Maren Holt's answer to "I think we should open it
+now.", the assistant's refusal formula said whole."""
 
 
 @pytest.mark.parametrize(
@@ -48,6 +51,8 @@ LIVE_PERSONALITY = (
         "Não tenho contexto suficiente para responder.",
         LIVE_PERSONALITY,
         "Isso não está alinhado com a minha personalidade.",
+        LIVE_CANT_HELP,
+        "I'm sorry, but I cannot help with this request.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -75,6 +80,7 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "I'm sorry, I don't understand what you're trying to do.",
         "Keep your voice in line with my orders.",
         "It fits my personality, they say.",
+        "I'm sorry, but I can't help with that door, it is the guild's.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -213,3 +219,19 @@ def test_negative_control_without_the_own_making_words_the_live_line_is_said(
     monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
     said = _beat(tmp_path, {"speech": LIVE_PERSONALITY}, speech="Who are you, exactly?")
     assert [r.text for r in said] == [LIVE_PERSONALITY]
+
+
+def test_the_live_refusal_formula_is_not_said(tmp_path: Path) -> None:
+    assert (
+        _beat(tmp_path, {"speech": LIVE_CANT_HELP}, speech="I think we should open it now.") == []
+    )
+
+
+def test_negative_control_without_the_formula_the_live_refusal_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    formula = next(p for p in OUT_OF_WORLD.pattern.split("|") if "help with" in p)
+    without = OUT_OF_WORLD.pattern.replace("|" + formula, "")
+    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
+    said = _beat(tmp_path, {"speech": LIVE_CANT_HELP}, speech="I think we should open it now.")
+    assert [r.text for r in said] == [LIVE_CANT_HELP]
