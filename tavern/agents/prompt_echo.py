@@ -75,10 +75,12 @@ _SPEECH_MARKER_WORDS = frozenset(("speaks", "speak", "someone", "and"))
 """What a sentence made from the speech marker holds besides names."""
 
 PROMPT_LABEL = re.compile(
-    r"\b(?:Location|Facts|Present):|\(event\)|^#{2,} |" + re.escape(MASK), re.MULTILINE
+    r"\b(?:Location|Facts|Present):|\(event\)|\bEvent:|^#{2,} |" + re.escape(MASK), re.MULTILINE
 )
-"""The scene block's labels, the transcript's event tag, a prompt block's heading, and the
-mask that stands in the prompt for words the renderer may not read."""
+"""The scene block's labels, the transcript's event tag (also as "Event:": the narration of
+vintners-wake soak #32, seed 47, turn 4, was "Event: Agnese Corvo whispers ...", turn 2's
+event again), a prompt block's heading, and the mask that stands in the prompt for words the
+renderer may not read."""
 
 
 def drop_prompt_echo(

@@ -202,6 +202,27 @@ def test_a_sentence_copying_the_mask_is_cut_whole() -> None:
     assert drop_prompt_echo(LIVE_MASKED, TOLL) == kept
 
 
+LIVE_EVENT_LABEL = (
+    "Event: Agnese Corvo whispers a short greeting to everyone, then walks slowly to the nearest"
+    " window and looks outside."
+)
+"""Vintners-wake soak #32 (seed 47), turn 4: turn 2's event told again under "Event:"."""
+
+
+def test_the_event_tag_as_a_label_is_cut(wake: SessionState) -> None:
+    assert _cut(LIVE_EVENT_LABEL + " Rain.", wake) == "Rain."
+    kept = "The event of the night was the reading of the will."
+    assert _cut(kept, wake) == kept
+
+
+def test_negative_control_without_event_in_the_labels_the_copy_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = re.compile(prompt_echo.PROMPT_LABEL.pattern.replace(r"|\bEvent:", ""), re.MULTILINE)
+    monkeypatch.setattr(prompt_echo, "PROMPT_LABEL", old)
+    assert drop_prompt_echo(LIVE_EVENT_LABEL, TOLL) == LIVE_EVENT_LABEL
+
+
 def test_negative_control_without_the_mask_in_the_labels_the_copies_stay(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
