@@ -208,10 +208,17 @@ def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
 
 
+_PART_BREAK = re.compile(r"(?<=[.!?;])\s+")
+"""Where an event's parts end: its sentences, and clauses after a semicolon (live,
+vintners-wake #32, seed 47, turn 8: "By custom the will must now be read aloud over the
+coffin." came as an event, the second clause of turn 5's "The chapel bell tolls midnight; by
+custom the will must now be read aloud over the coffin.")."""
+
+
 def _part_keys(text: str) -> frozenset[str]:
-    """The keys of the sentences of `text` with `MIN_PART_WORDS` words or more, when it has
-    more than one (a one-sentence event is known by its own key)."""
-    sentences = _SENTENCE_BREAK.split(text.strip())
+    """The keys of the parts of `text` (`_PART_BREAK`) with `MIN_PART_WORDS` words or more,
+    when it has more than one (a one-part event is known by its own key)."""
+    sentences = _PART_BREAK.split(text.strip())
     if len(sentences) < 2:
         return frozenset()
     keys = map(fact_key, sentences)

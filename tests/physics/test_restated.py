@@ -527,3 +527,25 @@ def test_negative_control_without_the_state_adverbs_the_restatement_stays(
 ) -> None:
     monkeypatch.setattr(restated, "STATE_ADVERBS", frozenset())
     assert _clamped([_event(NOW_SHUT)]) == [NOW_SHUT]
+
+
+BELL = EventRecord(
+    seq=9, turn_number=5, speaker="C1", author="director", event_kind="world_event",
+    text="The chapel bell tolls midnight; by custom the will must now be read aloud over the"
+    " coffin.",
+    audience=Audience(origin="public", perceivers=["C1", "C2", "C3"]),
+)  # fmt: skip
+"""Vintners-wake #32 (seed 47), turn 5's event; turn 8 told its second clause alone."""
+ITS_CLAUSE = "By custom the will must now be read aloud over the coffin."
+
+
+def test_a_clause_after_a_semicolon_of_an_earlier_event_is_known() -> None:
+    assert _clamped([_event(ITS_CLAUSE)], history=[BELL], turn_number=8) == []
+
+
+def test_negative_control_split_at_stops_only_the_clause_is_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_PART_BREAK", restated._SENTENCE_BREAK)
+    fresh = BELL.model_copy()  # the memo keeps the keys of a record it has seen
+    assert _clamped([_event(ITS_CLAUSE)], history=[fresh], turn_number=8) == [ITS_CLAUSE]
