@@ -23,7 +23,10 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here";
 - saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action", "not
   stated" (toll-house #31, seed 45, turn 6, then told by the Director as "Maren Holt not
-  stated").
+  stated");
+- one trait word of the character's own personality (`traits`): Brother Caspar's intent
+  was "Talkative" (vintners-wake #32, seed 47, turn 8), from his sheet's "Warm, talkative,
+  quick to bless ...".
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -89,10 +92,28 @@ turn 3), Dorotea Sand's intent "nothing new" was shown on the human's screen as 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
-def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
+def traits(personality: str) -> frozenset[str]:
+    """The one-word items of a personality's lists, folded: "Warm, talkative, quick to bless"
+    gives warm and talkative, "Courteous, precise, and lonely; ..." all three.
+
+    >>> sorted(traits("Courteous, precise, and lonely; counts twice. Quick to bless."))
+    ['courteous', 'lonely', 'precise']
+    """
+    items = (_WORD.findall(item.casefold()) for item in _LIST_ITEM.split(personality))
+    return frozenset(
+        words[-1] for words in items if len(words) == 1 or (len(words) == 2 and words[0] == "and")
+    )
+
+
+_LIST_ITEM = re.compile(r"[,;.]")
+
+
+def names_no_act(
+    intent: str, names: Collection[str] = (), own_traits: Collection[str] = ()
+) -> bool:
     """Whether `intent` holds nothing but verbs of speaking, small words and words of the
     cast's display `names`; or only an outcome or a placeholder; or one verb that needs an
-    object (see the module).
+    object; or one of the character's `own_traits` (see the module).
 
     >>> names_no_act("try to talk"), names_no_act("talks to Maren", ["Maren Holt"])
     (True, True)
@@ -115,7 +136,9 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
     words = [w for w in _WORD.findall(folded) if w not in FILLER]
     if not words and not _WORD.search(intent):
         return False
-    lone = len(words) == 1 and (words[0] in NEEDS_OBJECT or words[0] in PERCEIVING)
+    lone = len(words) == 1 and (
+        words[0] in NEEDS_OBJECT or words[0] in PERCEIVING or words[0] in own_traits
+    )
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
@@ -123,11 +146,11 @@ def names_no_act(intent: str, names: Collection[str] = ()) -> bool:
 
 
 def without_empty_intent(
-    reply: CharacterReply, names: Collection[str] = ()
+    reply: CharacterReply, names: Collection[str] = (), own_traits: Collection[str] = ()
 ) -> CharacterReply | None:
-    """`reply` without an intent that names no act (`names`: the cast's display names);
-    None when nothing else is left."""
-    if reply.action_intent is None or not names_no_act(reply.action_intent, names):
+    """`reply` without an intent that names no act (`names`: the cast's display names,
+    `own_traits`: the speaker's `traits`); None when nothing else is left."""
+    if reply.action_intent is None or not names_no_act(reply.action_intent, names, own_traits):
         return reply
     if reply.speech is None and reply.thought is None:
         return None

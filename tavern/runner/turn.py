@@ -46,7 +46,7 @@ from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.loops import without_event_loops, without_loops
 from tavern.runner.memory import capture_memory
-from tavern.runner.no_act import without_empty_intent
+from tavern.runner.no_act import traits, without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
@@ -357,7 +357,11 @@ class TurnTransaction:
             first = False
             reply = in_world(await self._character(staged, slot, observation))
             if reply is not None:
-                reply = without_empty_intent(without_loops(reply), prose.cast_names(staged))
+                reply = without_empty_intent(
+                    without_loops(reply),
+                    prose.cast_names(staged),
+                    traits(own_sheet(staged, slot).mind.personality),
+                )
             if reply is not None:
                 reply = without_echo(reply, heard, slot)
             if reply is not None:

@@ -134,7 +134,7 @@ def test_a_turn_commits_no_empty_intent(tmp_path: Path) -> None:
 def test_negative_control_without_the_filter_the_empty_intents_are_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, names: reply)
+    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, names, own_traits: reply)
     assert _replies(tmp_path) == [
         ("action", "try to talk"),
         ("speech", "Not tonight."),
@@ -181,3 +181,47 @@ def test_negative_control_without_anyone_as_a_small_word_to_call_someone_stays(
     monkeypatch.setattr(no_act, "ANYONE", frozenset())
     assert not names_no_act("to call someone")
     assert names_no_act("call")
+
+
+CASPAR = "Warm, talkative, quick to bless and quicker to change the subject. Quotes proverbs."
+"""Brother Caspar's personality, in part (the-vintners-wake)."""
+
+
+def test_a_trait_of_the_own_personality_is_no_act() -> None:
+    """Vintners-wake #32 (seed 47), turn 8: Brother Caspar's intent was "Talkative"."""
+    own = no_act.traits(CASPAR)
+    assert own == {"warm", "talkative"}
+    assert names_no_act("Talkative", own_traits=own)
+    assert without_empty_intent(CharacterReply(action_intent="Talkative"), [], own) is None
+    assert not names_no_act("blesses the coffin", own_traits=own)
+    assert not names_no_act("Talkative", own_traits=no_act.traits("Courteous and precise."))
+
+
+def _caspar_talkative(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C2"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    return {"speech": "Evening.", "thought": None, "action_intent": "Talkative"}
+
+
+def _caspar_says(tmp_path: Path) -> list[tuple[str, str]]:
+    runner, store, _ = recording_runner(tmp_path, _caspar_talkative, KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake", "C1")).id
+    run(runner.play_turn(sid, TurnInput(speech="Who are you, exactly?")))
+    return [
+        (r.kind, r.text)
+        for r in store.history(sid)
+        if isinstance(r, SpeechRecord | ActionRecord) and r.author == "character"
+    ]
+
+
+def test_a_turn_commits_no_trait_as_an_intent(tmp_path: Path) -> None:
+    assert _caspar_says(tmp_path) == [("speech", "Evening.")]
+
+
+def test_negative_control_without_the_traits_the_trait_is_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "traits", lambda personality: frozenset())
+    assert _caspar_says(tmp_path) == [("speech", "Evening."), ("action", "Talkative")]
