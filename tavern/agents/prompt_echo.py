@@ -54,8 +54,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
+from tavern.physics.attempt_told import BARE_OUTCOMES
 from tavern.physics.redaction import MASK
-from tavern.physics.restated import BARE_OUTCOMES
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 

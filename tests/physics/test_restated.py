@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
-from tavern.physics import ClampContext, clamp_decision, restated
+from tavern.physics import ClampContext, attempt_told, clamp_decision, restated
 from tavern.physics.restated import waiting_attempts
 from tavern.records import (
     NARRATOR,
@@ -366,8 +366,8 @@ ATTEMPTING = ["attempts to", "tries to", "tried to", "attempted to", "makes an a
 @given(st.sampled_from(ATTEMPTING), st.booleans())
 def test_any_attempting_verb_before_the_attempt_tells_no_outcome(verb: str, stop: bool) -> None:
     text = f"Ana {verb} walk slowly to the nearest window and look outside" + ("." if stop else "")
-    assert restated.attempt_retold(text, "Ana", [WALK.text])
-    assert not restated.attempt_retold(text + " It is dark.", "Ana", [WALK.text])
+    assert attempt_told.attempt_retold(text, "Ana", [WALK.text])
+    assert not attempt_told.attempt_retold(text + " It is dark.", "Ana", [WALK.text])
 
 
 def test_negative_control_without_the_rule_the_retold_attempt_is_its_outcome(
@@ -407,7 +407,7 @@ def test_the_attempt_of_the_actor_retold_is_no_outcome() -> None:
 def test_negative_control_without_the_attempt_of_form_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(restated, "_after_attempt_of", lambda text, name: None)
+    monkeypatch.setattr(attempt_told, "_after_attempt_of", lambda text, name: None)
     door = WALK.model_copy(update={"text": "reaches for the door"})
     assert _clamped([_by_ana(LIVE_ATTEMPT_OF)], history=[door], turn_number=2) == [LIVE_ATTEMPT_OF]
 
@@ -416,7 +416,9 @@ def test_negative_control_with_attempts_known_only_as_typed_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        restated, "_attempted_acts", lambda attempts: {restated._act_words(a) for a in attempts}
+        attempt_told,
+        "_attempted_acts",
+        lambda attempts: {attempt_told._act_words(a) for a in attempts},
     )
     retold = _by_ana("Rui Lopes tries to help.").model_copy(update={"actor_id": "C2"})
     kept = _clamped([retold], history=[WALK, TRY_TO_HELP], turn_number=2)
@@ -497,17 +499,17 @@ def test_negative_control_without_the_sentence_pass_the_facts_ride_along(
 
 
 def test_a_verb_in_es_is_the_same_act_as_its_stem() -> None:
-    assert restated.attempt_retold(
+    assert attempt_told.attempt_retold(
         "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
     )
-    assert restated.attempt_retold("Ana tries to pass.", "Ana", ["passes"])
+    assert attempt_told.attempt_retold("Ana tries to pass.", "Ana", ["passes"])
 
 
 def test_negative_control_stripping_only_the_s_reaches_is_another_act(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(restated, "_stem", lambda word: word.removesuffix("s"))
-    assert not restated.attempt_retold(
+    monkeypatch.setattr(attempt_told, "_stem", lambda word: word.removesuffix("s"))
+    assert not attempt_told.attempt_retold(
         "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
     )
 

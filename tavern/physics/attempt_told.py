@@ -1,0 +1,157 @@
+"""How an action_outcome tells an attempt: retold, borrowed, or bare.
+
+Three readings of an event against the attempts it may answer, shared by clamp
+`restated_event` (`physics.restated`) and the narration's filters.
+
+An action_outcome that only says its actor attempts a recent attempt of theirs tells no
+outcome and goes (`attempt_retold`), so the follow-up call asks for one: live (vintners-wake
+#29's rerun, seed 44, turn 2), "walks slowly to the nearest window and looks outside" got
+"Agnese Corvo attempts to walk slowly to the nearest window and looks outside."; toll-house
+#29 (seed 43) told an older attempt so. "... attempts to open the door, but it is locked"
+says more, and stays. An attempt typed with such a verb is known by its act after it too
+("Try to help" answered "Maren Holt tries to help.", toll-house #32, seed 46, turn 2), and so
+is "The attempt of <name> <act>" (its rerun, turn 5).
+
+An action_outcome telling its actor doing, word for word, what another character attempted
+goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-house #31, seed
+45, turn 3), "Maren Holt walks slowly to the nearest window and looks outside", the human's
+turn-2 attempt, while Maren Holt's own waiting attempt was "call".
+
+A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
+earlier beat said the same words: it answers the new attempt (`bare_outcome`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+BARE_OUTCOMES = frozenset("fail fails failed succeed succeeds succeeded".split())
+"""What an outcome may say of its actor and nothing else: "Ilse Brandt fails"."""
+
+
+def bare_outcome(text: str, actor_name: str) -> bool:
+    """Whether `text` is its actor's name and a bare outcome word, nothing else: a new
+    attempt's outcome in the same words as an old one's, not a restatement. Live (toll-house
+    #23, seed 40, turn 5), "reaches for the door" was answered "Ilse Brandt fails", the words
+    of her turn-2 outcome, and dropped: the attempt got no outcome.
+
+    >>> bare_outcome("Ilse Brandt fails.", "Ilse Brandt"), bare_outcome("The door fails.", "Ilse")
+    (True, False)
+    """
+    name = set(_WORD.findall(actor_name.casefold()))
+    words = [w for w in _WORD.findall(text.casefold()) if w not in name]
+    return bool(words) and len(words) < len(_WORD.findall(text)) and BARE_OUTCOMES.issuperset(words)
+
+
+_ATTEMPTING = tuple(
+    tuple(opening.split())
+    for opening in (
+        "attempt to", "attempted to", "trie to", "tried to", "try to", "make an attempt to",
+        "made an attempt to",
+    )
+)  # fmt: skip
+"""How a retelling opens an attempt, in `_act_words` form ("tries" loses its "s" too)."""
+
+
+def _act_words(text: str) -> tuple[str, ...]:
+    """The lower-cased words of `text`, each without a final "s" ("walks" ~ "walk"), or "es"
+    after a hissing sound ("reaches" ~ "reach", "pushes" ~ "push"); "ss" stays ("pass").
+
+    >>> _act_words("Reaches for the boxes, walks, passes, pass")
+    ('reach', 'for', 'the', 'box', 'walk', 'pass', 'pass')
+    """
+    return tuple(_stem(w) for w in _WORD.findall(text.casefold()))
+
+
+_HISSING_ES = ("ches", "shes", "xes", "sses", "zes")
+
+
+def _stem(word: str) -> str:
+    if word.endswith(_HISSING_ES):
+        return word[:-2]
+    return word if word.endswith("ss") else word.removesuffix("s")
+
+
+def _act_of(text: str, actor_name: str) -> tuple[str, ...] | None:
+    """The `_act_words` of `text` after its opening `actor_name`; None when it does not open
+    with the name."""
+    words, name = _act_words(text), _act_words(actor_name)
+    return words[len(name) :] if words[: len(name)] == name else None
+
+
+def attempt_retold(text: str, actor_name: str, attempts: Sequence[str]) -> bool:
+    """Whether `text` is `actor_name`, a verb of attempting and one of `attempts`, nothing
+    else (see the module).
+
+    >>> attempt_retold("Ilse Brandt tries to open the door.", "Ilse Brandt", ["opens the door"])
+    True
+    >>> attempt_retold("Ilse Brandt tries to open the door, but it is locked.", "Ilse Brandt",
+    ...                ["opens the door"])
+    False
+    >>> attempt_retold("Maren Holt tries to help.", "Maren Holt", ["Try to help"])
+    True
+    >>> attempt_retold("The attempt of Ilse Brandt reaches for the door.", "Ilse Brandt",
+    ...                ["reaches for the door"])
+    True
+    """
+    if not attempts:
+        return False
+    rest = _act_of(text, actor_name)
+    told = _without_attempting(rest) if rest is not None else _after_attempt_of(text, actor_name)
+    return told is not None and told in _attempted_acts(attempts)
+
+
+_ATTEMPT_OF = ("the", "attempt", "of")
+
+
+def _after_attempt_of(text: str, actor_name: str) -> tuple[str, ...] | None:
+    """The act of `text` told as "The attempt of <actor_name> (to) <act>", or None.
+
+    Live (toll-house #32's rerun, seed 46, turn 5): "reaches for the door" got "The attempt of
+    Ilse Brandt (C1) reaches for the door."
+    """
+    words = _act_words(text)
+    opening = (*_ATTEMPT_OF, *_act_words(actor_name))
+    if words[: len(opening)] != opening:
+        return None
+    act = words[len(opening) :]
+    return act[1:] if act[:1] == ("to",) else act
+
+
+def _attempted_acts(attempts: Sequence[str]) -> set[tuple[str, ...]]:
+    """The `_act_words` of each attempt, and of its act after an opening verb of attempting:
+    an attempt may be typed so too. Live (toll-house #32, seed 46, turn 2), Maren Holt's
+    attempt "Try to help" got the outcome "Maren Holt tries to help.", no outcome of it."""
+    acts = {_act_words(attempt) for attempt in attempts}
+    return acts | {act for act in map(_without_attempting, acts) if act is not None}
+
+
+def _without_attempting(words: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`words` after an opening verb of attempting ("tries to"), or None without one."""
+    for opening in _ATTEMPTING:
+        if words[: len(opening)] == opening:
+            return words[len(opening) :]
+    return None
+
+
+MIN_BORROWED_WORDS = 3
+"""Shorter acts ("sits down") may well be two characters' own."""
+
+
+def act_borrowed(text: str, actor_name: str, own: Sequence[str], others: Sequence[str]) -> bool:
+    """Whether `text` is `actor_name` doing what one of `others` attempted, word for word
+    (a verb's "s" aside), and none of `own` (see the module).
+
+    >>> act_borrowed("Maren Holt walks to the window.", "Maren Holt", [], ["walk to the window"])
+    True
+    >>> act_borrowed("Maren Holt walks to the window.", "Maren Holt", ["walks to the window"],
+    ...              ["walk to the window"])
+    False
+    """
+    act = _act_of(text, actor_name) or ()
+    if len(act) < MIN_BORROWED_WORDS or any(act == _act_words(a) for a in own):
+        return False
+    return any(act == _act_words(attempt) for attempt in others)
