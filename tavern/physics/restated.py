@@ -47,6 +47,9 @@ attempted.
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
+A known sentence told of another subject, its last `TAIL_WORDS` words the same, is known too
+(the river's "too high to cross until dawn" said of the toll box).
+
 A recital goes even when an attempt waits: an event of two or more known sentences in a row
 (the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
 events told all three facts and began again until the length limit: "The trapdoor to the
@@ -138,6 +141,22 @@ def drop_restated_events(
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
     known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
+    tails: dict[tuple[str, ...], list[str]] = {}
+    for k in known:
+        tail = _tail(k)
+        if tail is not None:
+            tails.setdefault(tail, []).append(k)
+
+    def transplanted(text_key: str) -> bool:
+        """Ends as a known sentence does but for its subject; a sentence ending with the
+        whole known one, or quoting it ("Ilse taps the placard: 'Tolls paid in coin ...'"),
+        is no transplant."""
+        same = tails.get(_tail(text_key) or ())
+        if same is None or any(text_key.endswith(k) for k in same):
+            return False
+        head = text_key.rsplit(maxsplit=TAIL_WORDS)[0]
+        return not _QUOTING.search(head)
+
     tried = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
     attempts_key = _ATTEMPT_KEYS.number(names_items)
     known.update(_ATTEMPT_KEYS.all(tried, attempts_key, lambda r: told_as_done(r, names)))
@@ -153,7 +172,8 @@ def drop_restated_events(
                 return True
         if _recites(text, known):
             return True
-        if fact_key(text) not in known:
+        text_key = fact_key(text)
+        if text_key not in known and not transplanted(text_key):
             return False
         if ev.actor_id is not None:
             attempts = waiting.get(ev.actor_id, [])
@@ -185,6 +205,29 @@ def _without_restated_sentences(
 
     d, cut = rewrite_events(d, "restated_event", rewrite)
     return d, changes + cut
+
+
+TAIL_WORDS = 6
+"""Last words a sentence shares with a known one, after a subject of its own, that make it
+the known one told of another subject: live (toll-house #34, seed 48, turns 5 and 8), the
+standing fact "The river is too high to cross until dawn." came back as the events "The toll
+house at Low Water is too high to cross until dawn." and "The toll box is too high to cross
+until dawn.", each a memory line of every witness and false."""
+
+
+_QUOTING = re.compile(r"[:'\"“”‘’«»]")
+"""What opens a quotation before a sentence's last words."""
+
+
+@lru_cache(maxsize=4096)
+def _tail(key: str) -> tuple[str, ...] | None:
+    """The last `TAIL_WORDS` words of a key that has more, else None.
+
+    >>> _tail("the toll box is too high to cross until dawn")
+    ('too', 'high', 'to', 'cross', 'until', 'dawn')
+    """
+    words = key.split()
+    return tuple(words[-TAIL_WORDS:]) if len(words) > TAIL_WORDS else None
 
 
 @lru_cache(maxsize=32)

@@ -47,6 +47,12 @@ def _clamped(events: list[PerceptionEvent], **context: object) -> list[str]:
     return [e.text for e in out.events]
 
 
+def _without_tails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Isolate another rule's control: without tails, a known sentence told of another
+    subject (`TAIL_WORDS`) is never found."""
+    monkeypatch.setattr(restated, "_tail", lambda key: None)
+
+
 def test_a_restated_fact_or_earlier_event_goes_and_news_stays() -> None:
     events = [_event(f"  {FACT.upper()}"), _event("Rui walks to the window"), _event("Rain.")]
     assert _clamped(events, history=[EARLIER]) == ["Rain."]
@@ -303,6 +309,7 @@ def test_a_sentence_of_an_earlier_event_may_answer_a_waiting_attempt() -> None:
 def test_negative_control_without_the_sentence_keys_the_part_is_committed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _without_tails(monkeypatch)
     monkeypatch.setattr(restated, "_part_keys", lambda text: frozenset())
     fresh = OUTCOME_EVENT.model_copy()  # the memo keeps the keys of a record it has seen
     assert _clamped([_event(ITS_PART)], history=[fresh]) == [ITS_PART]
@@ -527,6 +534,7 @@ def test_a_fact_restated_with_now_is_no_news() -> None:
 def test_negative_control_without_the_state_adverbs_the_restatement_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _without_tails(monkeypatch)
     monkeypatch.setattr(restated, "STATE_ADVERBS", frozenset())
     assert _clamped([_event(NOW_SHUT)]) == [NOW_SHUT]
 
@@ -548,6 +556,44 @@ def test_a_clause_after_a_semicolon_of_an_earlier_event_is_known() -> None:
 def test_negative_control_split_at_stops_only_the_clause_is_committed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    _without_tails(monkeypatch)
     monkeypatch.setattr(restated, "_PART_BREAK", restated._SENTENCE_BREAK)
     fresh = BELL.model_copy()  # the memo keeps the keys of a record it has seen
     assert _clamped([_event(ITS_CLAUSE)], history=[fresh], turn_number=8) == [ITS_CLAUSE]
+
+
+RIVER = "The river is too high to cross until dawn."
+TRANSPLANTED = [
+    "The toll house at Low Water is too high to cross until dawn.",
+    "The toll box is too high to cross until dawn.",
+]
+"""Toll-house #34 (seed 48), turns 5 and 8: the standing fact RIVER told of other subjects."""
+
+
+def _clamped_by_the_river(events: list[PerceptionEvent], **context: object) -> list[str]:
+    scene = SCENE.model_copy(update={"facts": [RIVER]})
+    ctx = ClampContext(scene=scene, cast=CAST, **context)  # type: ignore[arg-type]
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events]
+
+
+def test_a_fact_told_of_another_subject_goes() -> None:
+    news = "Rain starts to fall on the river."
+    events = [*map(_event, TRANSPLANTED), _event(news)]
+    assert _clamped_by_the_river(events) == [news]
+
+
+def test_a_fact_told_of_another_subject_may_be_an_outcome() -> None:
+    """Of a waiting attempt it shares a word with: a crossing finds the river too high."""
+    cross = PULL.model_copy(update={"text": "tries to cross the river"})
+    found = "Ana finds the river too high to cross until dawn."
+    by_ana = _event(found).model_copy(update={"actor_id": "C1"})
+    assert _clamped_by_the_river([by_ana], history=[cross], turn_number=3) == [found]
+
+
+def test_negative_control_without_tails_the_transplants_stay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _without_tails(monkeypatch)
+    assert _clamped_by_the_river(list(map(_event, TRANSPLANTED))) == TRANSPLANTED
