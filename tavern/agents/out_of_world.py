@@ -34,6 +34,17 @@ ENOUGH_CONTEXT = (
 )
 """An assistant asking for more of its prompt ("enough context or information to respond")."""
 
+ASKS_FOR_CONTEXT = (
+    r"|\b(?:provide|give|share|offer)(?: me)?(?: with)? (?:more|some|additional|further)"
+    r" context\b"
+    r"|\bclarify what you(?:'re|’re| are) (?:looking for|asking(?: for)?)\b"
+    r"|\b(?:fornecer|dar|fornecer-me|me dar) mais contexto\b"
+    r"|\besclarecer o que (?:voc[eê] )?(?:est[aá] procurando|quer dizer)\b"
+)
+"""An assistant asking for a clearer prompt: live (vintners-wake #33, seed 48, turn 4),
+Dorotea Sand's speech and intent "... Could you please provide more context or clarify what
+you're looking for?"."""
+
 OWN_MAKING = (
     r"|\b(?:align|aligns|aligned|in line|consistent) with my"
     r" (?:personality|persona|guidelines|programming)\b"
@@ -60,6 +71,7 @@ OUT_OF_WORLD = re.compile(
     r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b"
     r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b"
     + ENOUGH_CONTEXT
+    + ASKS_FOR_CONTEXT
     + OWN_MAKING,
     re.IGNORECASE,
 )

@@ -27,6 +27,11 @@ LIVE_PERSONALITY = (
     " something that doesn't align with my personality."
 )
 """Vintners-wake soak #31's rerun (seed 46), turn 8: Dorotea Sand's answer to the same."""
+LIVE_ASKS = (
+    "I'm sorry, but I don't have any information about what just happened that you just"
+    " remembered. Could you please provide more context or clarify what you're looking for?"
+)
+"""Vintners-wake soak #33 (seed 48), turn 4: Dorotea Sand's speech, and her intent too."""
 LIVE_CANT_HELP = "I'm sorry, but I can't help with that."
 """Toll-house soak #33 (seed 47), turn 5: Maren Holt's answer to "I think we should open it
 now.", the assistant's refusal formula said whole."""
@@ -53,6 +58,8 @@ now.", the assistant's refusal formula said whole."""
         "Isso não está alinhado com a minha personalidade.",
         LIVE_CANT_HELP,
         "I'm sorry, but I cannot help with this request.",
+        LIVE_ASKS,
+        "Você poderia fornecer mais contexto?",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -81,6 +88,8 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "Keep your voice in line with my orders.",
         "It fits my personality, they say.",
         "I'm sorry, but I can't help with that door, it is the guild's.",
+        "Give me more light, and some bread.",
+        "Tell me what you're looking for in the cellar.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -235,3 +244,17 @@ def test_negative_control_without_the_formula_the_live_refusal_is_said(
     monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
     said = _beat(tmp_path, {"speech": LIVE_CANT_HELP}, speech="I think we should open it now.")
     assert [r.text for r in said] == [LIVE_CANT_HELP]
+
+
+def test_the_live_request_for_context_is_not_said(tmp_path: Path) -> None:
+    reply = {"speech": LIVE_ASKS, "action_intent": LIVE_ASKS.split(". ")[1]}
+    assert _beat(tmp_path, reply, speech="Good evening to you all.") == []
+
+
+def test_negative_control_without_the_context_request_the_live_line_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = OUT_OF_WORLD.pattern.replace(out_of_world.ASKS_FOR_CONTEXT, "")
+    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
+    said = _beat(tmp_path, {"speech": LIVE_ASKS}, speech="Good evening to you all.")
+    assert [r.text for r in said] == [LIVE_ASKS]
