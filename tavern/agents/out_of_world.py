@@ -34,6 +34,13 @@ ENOUGH_CONTEXT = (
 )
 """An assistant asking for more of its prompt ("enough context or information to respond")."""
 
+REFUSAL_FORMULA = (
+    r"|\bsorry, but i (?:can(?:no|'|’)t|cannot) help with (?:that|this)(?: request)?"
+    r"(?=\s*(?:[.!]|$))"
+)
+"""The assistant's refusal said whole (toll-house #33, seed 47, turn 5), not "... help with
+that door"."""
+
 ASKS_FOR_CONTEXT = (
     r"|\b(?:provide|give|share|offer)(?: me)?(?: with)? (?:more|some|additional|further)"
     r" context\b"
@@ -61,8 +68,6 @@ OUT_OF_WORLD = re.compile(
     r"|\bi(?:'m|’m| am) (?:just |only |merely )?(?:an? )?(?:digital |virtual |helpful )?"
     r"(?:ai|assistant|chatbot|bot|computer program|(?:fictional )?character)\b"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) assist with (?:that|this)\b"
-    r"|\bsorry, but i (?:can(?:no|'|’)t|cannot) help with (?:that|this)(?: request)?"
-    r"(?=\s*(?:[.!]|$))"
     r"|\b(?:can(?:no|'|’)t|cannot|unable to|not able to) perform (?:any )?(?:physical )?actions\b"
     r"|\brole[- ]?play"
     r"|\bcomo (?:uma? )?(?:ia|intelig[eê]ncia artificial|assistente|modelo de linguagem)\b"
@@ -71,6 +76,7 @@ OUT_OF_WORLD = re.compile(
     r"|\bn[aã]o posso (?:ajudar|auxiliar) com (?:isso|essa solicita[cç][aã]o)\b"
     r"|\bn[aã]o (?:posso|consigo) realizar (?:nenhuma |quaisquer )?a[cç][oõ]es\b"
     + ENOUGH_CONTEXT
+    + REFUSAL_FORMULA
     + ASKS_FOR_CONTEXT
     + OWN_MAKING,
     re.IGNORECASE,

@@ -204,57 +204,25 @@ def test_a_schema_word_is_taken_out_of_a_field() -> None:
     assert in_world(said) == CharacterReply(speech="Sit by the fire, friend.")
 
 
-def test_the_live_context_line_is_not_said(tmp_path: Path) -> None:
-    assert _beat(tmp_path, {"speech": LIVE_CONTEXT}, speech="Who are you, exactly?") == []
+LIVE_STEPS_OUT = [
+    (LIVE_CONTEXT, "ENOUGH_CONTEXT", "Who are you, exactly?"),
+    (LIVE_PERSONALITY, "OWN_MAKING", "Who are you, exactly?"),
+    (LIVE_CANT_HELP, "REFUSAL_FORMULA", "I think we should open it now."),
+    (LIVE_ASKS, "ASKS_FOR_CONTEXT", "Good evening to you all."),
+]
+"""Live answers (line, the part of `OUT_OF_WORLD` that knows it, what the human said)."""
 
 
-def test_negative_control_without_the_context_words_the_live_line_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("line", "part", "asked"), LIVE_STEPS_OUT)
+def test_the_live_lines_are_not_said(tmp_path: Path, line: str, part: str, asked: str) -> None:
+    assert _beat(tmp_path, {"speech": line, "action_intent": line}, speech=asked) == []
+
+
+@pytest.mark.parametrize(("line", "part", "asked"), LIVE_STEPS_OUT)
+def test_negative_control_without_its_part_each_live_line_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, part: str, asked: str
 ) -> None:
-    without = OUT_OF_WORLD.pattern.replace(out_of_world.ENOUGH_CONTEXT, "")
+    without = OUT_OF_WORLD.pattern.replace(getattr(out_of_world, part), "")
     monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
-    said = _beat(tmp_path, {"speech": LIVE_CONTEXT}, speech="Who are you, exactly?")
-    assert [r.text for r in said] == [LIVE_CONTEXT]
-
-
-def test_the_live_personality_line_is_not_said(tmp_path: Path) -> None:
-    assert _beat(tmp_path, {"speech": LIVE_PERSONALITY}, speech="Who are you, exactly?") == []
-
-
-def test_negative_control_without_the_own_making_words_the_live_line_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = OUT_OF_WORLD.pattern.replace(out_of_world.OWN_MAKING, "")
-    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
-    said = _beat(tmp_path, {"speech": LIVE_PERSONALITY}, speech="Who are you, exactly?")
-    assert [r.text for r in said] == [LIVE_PERSONALITY]
-
-
-def test_the_live_refusal_formula_is_not_said(tmp_path: Path) -> None:
-    assert (
-        _beat(tmp_path, {"speech": LIVE_CANT_HELP}, speech="I think we should open it now.") == []
-    )
-
-
-def test_negative_control_without_the_formula_the_live_refusal_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    formula = next(p for p in OUT_OF_WORLD.pattern.split("|") if "help with" in p)
-    without = OUT_OF_WORLD.pattern.replace("|" + formula, "")
-    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
-    said = _beat(tmp_path, {"speech": LIVE_CANT_HELP}, speech="I think we should open it now.")
-    assert [r.text for r in said] == [LIVE_CANT_HELP]
-
-
-def test_the_live_request_for_context_is_not_said(tmp_path: Path) -> None:
-    reply = {"speech": LIVE_ASKS, "action_intent": LIVE_ASKS.split(". ")[1]}
-    assert _beat(tmp_path, reply, speech="Good evening to you all.") == []
-
-
-def test_negative_control_without_the_context_request_the_live_line_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = OUT_OF_WORLD.pattern.replace(out_of_world.ASKS_FOR_CONTEXT, "")
-    monkeypatch.setattr(in_world_module, "OUT_OF_WORLD", re.compile(without, re.IGNORECASE))
-    said = _beat(tmp_path, {"speech": LIVE_ASKS}, speech="Good evening to you all.")
-    assert [r.text for r in said] == [LIVE_ASKS]
+    said = _beat(tmp_path, {"speech": line}, speech=asked)
+    assert [r.text for r in said] == [line]

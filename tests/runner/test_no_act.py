@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,10 +117,14 @@ def _answers(request: ProviderRequest) -> Any:
     return {"speech": "Not tonight.", "thought": None, "action_intent": "to talk"}
 
 
-def _replies(tmp_path: Path) -> list[tuple[str, str]]:
-    runner, store, _ = recording_runner(tmp_path, _answers, KernelLimits())
+def _replies(
+    tmp_path: Path,
+    answers: Callable[[ProviderRequest], Any] = _answers,
+    said: str = "Good evening.",
+) -> list[tuple[str, str]]:
+    runner, store, _ = recording_runner(tmp_path, answers, KernelLimits())
     sid = run(runner.create_session("the-vintners-wake", "C1")).id
-    run(runner.play_turn(sid, TurnInput(speech="Good evening.")))
+    run(runner.play_turn(sid, TurnInput(speech=said)))
     return [
         (r.kind, r.text)
         for r in store.history(sid)
@@ -197,6 +202,9 @@ def test_a_trait_of_the_own_personality_is_no_act() -> None:
     assert not names_no_act("Talkative", own_traits=no_act.traits("Courteous and precise."))
 
 
+WHO = "Who are you, exactly?"
+
+
 def _caspar_talkative(request: ProviderRequest) -> Any:
     if request.agent == "director":
         return director_answer(["C2"])
@@ -205,23 +213,15 @@ def _caspar_talkative(request: ProviderRequest) -> Any:
     return {"speech": "Evening.", "thought": None, "action_intent": "Talkative"}
 
 
-def _caspar_says(tmp_path: Path) -> list[tuple[str, str]]:
-    runner, store, _ = recording_runner(tmp_path, _caspar_talkative, KernelLimits())
-    sid = run(runner.create_session("the-vintners-wake", "C1")).id
-    run(runner.play_turn(sid, TurnInput(speech="Who are you, exactly?")))
-    return [
-        (r.kind, r.text)
-        for r in store.history(sid)
-        if isinstance(r, SpeechRecord | ActionRecord) and r.author == "character"
-    ]
-
-
 def test_a_turn_commits_no_trait_as_an_intent(tmp_path: Path) -> None:
-    assert _caspar_says(tmp_path) == [("speech", "Evening.")]
+    assert _replies(tmp_path, _caspar_talkative, WHO) == [("speech", "Evening.")]
 
 
 def test_negative_control_without_the_traits_the_trait_is_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(turn, "traits", lambda personality: frozenset())
-    assert _caspar_says(tmp_path) == [("speech", "Evening."), ("action", "Talkative")]
+    assert _replies(tmp_path, _caspar_talkative, WHO) == [
+        ("speech", "Evening."),
+        ("action", "Talkative"),
+    ]
