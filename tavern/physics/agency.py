@@ -42,12 +42,15 @@ into the cellar"). It runs before the witness clamp, which reads the zones after
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import Act, Names, named, read_acts, sentence_spans, words_of
+from tavern.physics.attempt_told import attempt_retold
 from tavern.physics.restated import content_words, recent_acts, shares_a_word
 from tavern.records import (
+    ActionRecord,
     Character,
     ClampChange,
     DirectorDecision,
@@ -190,7 +193,40 @@ def unconfirmed_acts(
                 about.setdefault(slot, []).append(text)
     _, spoke = recent_acts(recent, turn)
     test = SupportTest(about, spoke)
-    return unsupported_sentences(narration, names, test) or ""
+    kept = unsupported_sentences(narration, names, test) or ""
+    return without_retold_attempts(kept, cast, recent, turn)
+
+
+_TELLS_ATTEMPT = re.compile(r"\b(?:attempt|tries|tried|try)", re.IGNORECASE)
+
+
+def without_retold_attempts(
+    narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
+) -> str:
+    """`narration` without its sentences that only retell an attempt of this beat or the last
+    as an attempt (`attempt_told.attempt_retold`): live (toll-house #34's rerun, seed 48, turn
+    2), the event "Ilse Brandt walks slowly to the nearest window and looks outside" was
+    narrated "Ilse Brandt makes an attempt to walk slowly to the nearest window and looks
+    outside.", the outcome taken back.
+
+    """
+    if not narration or not _TELLS_ATTEMPT.search(narration):
+        return narration
+    tried: dict[str, list[str]] = {}
+    for r in recent:
+        if isinstance(r, ActionRecord) and r.turn_number >= turn - 1 and r.speaker in cast:
+            tried.setdefault(cast[r.speaker].body.display_name, []).append(r.text)
+    if not tried:
+        return narration
+    spans = sentence_spans(narration)
+    kept = [
+        (a, b)
+        for a, b in spans
+        if not any(attempt_retold(narration[a:b], name, texts) for name, texts in tried.items())
+    ]
+    if len(kept) == len(spans):
+        return narration
+    return "".join(narration[a:b] for a, b in kept).strip()
 
 
 def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:

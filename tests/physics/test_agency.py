@@ -388,3 +388,32 @@ def test_negative_control_without_descriptions_the_retelling_stays(
 
 def _plain(cast: dict[str, Character]) -> acts.Names:
     return acts.Names._build(tuple((s, c.body.display_name, "") for s, c in cast.items()))
+
+
+WALKED = "Ilse Brandt walks slowly to the nearest window and looks outside"
+LIVE_RETOLD_ATTEMPT = (
+    "Ilse Brandt makes an attempt to walk slowly to the nearest window and looks outside."
+)
+"""Toll-house #34's rerun (seed 48), turn 2: the narration of the event WALKED."""
+
+
+def _walked_beat() -> list[HistoryRecord]:
+    walk = attempt(1, "C1", "walks slowly to the nearest window and looks outside", turn=TURN)
+    return [walk, _event(2, WALKED, "C1")]
+
+
+def test_a_narration_retelling_the_beats_attempt_as_an_attempt_loses_it() -> None:
+    beat = _walked_beat()
+    assert unconfirmed_acts(LIVE_RETOLD_ATTEMPT + " Rain.", CAST, beat, TURN) == "Rain."
+    told = f"{WALKED}, but the shutters are nailed."
+    assert unconfirmed_acts(told, CAST, beat, TURN) == told
+    tried = "Ilse Brandt tries to walk to the window, but the floor gives way."
+    assert unconfirmed_acts(tried, CAST, beat, TURN) == tried
+
+
+def test_negative_control_without_the_attempt_check_the_retelling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "attempt_retold", lambda text, name, attempts: False)
+    beat = _walked_beat()
+    assert unconfirmed_acts(LIVE_RETOLD_ATTEMPT, CAST, beat, TURN) == LIVE_RETOLD_ATTEMPT
