@@ -68,7 +68,7 @@ _MARKER_VERBS = frozenset("make makes made making".split())
 _EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here this beat".split())
 """What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
-_TIME_MARKER_WORDS = frozenset("time passes passed pass some a little while then and".split())
+_TIME_MARKER_WORDS = frozenset("the time passes passed pass some a little while then and".split())
 _PASSING = frozenset(("passes", "passed", "pass"))
 """What a sentence made from the time-skip marker, "(Time passes.)", holds."""
 _SPEECH_MARKER_WORDS = frozenset(("speaks", "speak", "someone", "and"))

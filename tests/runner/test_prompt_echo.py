@@ -285,6 +285,7 @@ copy of turn 1's "(Time passes.)" marker in a beat in which no time passed."""
 def test_the_time_skip_marker_as_prose_is_cut(wake: SessionState) -> None:
     assert drop_prompt_echo(LIVE_TIME_MARKER, TOLL) == ""
     assert _cut("Time passes. Some time passed. Rain.", wake) == "Rain."
+    assert _cut("The time passes.", wake) == ""  # toll-house #34's rerun, turns 5 and 7
     kept = "Time passes slowly while the rain drums on the shutters."
     assert _cut(kept, wake) == kept
 
