@@ -141,18 +141,19 @@ def drop_restated_events(
     known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
     known.update(_EVENT_KEYS.all(events, names_key, key))
     known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
-    tails: dict[tuple[str, ...], list[str]] = {}
-    for k in known:
-        tail = _tail(k)
-        if tail is not None:
-            tails.setdefault(tail, []).append(k)
+    facts_and_events = list(known)  # attempts told as done are `act_borrowed`'s to judge
 
     def transplanted(text_key: str) -> bool:
         """Ends as a known sentence does but for its subject; a sentence ending with the
         whole known one, or quoting it ("Ilse taps the placard: 'Tolls paid in coin ...'"),
         is no transplant."""
-        same = tails.get(_tail(text_key) or ())
-        if same is None or any(text_key.endswith(k) for k in same):
+        tail = _tail(text_key)
+        if tail is None:
+            return False
+        # A known key with a word before the same tail (C-level scans: no index to build).
+        ending = " " + " ".join(tail)
+        same = [k for k in facts_and_events if k.endswith(ending)]
+        if not same or any(text_key.endswith(k) for k in same):
             return False
         head = text_key.rsplit(maxsplit=TAIL_WORDS)[0]
         return not _QUOTING.search(head)
