@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import lru_cache
 
 from tavern.records import CharacterReply
 
@@ -92,6 +93,7 @@ turn 3), Dorotea Sand's intent "nothing new" was shown on the human's screen as 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
+@lru_cache(maxsize=64)
 def traits(personality: str) -> frozenset[str]:
     """The one-word items of a personality's lists, folded: "Warm, talkative, quick to bless"
     gives warm and talkative, "Courteous, precise, and lonely; ..." all three.

@@ -360,7 +360,7 @@ class TurnTransaction:
                 reply = without_empty_intent(
                     without_loops(reply),
                     prose.cast_names(staged),
-                    traits(own_sheet(staged, slot).mind.personality),
+                    traits(staged.cast[slot].mind.personality),
                 )
             if reply is not None:
                 reply = without_echo(reply, heard, slot)
