@@ -182,7 +182,8 @@ def unconfirmed_acts(
     narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
 ) -> str:
     """`narration` without its sentences in which a character does what no event of beat
-    `turn` confirms (`recent`: the records so far, this beat's included)."""
+    `turn` confirms (`recent`: the records so far, this beat's included), nor those that only
+    retell a recent attempt as an attempt (`without_retold_attempts`)."""
     if not narration or not cast:
         return narration
     names = Names.of(cast)
@@ -208,7 +209,6 @@ def without_retold_attempts(
     2), the event "Ilse Brandt walks slowly to the nearest window and looks outside" was
     narrated "Ilse Brandt makes an attempt to walk slowly to the nearest window and looks
     outside.", the outcome taken back.
-
     """
     if not narration or not _TELLS_ATTEMPT.search(narration):
         return narration
