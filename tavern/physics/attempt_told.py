@@ -17,6 +17,9 @@ goes too (`act_borrowed`), unless the actor attempted it as well: live (toll-hou
 45, turn 3), "Maren Holt walks slowly to the nearest window and looks outside", the human's
 turn-2 attempt, while Maren Holt's own waiting attempt was "call".
 
+An action_outcome that only states a new attempt ("Agnese Corvo attempts to open the will
+now.") tells no outcome either (`bare_attempt`).
+
 A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, though an
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 """
@@ -135,6 +138,35 @@ def _without_attempting(words: tuple[str, ...]) -> tuple[str, ...] | None:
         if words[: len(opening)] == opening:
             return words[len(opening) :]
     return None
+
+
+HOW_IT_WENT = frozenset(
+    "but yet only until and then so while when as though although because without fail failed"
+    " succeed succeeded find found finding cannot can t unable manage managed".split()
+)
+"""Words (in `_act_words` form) after which a sentence may tell how an attempt went."""
+_CLAUSE_BREAK = re.compile(r"[,;:.!?]\s*\S")
+
+
+def bare_attempt(text: str, actor_name: str) -> bool:
+    """Whether `text` is one clause: `actor_name`, a verb of attempting, and an act, with no
+    word of how it went (`HOW_IT_WENT`). It tells a new attempt, no outcome: live
+    (vintners-wake #33's rerun, seed 48), "reaches for the door" got "Agnese Corvo attempts to
+    open the will now." and Brother Caspar's "read" got "Brother Caspar tries to read the will
+    at midnight.".
+
+    >>> bare_attempt("Agnese Corvo attempts to open the will now.", "Agnese Corvo")
+    True
+    >>> bare_attempt("Agnese Corvo tries to open the door, but it is locked.", "Agnese Corvo")
+    False
+    >>> bare_attempt("Agnese Corvo tries the door and it opens.", "Agnese Corvo")
+    False
+    """
+    if _CLAUSE_BREAK.search(text.strip()):
+        return False
+    rest = _act_of(text, actor_name)
+    act = _without_attempting(rest) if rest is not None else None
+    return bool(act) and HOW_IT_WENT.isdisjoint(act or ())
 
 
 MIN_BORROWED_WORDS = 3

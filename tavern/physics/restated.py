@@ -65,7 +65,12 @@ from functools import lru_cache
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
-from tavern.physics.attempt_told import act_borrowed, attempt_retold, bare_outcome
+from tavern.physics.attempt_told import (
+    act_borrowed,
+    attempt_retold,
+    bare_attempt,
+    bare_outcome,
+)
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events, rewrite_events
 from tavern.physics.identity import display_names, with_names
@@ -170,6 +175,8 @@ def drop_restated_events(
             own = [a.text for a in tried if a.speaker == ev.actor_id]
             others = [a.text for a in tried if a.speaker != ev.actor_id]
             if attempt_retold(text, name, own) or act_borrowed(text, name, own, others):
+                return True
+            if ev.kind == "action_outcome" and bare_attempt(text, name):
                 return True
         if _recites(text, known):
             return True

@@ -422,6 +422,7 @@ def test_negative_control_without_the_attempt_of_form_the_retelling_stays(
 def test_negative_control_with_attempts_known_only_as_typed_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(restated, "bare_attempt", lambda text, name: False)
     monkeypatch.setattr(
         attempt_told,
         "_attempted_acts",
@@ -597,3 +598,32 @@ def test_negative_control_without_tails_the_transplants_stay(
 ) -> None:
     _without_tails(monkeypatch)
     assert _clamped_by_the_river(list(map(_event, TRANSPLANTED))) == TRANSPLANTED
+
+
+LIVE_BARE_ATTEMPTS = [
+    "Ana attempts to open the will now.",
+    "Ana tries to read the will at midnight.",
+]
+"""Vintners-wake #33's rerun (seed 48), turns 2 and 5, under the test cast's name for C1: an
+attempt's "outcome" that states a new attempt."""
+
+
+def test_an_outcome_stating_a_new_attempt_goes() -> None:
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    told = [_by_ana(t) for t in LIVE_BARE_ATTEMPTS]
+    kept = [
+        "Ana tries to open the will, but the seal holds.",
+        "Ana tries the door and it swings open.",
+        "Ana opens the will.",
+    ]
+    out = _clamped([*told, *map(_by_ana, kept)], history=[door], turn_number=2)
+    assert out == kept
+
+
+def test_negative_control_without_bare_attempts_they_are_outcomes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "bare_attempt", lambda text, name: False)
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    told = [_by_ana(t) for t in LIVE_BARE_ATTEMPTS]
+    assert _clamped(told, history=[door], turn_number=2) == LIVE_BARE_ATTEMPTS
