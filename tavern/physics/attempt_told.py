@@ -146,6 +146,9 @@ HOW_IT_WENT = frozenset(
 )
 """Words (in `_act_words` form) after which a sentence may tell how an attempt went."""
 _CLAUSE_BREAK = re.compile(r"[,;:.!?]\s*\S")
+_TRYING = re.compile(r"attempt|tri|try", re.IGNORECASE)
+"""What every verb of attempting (`_ATTEMPTING`) holds as written: a text without any cannot
+open with one, so it needs no word split."""
 
 
 def bare_attempt(text: str, actor_name: str) -> bool:
@@ -162,7 +165,7 @@ def bare_attempt(text: str, actor_name: str) -> bool:
     >>> bare_attempt("Agnese Corvo tries the door and it opens.", "Agnese Corvo")
     False
     """
-    if _CLAUSE_BREAK.search(text.strip()):
+    if not _TRYING.search(text) or _CLAUSE_BREAK.search(text.strip()):
         return False
     rest = _act_of(text, actor_name)
     act = _without_attempting(rest) if rest is not None else None
