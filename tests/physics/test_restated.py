@@ -585,6 +585,16 @@ def test_a_fact_told_of_another_subject_goes() -> None:
     assert _clamped_by_the_river(events) == [news]
 
 
+THIS_IS = "This is the trapdoor to the cellar is shut and bolted from the hall side."
+"""Vintners-wake #33's rerun (seed 48), turn 6: the standing fact (FACT) with words before it."""
+
+
+def test_a_fact_with_words_before_it_goes() -> None:
+    """A quote of a known text stays: `test_authored`'s placard."""
+    news = "This is the night the will is read."
+    assert _clamped([_event(THIS_IS), _event(news)]) == [news]
+
+
 def test_a_fact_told_of_another_subject_may_be_an_outcome() -> None:
     """Of a waiting attempt it shares a word with: a crossing finds the river too high."""
     cross = PULL.model_copy(update={"text": "tries to cross the river"})
@@ -598,6 +608,7 @@ def test_negative_control_without_tails_the_transplants_stay(
 ) -> None:
     _without_tails(monkeypatch)
     assert _clamped_by_the_river(list(map(_event, TRANSPLANTED))) == TRANSPLANTED
+    assert _clamped([_event(THIS_IS)]) == [THIS_IS]
 
 
 LIVE_BARE_ATTEMPTS = [
