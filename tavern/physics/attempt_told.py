@@ -169,7 +169,7 @@ def bare_attempt(text: str, actor_name: str) -> bool:
         return False
     rest = _act_of(text, actor_name)
     act = _without_attempting(rest) if rest is not None else None
-    return bool(act) and HOW_IT_WENT.isdisjoint(act or ())
+    return act is not None and len(act) > 0 and HOW_IT_WENT.isdisjoint(act)
 
 
 MIN_BORROWED_WORDS = 3

@@ -112,9 +112,10 @@ def fact_key(text: str) -> str:
     True
     """
     key = line_key(text)
-    if STATE_ADVERBS.isdisjoint(key.split()):
+    words = key.split()
+    if STATE_ADVERBS.isdisjoint(words):
         return key
-    return " ".join(w for w in key.split() if w not in STATE_ADVERBS)
+    return " ".join(w for w in words if w not in STATE_ADVERBS)
 
 
 def told_as_done(attempt: HistoryRecord, names: Mapping[str, str]) -> str:
