@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
+from tavern.physics.attempt_told import act_stem
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
@@ -143,12 +144,13 @@ def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
 
 
 def attempt_key(text: str) -> str:
-    """`line_key` with each word's final "s" dropped: "walks" and "walk" are one attempt.
+    """`line_key` with each word in `act_stem` form: "walks" and "walk", "reaches" and
+    "reach" are one attempt.
 
-    >>> attempt_key("Walks slowly to the nearest window and looks outside.")
-    'walk slowly to the nearest window and look outside'
+    >>> attempt_key("Walks slowly to the nearest window and reaches for the latch.")
+    'walk slowly to the nearest window and reach for the latch'
     """
-    return " ".join(w.removesuffix("s") for w in line_key(text).split())
+    return " ".join(map(act_stem, line_key(text).split()))
 
 
 def _attempt_keys(record: HistoryRecord) -> frozenset[str]:

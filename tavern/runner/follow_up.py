@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
+from tavern.physics.attempt_told import act_stem
 from tavern.physics.restated import attempt_records, content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
@@ -106,9 +107,10 @@ def unanswered(
 
 def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
-    each word's final "s" aside ("Ilse Brandt walks to the door." ~ "walk to the door")."""
-    words = [w.removesuffix("s") for w in plain_words(text)]
-    named = [w.removesuffix("s") for w in plain_words(actor_name)]
+    each verb's "-s" or "-es" aside (`act_stem`: "Ilse Brandt reaches for the door." ~
+    "reach for the door")."""
+    words = [act_stem(w) for w in plain_words(text)]
+    named = [act_stem(w) for w in plain_words(actor_name)]
     if named and words[: len(named)] == named:
         words = words[len(named) :]
     return tuple(w for w in words if w)

@@ -516,7 +516,7 @@ def test_a_verb_in_es_is_the_same_act_as_its_stem() -> None:
 def test_negative_control_stripping_only_the_s_reaches_is_another_act(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(attempt_told, "_stem", lambda word: word.removesuffix("s"))
+    monkeypatch.setattr(attempt_told, "act_stem", lambda word: word.removesuffix("s"))
     assert not attempt_told.attempt_retold(
         "Ana tries to reach for the door.", "Ana", ["reaches for the door"]
     )

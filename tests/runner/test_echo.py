@@ -310,3 +310,20 @@ def test_negative_control_without_the_event_rule_the_intent_tells_the_outcome(
     monkeypatch.setattr(echo, "without_told_events", lambda intent, records, viewer: intent)
     reply = CharacterReply(action_intent=LIVE_INTENT)
     assert echo.without_echo(reply, [_told(["C1", "C2"])], "C2") == reply
+
+
+REACHES = "reaches for the latch of the window"
+REACH_COPY = "reach for the latch of the window"
+"""A verb in "-es": the stem every act rule shares (`attempt_told.act_stem`) makes it one act."""
+
+
+def test_an_echoed_attempt_in_es_is_dropped(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"action_intent": REACH_COPY}, action=REACHES) == []
+
+
+def test_negative_control_stripping_only_the_s_the_es_echo_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(echo, "act_stem", lambda word: word.removesuffix("s"))
+    said = _beat(tmp_path, {"action_intent": REACH_COPY}, action=REACHES)
+    assert [r.text for r in said] == [REACH_COPY]

@@ -351,6 +351,22 @@ def test_another_characters_attempt_is_a_copy_too() -> None:
     assert _told("Ilse Brandt sits down.", door, short, "Ilse Brandt") == "Ilse Brandt sits down."
 
 
+def test_another_attempt_in_the_stem_form_is_a_copy() -> None:
+    """An attempt in "-es" told as "reach", and back: one act (`attempt_told.act_stem`)."""
+    door, window = _attempt(14, "C1", "reach for the door"), _attempt(10, "C2", WINDOW)
+    told = "Maren Holt reaches for the door."
+    assert _told(told, window, [window, door], "Maren Holt") == ""
+
+
+def test_negative_control_stripping_only_the_s_the_es_copy_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow_up, "act_stem", lambda word: word.removesuffix("s"))
+    door, window = _attempt(14, "C1", "reach for the door"), _attempt(10, "C2", WINDOW)
+    told = "Maren Holt reaches for the door."
+    assert _told(told, window, [window, door], "Maren Holt") == told
+
+
 def test_a_sentence_holding_a_run_of_another_attempt_goes_the_rest_stays() -> None:
     """Toll-house soak #14 (seed 32), turn 2: Maren Holt's "read" answered with the human's
     attempt of that beat in a second sentence."""
