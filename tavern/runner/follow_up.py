@@ -20,6 +20,7 @@ two Characters' "read" took both calls).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
@@ -220,6 +221,7 @@ async def follow_up(
     Returns:
         The decision with the clamped outcomes added, and the clamps' changes.
     """
+    beat = _Beat(caller, state, history, clamp, turn, budget_tokens, room)
     changes: list[ClampChange] = []
     asked = 0
     rejected: list[ActionRecord] = []
@@ -229,71 +231,71 @@ async def follow_up(
         if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
             continue
         asked += 1
-        decision, more = await _ask(
-            caller, state, history, decision, clamp, attempt, turn, budget_tokens, room
-        )
+        decision, more = await beat.ask(decision, attempt)
         changes += more
         if more and not answered(decision, attempt.speaker):
             rejected.append(attempt)
     for attempt in rejected[:MAX_ASKED_AGAIN]:
         if not answered(decision, attempt.speaker):
-            decision, more = await _ask(
-                caller,
-                state,
-                history,
-                decision,
-                clamp,
-                attempt,
-                turn,
-                budget_tokens,
-                room,
-                again=True,
-            )
+            decision, more = await beat.ask(decision, attempt, again=True)
             changes += more
     return decision, changes
 
 
-async def _ask(
-    caller: AgentCaller,
-    state: SessionState,
-    history: list[HistoryRecord],
-    decision: DirectorDecision,
-    clamp: Clamp,
-    attempt: ActionRecord,
-    turn: int,
-    budget_tokens: int,
-    room: int | None,
-    *,
-    again: bool = False,
-) -> tuple[DirectorDecision, list[ClampChange]]:
-    """One follow-up call about `attempt`: the decision with its clamped outcome added, and
-    the changes (none when the answer was blank: nothing was told, nothing refused)."""
+@dataclass(frozen=True)
+class _Beat:
+    """What every follow-up call of one beat shares (see `follow_up`'s arguments)."""
 
-    def build(budget: int) -> list[ChatMessage]:
-        return outcome.build_messages(
-            state, history, attempt, decision.events, budget_tokens=budget, again=again
+    caller: AgentCaller
+    state: SessionState
+    history: list[HistoryRecord]
+    clamp: Clamp
+    turn: int
+    budget_tokens: int
+    room: int | None
+
+    async def ask(
+        self, decision: DirectorDecision, attempt: ActionRecord, *, again: bool = False
+    ) -> tuple[DirectorDecision, list[ClampChange]]:
+        """One follow-up call about `attempt`: the decision with its clamped outcome added,
+        and the changes (none when the answer was blank: nothing was told, nothing refused)."""
+        state, history = self.state, self.history
+
+        def build(budget: int) -> list[ChatMessage]:
+            return outcome.build_messages(
+                state, history, attempt, decision.events, budget_tokens=budget, again=again
+            )
+
+        messages = fitted(build, self.budget_tokens, self.room)
+        answer = await self.caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, self.turn)
+        return self._tell(decision, attempt, outcome.parse(answer))
+
+    def _tell(
+        self, decision: DirectorDecision, attempt: ActionRecord, text: str
+    ) -> tuple[DirectorDecision, list[ClampChange]]:
+        """`decision` with the outcome `text` of `attempt` added once the copy rules and the
+        clamps let it through, and what they changed."""
+        if not text:
+            return decision, []
+        state = self.state
+        name = director.true_name(state, attempt.speaker)
+        copied = without_borrowed(
+            text, attempt, self.history, name, decision.events, state.scene.facts
         )
-
-    messages = fitted(build, budget_tokens, room)
-    text = outcome.parse(await caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, turn))
-    if not text:
-        return decision, []
-    name = director.true_name(state, attempt.speaker)
-    copied = without_borrowed(text, attempt, history, name, decision.events, state.scene.facts)
-    told = without_empty(copied, name)
-    path = f"outcome of #{attempt.seq}"
-    changes = [
-        ClampChange(rule=rule, path=path, before=before, after=after)
-        for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]
-        if after != before
-    ]
-    if not told:
-        return decision, changes
-    proposal = decision.model_copy(
-        update={
-            "events": [*decision.events, outcome_event(attempt, told)],
-            "nothing_happens": False,
-        }
-    )
-    decision, more = clamp(proposal)
-    return decision, changes + more
+        told = without_empty(copied, name)
+        path = f"outcome of #{attempt.seq}"
+        changes = [
+            ClampChange(rule=rule, path=path, before=before, after=after)
+            for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]
+            if after != before
+        ]
+        if not told:
+            return decision, changes
+        proposal = decision.model_copy(
+            update={
+                "events": [*decision.events, outcome_event(attempt, told)],
+                "nothing_happens": False,
+            }
+        )
+        decision, more = self.clamp(proposal)
+        return decision, changes + more
