@@ -103,10 +103,19 @@ def initial_identities(
 
 
 def _name_forms(character: Character) -> list[str]:
-    """The full display name, plus its first word when that alone is a usable name."""
+    """The full display name, plus its first and its last word where each alone is a usable
+    name: "Ilse Brandt", "Ilse", "Brandt". A surname alone is a name too: a Director writing
+    "Brandt nods." would otherwise show it to viewers who never learned it.
+
+    >>> from tavern.records import Body, Mind
+    >>> _name_forms(Character(id="x", mind=Mind(), body=Body(display_name="Ilse Brandt",
+    ...     description_ref="the woman in grey")))
+    ['Ilse Brandt', 'Ilse', 'Brandt']
+    """
     full = character.body.display_name.strip()
-    first = full.split()[0] if full.split() else full
-    return [full] + ([first] if first != full and len(first) >= 3 else [])
+    words = full.split() or [full]
+    parts = dict.fromkeys(w for w in (words[0], words[-1]) if w != full and len(w) >= 3)
+    return [full, *parts]
 
 
 @lru_cache(maxsize=1024)

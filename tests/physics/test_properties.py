@@ -200,7 +200,7 @@ def test_projection_holds_every_boundary(pair: tuple[World, object], clamp_first
         learned = " | ".join(e.name for e in ledger.identities.values() if e.name)
         for slot in ledger.identities:
             true = cast[slot].body.display_name
-            for form in {true, true.split()[0]}:
+            for form in {true, true.split()[0], true.split()[-1]}:
                 if form not in learned and form not in cast[viewer].body.display_name:
                     assert not re.search(rf"\b{re.escape(form)}\b", text), (form, viewer)
 

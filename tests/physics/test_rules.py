@@ -362,6 +362,31 @@ def test_render_never_shows_ids_or_unlearned_names() -> None:
     )
 
 
+def test_a_surname_alone_is_projected_and_taught() -> None:
+    led = initial_identities(CAST)["C1"]
+    assert render_for_viewer("Lopes nods.", "C1", led, CAST) == "The man in the open shirt nods."
+    public = audience_for(FLAT, "C1", "speech")
+    heard = learn_names(led, speech(0, "C3", "Lopes, sit down.", public), CAST, "C1")
+    assert heard.identities["C2"].name == "Lopes"
+    assert render_for_viewer("Rui Lopes nods.", "C1", heard, CAST) == "Lopes nods."
+
+
+def test_negative_control_first_names_only_the_surname_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tavern.physics import identity
+
+    def full_and_first(character: Character) -> list[str]:
+        full = character.body.display_name
+        return [full] + [w for w in full.split()[:1] if w != full]
+
+    monkeypatch.setattr(identity, "_name_forms", full_and_first)
+    monkeypatch.setattr(identity, "_TABLES", {})  # tables built with the forms of the rule
+    monkeypatch.setattr(identity, "_RENDERED", {})
+    led = initial_identities(CAST)["C1"]
+    assert render_for_viewer("Lopes nods.", "C1", led, CAST) == "Lopes nods."
+
+
 def test_observation_is_viewer_projected() -> None:
     st = state()
     w = speech(

@@ -113,7 +113,7 @@ def worlds(draw: st.DrawFn) -> World:
     slots = list(cast)
     scene = draw(scenes(slots))
     speech_names = [c.body.display_name for c in cast.values()] + [
-        n.split()[0] for n in NAMES[: len(cast)]
+        form for n in NAMES[: len(cast)] for form in {n.split()[0], n.split()[-1]}
     ]
     history: list[HistoryRecord] = []
     thought_words: dict[str, str] = {}
@@ -204,6 +204,7 @@ def hostile_decisions(draw: st.DrawFn, world: World) -> DirectorDecision:
     slots = [*world.state.cast, "C9", "Narrator"]
     secrets = [*world.thought_words, *world.whisper_words]
     names = [c.body.display_name for c in world.state.cast.values()]
+    names += [n.split()[-1] for n in names]  # a surname alone is a name too
     zones = [*ZONES, "main", "attic", "Bad Zone"]
 
     def text() -> str:

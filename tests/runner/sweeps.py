@@ -51,7 +51,8 @@ def unlearned_names(state: SessionState, viewer: str, text: str) -> list[tuple[s
         if slot == viewer:
             continue
         full = character.body.display_name
-        forms = [full] + [w for w in full.split()[:1] if w != full and len(w) >= 3]
+        words = full.split()
+        forms = [full] + [w for w in {words[0], words[-1]} if w != full and len(w) >= 3]
         learned = ledger.identities[slot].name if slot in ledger.identities else None
         for form in forms:
             if learned and (form == learned or form in learned.split()):
