@@ -34,6 +34,7 @@ from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.redaction import redact
+from tavern.physics.respelt import respell_names
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
@@ -351,6 +352,7 @@ def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
 
 
 CLAMP_RULES: list[tuple[str, ClampRule]] = [
+    ("misspelt_name", respell_names),
     ("cast_reference", resolve_names),
     ("cast_gloss", collapse_glosses),
     ("zone_move", clamp_zone_moves),
@@ -373,12 +375,13 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("redacted_event", drop_emptied_events),
     ("duplicate_event", drop_duplicate_events),
 ]
-"""Clamp rules in application order. Names become ids first, so every other rule judges ids.
-Copies of spoken lines and thoughts and recitals of a mind go before the guards could mask
-them. The guards run on the final witness lists, and an event they left with nothing to tell
-goes; repeats merge last, on the texts as they will be shown (two texts can become equal once
-redacted). A merged event's witnesses never make a guard redact more: copies that the guards
-left equal hold nothing hidden from any of them."""
+"""Clamp rules in application order. Cast names one letter off are spelt right, then names
+become ids first, so every other rule judges ids. Copies of spoken lines and thoughts and
+recitals of a mind go before the guards could mask them. The guards run on the final witness
+lists, and an event they left with nothing to tell goes; repeats merge last, on the texts as
+they will be shown (two texts can become equal once redacted). A merged event's witnesses
+never make a guard redact more: copies that the guards left equal hold nothing hidden from
+any of them."""
 
 
 def clamp_decision(

@@ -24,6 +24,7 @@ from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_a
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
+from tavern.physics.respelt import respelt
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -315,7 +316,7 @@ class TurnTransaction:
             prose.staging_parts(staged),
         )
         recent = [*self.history[-COPY_WINDOW:], *beat]
-        return unconfirmed_acts(told, staged.cast, recent, self.turn_number)
+        return unconfirmed_acts(respelt(told, staged.cast), staged.cast, recent, self.turn_number)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""

@@ -190,3 +190,21 @@ def test_an_unclosed_quotation_at_the_end_never_survives(
 ) -> None:
     text = " ".join([*before, f"She says, {mark}{words}"])
     assert drop_quoted_speech(text) == " ".join(before)
+
+
+MISSPELT_ACT = "Agnesse Corvo attempts to cross the cellar until dawn."
+"""Toll-house #35 (seed 49), turn 8, in the wake's cast: "Ilsse Brandt attempts to cross the
+river until dawn.", the human's character misspelt, doing what nobody attempted."""
+
+
+def test_a_misspelt_name_is_spelt_right_and_its_unconfirmed_act_cut(tmp_path: Path) -> None:
+    assert _narrated(tmp_path, f"{MISSPELT_ACT} Candles gutter.") == ["Candles gutter."]
+
+
+def test_negative_control_unmended_the_misspelt_act_is_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "respelt", lambda text, cast: text)
+    assert _narrated(tmp_path, f"{MISSPELT_ACT} Candles gutter.") == [
+        f"{MISSPELT_ACT} Candles gutter."
+    ]
