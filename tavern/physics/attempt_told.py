@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -59,8 +60,10 @@ _ATTEMPTING = tuple(
 """How a retelling opens an attempt, in `_act_words` form ("tries" loses its "s" too)."""
 
 
+@lru_cache(maxsize=4096)
 def _act_words(text: str) -> tuple[str, ...]:
-    """The lower-cased words of `text`, each in `act_stem` form.
+    """The lower-cased words of `text`, each in `act_stem` form (remembered: the same
+    attempts and events are read again on every beat they stay recent).
 
     >>> _act_words("Reaches for the boxes, walks, passes, pass, gazes, gaze")
     ('reach', 'for', 'the', 'box', 'walk', 'pass', 'pass', 'gaz', 'gaz')

@@ -46,6 +46,7 @@ thoughts included), alone or after a label (see `LABEL_WORDS`), is dropped.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.attempt_told import act_stem
@@ -143,6 +144,7 @@ def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=4096)
 def attempt_key(text: str) -> str:
     """`line_key` with each word in `act_stem` form: "walks" and "walk", "reaches" and
     "reach" are one attempt.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
@@ -106,6 +107,7 @@ def unanswered(
     return [a for a in attempt_records(history, turn) if not answered(decision, a.speaker)]
 
 
+@lru_cache(maxsize=4096)
 def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
     each verb's "-s" or "-es" aside (`act_stem`: "Ilse Brandt reaches for the door." ~
