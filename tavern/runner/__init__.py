@@ -10,8 +10,8 @@ from tavern.runner.interface import (
     SessionNotFoundError,
     TurnRunner,
 )
+from tavern.runner.limits import KernelLimits
 from tavern.runner.service import Runner
-from tavern.runner.turn import KernelLimits
 
 __all__ = [
     "ConflictError",

@@ -7,8 +7,8 @@ import httpx
 from tavern.llm.client import LlmClient
 from tavern.records import LlmCallLine
 from tavern.records.config import AppConfig
+from tavern.runner.limits import KernelLimits
 from tavern.runner.service import Runner
-from tavern.runner.turn import KernelLimits
 from tavern.store import JournalWriter, Library, SessionStore
 
 

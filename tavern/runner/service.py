@@ -34,9 +34,10 @@ from tavern.runner.interface import (
     RunnerError,
     SessionNotFoundError,
 )
+from tavern.runner.limits import KernelLimits
 from tavern.runner.own_view import own_sheet
 from tavern.runner.screen import display_names, perceived_by
-from tavern.runner.turn import KernelLimits, TurnTransaction
+from tavern.runner.turn import TurnTransaction
 from tavern.store import (
     JournalWriter,
     Library,

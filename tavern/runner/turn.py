@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 from tavern.agents import character, director, prose
+from tavern.agents.fact_recital import drop_fact_recitals
 from tavern.physics import clock as story_clock
 from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
@@ -40,11 +41,12 @@ from tavern.records import (
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
 from tavern.runner.echo import without_echo
-from tavern.runner.fit import CALL_TIME_TOKENS, fitted
+from tavern.runner.fit import fitted
 from tavern.runner.follow_up import follow_up
 from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
+from tavern.runner.limits import KernelLimits
 from tavern.runner.loops import without_event_loops, without_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.no_act import traits, without_empty_intent
@@ -52,79 +54,7 @@ from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
 
-ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600}
-"""Tokens kept free for an answer when the provider's settings give no output limit: about
-twice the longest answers of a live session (Director 757, prose 400, Character 61)."""
-
-
 _turn_number = attrgetter("turn_number")
-
-
-@dataclass(frozen=True)
-class KernelLimits:
-    """Bounds the code owns, whatever a model proposes."""
-
-    max_skip_ticks: int = 3
-    """Largest time compression a Director may request on an ordinary beat."""
-    skip_invite_ticks: int = 6
-    """Largest time compression when the world is invited to move (skip without a hint)."""
-    director_turns: int = 40
-    """Turns of history loaded for the Director's window (then trimmed by token budget). It
-    must hold well over one window stride of records, or the window slides every turn."""
-    perception_turns: int = 8
-    """Turns of history the observation and the secret guards look back over (at least;
-    the window's start moves in steps of `window_step` turns)."""
-    window_step: int = 8
-    """The loaded history and the perception window start on a multiple of this many
-    turns, so from one beat to the next they only grow at their end (up to this many extra
-    turns): the secrets walk then continues the previous beat's instead of starting over."""
-    director_history_tokens: int = director.HISTORY_BUDGET_TOKENS
-    """Token budget of the Director's history window (raise it for large-context models)."""
-    prose_transcript_tokens: int = prose.TRANSCRIPT_BUDGET_TOKENS
-    """Token budget of the prose renderer's reader transcript."""
-    character_memory_tokens: int = character.MEMORY_BUDGET_TOKENS
-    """Token budget of the memory lines in a Character prompt."""
-    context_tokens: int | None = None
-    """The model's context per request. When set, each prompt's history part (the Director's
-    window, the prose transcript, a Character's memory) shrinks until the prompt, counted
-    pessimistically (`fit.prompt_tokens_ceiling`), leaves `answer_tokens` of its role free."""
-    answer_tokens: Mapping[str, int] = field(default_factory=lambda: dict(ANSWER_TOKENS))
-    """Tokens kept free for each role's answer (`director`, `prose`, `character`)."""
-
-    def room(self, role: str) -> int | None:
-        """Tokens a `role` prompt may take, or None when the context is not bounded."""
-        if self.context_tokens is None:
-            return None
-        answer = self.answer_tokens.get(role, ANSWER_TOKENS[role])
-        return self.context_tokens - answer - CALL_TIME_TOKENS
-
-    @classmethod
-    def for_context(
-        cls, context_tokens: int, answer_tokens: Mapping[str, int] | None = None
-    ) -> KernelLimits:
-        """Budgets that keep every prompt (plus its answer) inside a model's context.
-
-        The shares are starting budgets; `context_tokens` makes each prompt fit as built.
-        `answer_tokens` are the configured output limits per role (`default` applies to
-        roles without their own); unset roles keep `ANSWER_TOKENS`.
-
-        >>> limits = KernelLimits.for_context(4096, {"default": 500, "director": 900})
-        >>> limits.director_history_tokens, limits.room("director"), limits.room("prose")
-        (1638, 3143, 3543)
-        """
-        given = dict(answer_tokens or {})
-        fallback = given.pop("default", None)
-        answers = {
-            role: given.get(role, fallback if fallback is not None else tokens)
-            for role, tokens in ANSWER_TOKENS.items()
-        }
-        return cls(
-            director_history_tokens=int(context_tokens * 0.4),
-            prose_transcript_tokens=int(context_tokens * 0.35),
-            character_memory_tokens=int(context_tokens * 0.45),
-            context_tokens=context_tokens,
-            answer_tokens=answers,
-        )
 
 
 @dataclass
@@ -304,6 +234,8 @@ class TurnTransaction:
             "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
         )
         names = display_names(staged)
+        # As the renderer read them: its prompt shows slot ids as names.
+        events = [with_names(r.text, names) for r in beat if isinstance(r, EventRecord)]
         told = prose.parse(
             raw,
             prose.told_sentences(self.history, names),
@@ -311,10 +243,11 @@ class TurnTransaction:
             prose.cast_names(staged),
             staged.title,
             prose.recited_texts(staged),
-            # As the renderer read them: its prompt shows slot ids as names.
-            [with_names(r.text, names) for r in beat if isinstance(r, EventRecord)],
+            events,
             prose.staging_parts(staged),
         )
+        narrated = [r.text for r in self.history if isinstance(r, NarrationRecord)]
+        told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
         recent = [*self.history[-COPY_WINDOW:], *beat]
         return unconfirmed_acts(respelt(told, staged.cast), staged.cast, recent, self.turn_number)
 

@@ -15,7 +15,7 @@ from tavern.llm.wrappers import RetryPolicy
 from tavern.records import HistoryRecord, LlmCallLine, SessionState, TurnInput
 from tavern.records.views import TurnResult
 from tavern.runner import Runner
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
 
 T = TypeVar("T")

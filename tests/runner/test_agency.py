@@ -13,7 +13,7 @@ import pytest
 from tavern.llm.provider import ProviderRequest
 from tavern.records import EventRecord, NarrationRecord, TurnInput
 from tavern.runner import turn
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

@@ -19,7 +19,7 @@ from tavern.records import ChatMessage, LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.runner.factory import default_limits
 from tavern.runner.fit import fitted, prompt_tokens_ceiling
-from tavern.runner.turn import ANSWER_TOKENS, KernelLimits
+from tavern.runner.limits import ANSWER_TOKENS, KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

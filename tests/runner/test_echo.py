@@ -21,7 +21,7 @@ from tavern.records import (
 )
 from tavern.runner import echo, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

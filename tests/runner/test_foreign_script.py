@@ -14,7 +14,7 @@ from tavern.llm.provider import ProviderRequest
 from tavern.records import TurnInput
 from tavern.runner import calls
 from tavern.runner.foreign_script import answer_without_foreign_script, without_foreign_script
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

@@ -15,13 +15,13 @@ from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, CommitLine, TurnInput
 from tavern.runner import loops, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
+from tavern.runner.limits import KernelLimits
 from tavern.runner.loops import (
     MIN_CLAUSE_WORDS,
     before_repeated_clause,
     clause_key,
     without_loops,
 )
-from tavern.runner.turn import KernelLimits
 from tavern.store import journal_path, read_journal
 
 from .kit import director_answer, recording_runner, run

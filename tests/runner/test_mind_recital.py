@@ -12,7 +12,7 @@ import pytest
 import tavern.physics.clamps as clamps_module
 from tavern.llm.provider import ProviderRequest
 from tavern.records import TurnInput
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

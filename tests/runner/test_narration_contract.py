@@ -19,7 +19,7 @@ from tavern.physics.quotations import quotations
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

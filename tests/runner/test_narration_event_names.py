@@ -12,7 +12,7 @@ from tavern.llm.provider import ProviderRequest
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, SpeechRecord, TurnInput
 from tavern.runner import no_act, turn
+from tavern.runner.limits import KernelLimits
 from tavern.runner.no_act import (
     FILLER,
     NEEDS_OBJECT,
@@ -21,7 +22,6 @@ from tavern.runner.no_act import (
     names_no_act,
     without_empty_intent,
 )
-from tavern.runner.turn import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 

@@ -15,7 +15,8 @@ from tavern.records import Audience, HistoryRecord, SessionState, SystemRecord, 
 from tavern.runner import turn as turn_module
 from tavern.runner.calls import AgentCaller
 from tavern.runner.input_filter import EffectiveTurn
-from tavern.runner.turn import KernelLimits, TurnTransaction
+from tavern.runner.limits import KernelLimits
+from tavern.runner.turn import TurnTransaction
 
 from .kit import KitFactory
 

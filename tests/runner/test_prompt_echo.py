@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tavern.agents import prompt_echo, prose
 from tavern.agents.prompt_echo import PROMPT_LABEL, cut_copies, drop_prompt_echo
 from tavern.records import NarrationRecord, SessionState, TurnInput
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import recording_runner, run
 from .test_narration_contract import _prose_says

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tavern.agents import prose, recital
 from tavern.agents.recital import RECITAL_WORDS, drop_recitals
 from tavern.records import NarrationRecord, SessionState, TurnInput
-from tavern.runner.turn import KernelLimits
+from tavern.runner.limits import KernelLimits
 
 from .kit import recording_runner, run
 from .test_narration_contract import _prose_says

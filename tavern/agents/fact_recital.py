@@ -1,0 +1,96 @@
+"""Narration that recites the standing facts of the scene as a list, or tells one again.
+
+The reader does not see the scene's facts on screen, so the renderer telling a fact once is
+the prompt doing its job. Live, the embedded model instead copied its prompt's fact list:
+toll-house #35 (seed 49) narrated "The toll box sits locked on the counting table, the lamp
+has perhaps two hours of oil." after the outcome of turn 7, and turns 2 and 8 recited all
+three facts twice over in one narration ("... The river is too high to cross until dawn, and
+the toll box sits locked on the counting table, and the lamp has perhaps two hours of oil.").
+
+A sentence goes when it holds runs of two facts or more (a list recital), or a run of a fact
+that an earlier narration of the window, or an earlier sentence of this one, already told.
+A run is `FACT_RUN_WORDS` words in a row of a fact (the whole fact when shorter, down to
+`MIN_FACT_WORDS`), compared without the state adverbs ("is now shut" tells "is shut").
+Facts the beat itself added are news and free to be told, and so is a run that one of this
+beat's events holds (the narration then tells the event).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from tavern.agents.repetition import sentence_spans
+from tavern.physics.restated import STATE_ADVERBS
+
+FACT_RUN_WORDS = 8
+"""As `recital.RECITAL_WORDS`: longer borrowings than this are copies, not telling."""
+MIN_FACT_WORDS = 5
+"""A shorter fact ("The door is locked.") is too common a phrase to tell a copy by."""
+_WORD = re.compile(r"[^\W\d_]+")
+
+Run = tuple[str, ...]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.casefold()) if w not in STATE_ADVERBS]
+
+
+def _runs(words: list[str], length: int) -> set[Run]:
+    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+
+
+@lru_cache(maxsize=64)
+def _fact_runs(facts: tuple[str, ...]) -> dict[Run, int]:
+    """Each run of each fact -> the fact's index (`FACT_RUN_WORDS` words, or the whole fact)."""
+    found: dict[Run, int] = {}
+    for index, fact in enumerate(facts):
+        words = _words(fact)
+        if len(words) >= MIN_FACT_WORDS:
+            for run in _runs(words, min(FACT_RUN_WORDS, len(words))):
+                found.setdefault(run, index)
+    return found
+
+
+def _facts_in(text: str, runs: dict[Run, int], lengths: frozenset[int]) -> set[int]:
+    words = _words(text)
+    return {runs[r] for n in lengths for r in _runs(words, n) if r in runs}
+
+
+def drop_fact_recitals(
+    text: str, facts: Sequence[str], narrated: Sequence[str], allowed: Sequence[str] = ()
+) -> str:
+    """`text` without its sentences reciting `facts` (see the module): `narrated` are the
+    earlier narrations of the window, `allowed` this beat's event texts.
+
+    >>> facts = ["The toll box sits locked on the counting table.",
+    ...          "The lamp has perhaps two hours of oil."]
+    >>> drop_fact_recitals("Maren fails. The toll box sits locked on the counting table, the"
+    ...                    " lamp has perhaps two hours of oil.", facts, [])
+    'Maren fails.'
+    >>> drop_fact_recitals("The lamp has perhaps two hours of oil.", facts, [])
+    'The lamp has perhaps two hours of oil.'
+    >>> drop_fact_recitals("The lamp has perhaps two hours of oil left.", facts,
+    ...                    ["Rain. The lamp has perhaps two hours of oil."])
+    ''
+    """
+    runs = _fact_runs(tuple(facts))
+    if not runs or not text:
+        return text
+    lengths = frozenset(map(len, runs))
+    if not _facts_in(text, runs, lengths):
+        return text  # most narrations: no fact told, no sentence split
+    free = set().union(*(_facts_in(t, runs, lengths) for t in allowed)) if allowed else set()
+    told = set().union(*(_facts_in(t, runs, lengths) for t in narrated)) if narrated else set()
+    spans = sentence_spans(text)
+    kept = []
+    for a, b in spans:
+        found = _facts_in(text[a:b], runs, lengths) - free
+        if len(found) >= 2 or found & told:
+            continue
+        told |= found
+        kept.append((a, b))
+    if len(kept) == len(spans):
+        return text
+    return "".join(text[a:b] for a, b in kept).strip()

@@ -1,0 +1,75 @@
+"""Narration never recites the standing facts as a list, nor tells a fact twice
+(`agents.fact_recital`): live in toll-house #35 (seed 49), turns 2, 7 and 8."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tavern.llm.provider import ProviderRequest
+from tavern.records import NarrationRecord, TurnInput
+from tavern.runner import turn
+from tavern.runner.limits import KernelLimits
+
+from .kit import director_answer, recording_runner, run
+
+RAIN = "Rain drums on the roof."
+LIVE_TURN_7 = (
+    "The toll box sits locked on the counting table, the lamp has perhaps two hours of oil."
+)
+LIVE_TURN_8 = (
+    "The toll box sits locked on the counting table, and the lamp has perhaps two hours of oil."
+    " The river is too high to cross until dawn, and the toll box sits locked on the counting"
+    " table, and the lamp has perhaps two hours of oil."
+)
+LAMP = "The lamp has perhaps two hours of oil."
+NEW_FACT = "A ferry bell rings twice across the dark water."
+
+
+def _answers(narrations: list[str], new_facts: list[str]) -> Callable[[ProviderRequest], Any]:
+    beats = iter(narrations)
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            scene = {"add_facts": new_facts, "remove_facts": [], "new_location": None}
+            return director_answer([], scene=scene)
+        if request.agent == "prose":
+            return {"narration": next(beats)}
+        return {"outcome": "Nothing comes of it."}
+
+    return answer
+
+
+def _narrated(tmp_path: Path, *narrations: str, new_facts: tuple[str, ...] = ()) -> list[str]:
+    """The committed narrations of one speech turn per narration of the renderer's."""
+    answers = _answers(list(narrations), list(new_facts))
+    runner, store, _ = recording_runner(tmp_path, answers, KernelLimits())
+    sid = run(runner.create_session("the-toll-house")).id
+    for _ in narrations:
+        run(runner.play_turn(sid, TurnInput(speech="Well?")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+@pytest.mark.parametrize("recital", [LIVE_TURN_7, LIVE_TURN_8])
+def test_a_list_of_the_standing_facts_is_cut(tmp_path: Path, recital: str) -> None:
+    assert _narrated(tmp_path, f"{RAIN} {recital}") == [RAIN]
+
+
+def test_negative_control_without_the_rule_the_live_recital_is_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "drop_fact_recitals", lambda text, *_: text)
+    assert _narrated(tmp_path, f"{RAIN} {LIVE_TURN_7}") == [f"{RAIN} {LIVE_TURN_7}"]
+
+
+def test_one_fact_is_told_once(tmp_path: Path) -> None:
+    again = "The lamp has perhaps two hours of oil left now."
+    assert _narrated(tmp_path, f"{RAIN} {LAMP}", f"Wind. {again}") == [f"{RAIN} {LAMP}", "Wind."]
+
+
+def test_facts_the_beat_added_are_news(tmp_path: Path) -> None:
+    told = f"{NEW_FACT[:-1]}, and the toll box sits locked on the counting table."
+    assert _narrated(tmp_path, told, new_facts=(NEW_FACT,)) == [told]
