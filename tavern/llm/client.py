@@ -121,6 +121,7 @@ class LlmClient:
         turn_number: int,
         max_tokens: int | None,
         stop_early: StopEarly | None = None,
+        seed_offset: int = 0,
     ) -> ProviderRequest:
         return ProviderRequest(
             agent=agent,
@@ -128,7 +129,7 @@ class LlmClient:
             schema=schema,
             max_tokens=self.resolve_max_tokens(agent, max_tokens),
             temperature=self.temperature,
-            seed=self.seed,
+            seed=None if self.seed is None else self.seed + seed_offset,
             session_id=session_id,
             turn_number=turn_number,
             stop_early=stop_early,
@@ -144,11 +145,15 @@ class LlmClient:
         turn_number: int,
         max_tokens: int | None = None,
         stop_early: StopEarly | None = None,
+        seed_offset: int = 0,
     ) -> dict[str, Any]:
         """Ask for a JSON object valid against `schema` and return it parsed.
 
         `stop_early` may end the answer while it streams (`tavern.llm.early_stop`): the
-        answer so far, closed, must still be valid against `schema`.
+        answer so far, closed, must still be valid against `schema`. `seed_offset` is added
+        to the client's seed (when it has one) for this call: a question asked again after
+        an unusable answer draws another sample, where the same seed on a near-identical
+        prompt draws the same answer.
 
         Raises:
             LlmCallError: after the bounded retry, or at once for a definitive failure;
@@ -158,7 +163,7 @@ class LlmClient:
         """
         schema_validator(schema)  # a broken schema is a caller bug: fail before any call
         request = self._request(
-            agent, messages, schema, session_id, turn_number, max_tokens, stop_early
+            agent, messages, schema, session_id, turn_number, max_tokens, stop_early, seed_offset
         )
         response = await self._stack.complete(request)
         value = loads_answer(response.content)  # validated by ValidatingProvider

@@ -85,9 +85,14 @@ class FakeProvider:
                 else {"type": "json_schema", "json_schema": {"schema": request.schema}}
             ),
             temperature=request.temperature,
-            seed=self.seed,
+            seed=self._seed_for(request),
             provider_options={"mode": self.mode},
         )
+
+    def _seed_for(self, request: ProviderRequest) -> int:
+        """The request's seed when the caller set one (as a real provider samples with it),
+        else the fake's own."""
+        return self.seed if request.seed is None else request.seed
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Answer in the configured mode."""
@@ -101,7 +106,7 @@ class FakeProvider:
             content = " ".join(prompt_text(request.messages).split()[-40:]) or "..."
         else:
             try:
-                value = generate_answer(request.schema, request, self.mode, self.seed)
+                value = generate_answer(request.schema, request, self.mode, self._seed_for(request))
             except (ValueError, KeyError, TypeError) as exc:
                 raise LlmCallError("provider", f"fake generator: {exc}") from None
             content = json.dumps(value, ensure_ascii=False)

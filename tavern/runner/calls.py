@@ -32,6 +32,7 @@ class JsonClient(Protocol):
         turn_number: int,
         max_tokens: int | None = None,
         stop_early: StopEarly | None = None,
+        seed_offset: int = 0,
     ) -> Awaitable[dict[str, Any]]:
         """Ask for a JSON object valid against `schema`."""
         ...
@@ -53,9 +54,10 @@ class AgentCaller:
         schema: dict[str, Any],
         turn_number: int,
         stop_early: StopEarly | None = None,
+        seed_offset: int = 0,
     ) -> dict[str, Any]:
         """Check the prompt, call the model, return its validated JSON answer (`stop_early`:
-        see `tavern.llm.early_stop`).
+        see `tavern.llm.early_stop`; `seed_offset`: see `LlmClient.call_json`).
 
         Raises:
             PromptContractError: the prompt breaks the agency lock (nothing is sent).
@@ -70,6 +72,7 @@ class AgentCaller:
                 session_id=self.session_id,
                 turn_number=turn_number,
                 stop_early=stop_early,
+                seed_offset=seed_offset,
             )
         except LlmCallError as exc:
             raise ModelFailureError(f"{agent}: {exc}") from exc

@@ -53,6 +53,11 @@ answer the copy rules or the clamps refused, so it still has no outcome (`outcom
 Live (toll-house #32, seed 46), both of the human's attempts got none: "walks slowly to the
 nearest window and looks outside" (turn 2) was answered with another character's private
 thought, "reaches for the door" (turn 5) with the human's own speech of that beat."""
+RESEED = 1
+"""Added to the client's seed for the call asked again (`LlmClient.call_json`'s
+`seed_offset`). Live (toll-house #36, seed 50, turn 5), the prompt worded apart still drew the
+refused copy under the session's seed; replayed under seeds 51 and 52, the first ask drew
+"Ilse Brandt succeeds" once in two."""
 
 COPY_RULE = "follow_up_copy"
 """The change reported when a follow-up's outcome is another attempt copied. Live, the
@@ -269,7 +274,9 @@ class _Beat:
             )
 
         messages = fitted(build, self.budget_tokens, self.room)
-        answer = await self.caller.call(AGENT, messages, outcome.OUTPUT_SCHEMA, self.turn)
+        answer = await self.caller.call(
+            AGENT, messages, outcome.OUTPUT_SCHEMA, self.turn, seed_offset=RESEED if again else 0
+        )
         return self._tell(decision, attempt, outcome.parse(answer))
 
     def _tell(

@@ -316,7 +316,9 @@ class TurnTransaction:
         )
         agent = f"character:{slot}"
         for attempt in (1, 2):
-            raw = await self.caller.call(agent, messages, character.OUTPUT_SCHEMA, self.turn_number)
+            raw = await self.caller.call(
+                agent, messages, character.OUTPUT_SCHEMA, self.turn_number, seed_offset=attempt - 1
+            )
             try:
                 return own_reply(staged, slot, character.parse(raw))
             except ValueError as exc:

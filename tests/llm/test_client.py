@@ -235,3 +235,22 @@ def test_negative_control_a_plain_parser_lets_nan_through_a_bound(
     monkeypatch.setattr(tavern.llm.wrappers, "loads_answer", json.loads)
     value = parse_json_answer('{"x": NaN}', schema)  # the hole the strict parser closes
     assert value["x"] != value["x"]
+
+
+@pytest.mark.parametrize(("seed", "offset", "sent"), [(50, 1, 51), (50, 0, 50), (None, 1, None)])
+async def test_a_seed_offset_moves_the_seed_sent_to_the_server(
+    journal: Journal, seed: int | None, offset: int, sent: int | None
+) -> None:
+    bodies: list[dict[str, object]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=GOOD)
+
+    client = _client(handler, journal)
+    client.seed = seed
+    await client.call_json(
+        agent="character:C2", messages=messages(), schema=REPLY_SCHEMA, session_id="s1",
+        turn_number=4, seed_offset=offset,
+    )  # fmt: skip
+    assert bodies[0].get("seed") == sent

@@ -210,6 +210,41 @@ def test_negative_control_never_asked_again_the_attempt_stays_unanswered(
     assert _outcomes(kit.history(sid)) == []
 
 
+SESSION_SEED = 50
+
+
+def _seeded_copy(request: ProviderRequest) -> Any:
+    """A seeded model: under the session's seed the follow-up copies the human's speech,
+    whatever the wording (toll-house #36, seed 50, turn 5); another seed tells an outcome."""
+    if request.agent == FOLLOW_UP:
+        return {"outcome": LIVE_SAID if request.seed == SESSION_SEED else OUTCOME}
+    return _answers()(request)
+
+
+def _seeded_kit(make_kit: KitFactory) -> tuple[Kit, str]:
+    kit = make_kit(fn=_seeded_copy)
+    kit.runner.client.seed = SESSION_SEED  # type: ignore[attr-defined]
+    sid = kit.create()
+    kit.play(sid, speech=LIVE_SAID, action=BOLT)
+    return kit, sid
+
+
+def test_asked_again_under_another_seed(make_kit: KitFactory) -> None:
+    kit, sid = _seeded_kit(make_kit)
+    seeds = [c.request.seed for c in kit.calls(sid) if c.agent == FOLLOW_UP]
+    assert seeds == [SESSION_SEED, SESSION_SEED + follow_up.RESEED]
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
+
+
+def test_negative_control_asked_again_under_the_same_seed_the_copy_comes_back(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(follow_up, "RESEED", 0)
+    kit, sid = _seeded_kit(make_kit)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 2
+    assert _outcomes(kit.history(sid)) == []
+
+
 def test_asked_again_at_most_max_asked_again_a_beat(make_kit: KitFactory) -> None:
     kit = make_kit(fn=_answers(said="Agnese Corvo tries this.", speakers=("C2", "C4", "C5")))
     sid = kit.create()

@@ -25,6 +25,7 @@ from tavern.records import (
     TurnInputLine,
 )
 from tavern.runner import InvalidTurnError, ModelFailureError
+from tavern.runner.calls import AgentCaller
 from tavern.runner.screen import perceived_by
 from tavern.runner.speech_guard import speech_guard
 from tavern.store import Library, journal_path, materialize_session, read_journal
@@ -223,6 +224,39 @@ def test_negative_control_asked_again_alike_the_turn_fails(
 ) -> None:
     monkeypatch.setattr(character, "asked_again", lambda messages: messages)
     kit = make_kit(fn=_blank_unless_told)
+    sid = kit.create()
+    with pytest.raises(ModelFailureError, match="unusable reply twice"):
+        kit.play(sid, speech="Anyone?")
+
+
+def _blank_under_the_session_seed(request: ProviderRequest) -> Any:
+    """A seeded model that answers a Character empty under seed 35, whatever the wording."""
+    if request.agent.startswith("character:"):
+        blank = {"speech": "", "thought": None, "action_intent": None}
+        return reply(speech="Evening.") if request.seed != 35 else blank
+    return scripted(["C2"])(request)
+
+
+def test_an_empty_reply_is_asked_again_under_another_seed(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_blank_under_the_session_seed)
+    kit.runner.client.seed = 35  # type: ignore[attr-defined]
+    sid = kit.create()
+    result = kit.play(sid, speech="Anyone?")
+    assert [r.text for r in result.records if r.kind == "speech"][-1] == "Evening."
+    assert [c.request.seed for c in kit.calls(sid) if c.agent == "character:C2"] == [35, 36]
+
+
+def test_negative_control_asked_again_under_the_same_seed_the_turn_fails(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = AgentCaller.call
+
+    async def same_seed(self: AgentCaller, *args: Any, seed_offset: int = 0, **kw: Any) -> Any:
+        return await real(self, *args, **kw)
+
+    monkeypatch.setattr(AgentCaller, "call", same_seed)
+    kit = make_kit(fn=_blank_under_the_session_seed)
+    kit.runner.client.seed = 35  # type: ignore[attr-defined]
     sid = kit.create()
     with pytest.raises(ModelFailureError, match="unusable reply twice"):
         kit.play(sid, speech="Anyone?")
