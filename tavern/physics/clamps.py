@@ -36,6 +36,7 @@ from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.redaction import redact
 from tavern.physics.respelt import respell_names
 from tavern.physics.restated import drop_restated_events
+from tavern.physics.unfinished import drop_unfinished_ends
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
@@ -355,6 +356,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("misspelt_name", respell_names),
     ("cast_reference", resolve_names),
     ("cast_gloss", collapse_glosses),
+    ("unfinished_sentence", drop_unfinished_ends),
     ("zone_move", clamp_zone_moves),
     ("agency_move", drop_unattempted_moves),
     ("link_update", clamp_link_updates),

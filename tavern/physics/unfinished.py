@@ -1,0 +1,67 @@
+"""Clamp `unfinished_sentence`: an event text whose last sentence breaks off.
+
+Live (vintners-wake #35, seed 50, turn 2), the follow-up's outcome of "walks slowly to the
+nearest window and looks outside" ended "... He then hears a voice from the", and every
+witness remembered the broken sentence. A last sentence that ends, with no closing mark, on
+a word no English sentence ends on (an article, a preposition, a conjunction, a possessive:
+`DANGLING`) is cut; an event that is only such a sentence goes. A text without a closing
+mark that ends on any other word ("C1 walks to the window") is finished: the Director often
+writes events so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tavern.physics.acts import sentence_spans
+from tavern.physics.dropping import rewrite_events
+from tavern.records import ClampChange, DirectorDecision
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+DANGLING = frozenset(
+    "the a an his their its my your our of into onto upon toward towards and or but nor than"
+    " because o os as um uma de da das dos e ou mas com para pelo pela seu sua".split()
+)
+"""Words a sentence cannot end on (English and Brazilian Portuguese): articles, possessives,
+conjunctions, and prepositions that are never a verb's particle ("lets him in", "walks on",
+"comes to" and "looks at her" end sentences, so "in", "on", "to" and "her" are not here)."""
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W*$")
+_CLOSED = re.compile(r"[.!?…\"'”’)\]]\s*$")
+_CLAUSE_BREAK = re.compile(r"(\s*[;,:]\s*)")
+
+
+def without_unfinished_end(text: str) -> str:
+    """`text` without a last sentence, or its last clause, that breaks off on a `DANGLING`
+    word ("" when that is all of it).
+
+    >>> without_unfinished_end("He sees a window. He then hears a voice from the")
+    'He sees a window.'
+    >>> without_unfinished_end("Agnese Corvo looks around; the coffin lies open in the")
+    'Agnese Corvo looks around'
+    >>> without_unfinished_end("A voice from the"), without_unfinished_end("C1 walks to the door")
+    ('', 'C1 walks to the door')
+    >>> without_unfinished_end("The bolt holds against the"), without_unfinished_end("Let in")
+    ('', 'Let in')
+    """
+    stripped = text.rstrip()
+    if not stripped or _CLOSED.search(stripped):
+        return text
+    last = _LAST_WORD.search(stripped)
+    if last is None or last.group(1).casefold() not in DANGLING:
+        return text
+    start = sentence_spans(stripped)[-1][0]
+    clauses = _CLAUSE_BREAK.split(stripped[start:])
+    if len(clauses) > 1:  # the sentence stands without its broken last clause
+        return without_unfinished_end(stripped[:start] + "".join(clauses[:-2]).rstrip())
+    return stripped[:start].rstrip()
+
+
+def drop_unfinished_ends(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """Each event text without its broken-off last sentence; an event that is only one goes."""
+    del ctx
+    return rewrite_events(d, "unfinished_sentence", lambda ev: without_unfinished_end(ev.text))
