@@ -28,13 +28,23 @@ FACT_RUN_WORDS = 8
 """As `recital.RECITAL_WORDS`: longer borrowings than this are copies, not telling."""
 MIN_FACT_WORDS = 5
 """A shorter fact ("The door is locked.") is too common a phrase to tell a copy by."""
-_WORD = re.compile(r"[^\W\d_]+")
+_LETTER = re.compile(r"[^\W\d_]")
+_NOT_LETTERS = {
+    code: " "
+    for code in (*range(0x500), *range(0x2000, 0x2070), 0x3000, 0x3001, 0x3002, 0xFF0C)
+    if not _LETTER.fullmatch(chr(code))
+}
+"""The characters up to Cyrillic, general punctuation and CJK marks that `[^\\W\\d_]`
+does not match, read as spaces: its words in ~a fifth of the regex's time (8 against 36 us
+for a narration), which was most of this rule's cost. A rarer mark stays inside its word and
+can only hide a copy."""
 
 Run = tuple[str, ...]
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if w not in STATE_ADVERBS]
+    words = text.casefold().translate(_NOT_LETTERS).split()
+    return [w for w in words if w not in STATE_ADVERBS]
 
 
 def _runs(words: list[str], length: int) -> set[Run]:
@@ -53,9 +63,25 @@ def _fact_runs(facts: tuple[str, ...]) -> dict[Run, int]:
     return found
 
 
+@lru_cache(maxsize=64)
+def _vocabulary(facts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for fact in facts for w in _words(fact))
+
+
 def _facts_in(text: str, runs: dict[Run, int], lengths: frozenset[int]) -> set[int]:
     words = _words(text)
     return {runs[r] for n in lengths for r in _runs(words, n) if r in runs}
+
+
+def _may_hold_a_run(text: str, vocabulary: frozenset[str], shortest: int) -> bool:
+    """Whether `text` has `shortest` words in a row that facts use: no run without it. One
+    pass over the words, where building every run of a narration cost ~50 us a beat."""
+    streak = 0
+    for word in _words(text):
+        streak = streak + 1 if word in vocabulary else 0
+        if streak >= shortest:
+            return True
+    return False
 
 
 def drop_fact_recitals(
@@ -79,7 +105,7 @@ def drop_fact_recitals(
     if not runs or not text:
         return text
     lengths = frozenset(map(len, runs))
-    if not _facts_in(text, runs, lengths):
+    if not _may_hold_a_run(text, _vocabulary(tuple(facts)), min(lengths)):
         return text  # most narrations: no fact told, no sentence split
     free = set().union(*(_facts_in(t, runs, lengths) for t in allowed)) if allowed else set()
     told = set().union(*(_facts_in(t, runs, lengths) for t in narrated)) if narrated else set()

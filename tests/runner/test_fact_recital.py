@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from tavern.agents import fact_recital
 from tavern.llm.provider import ProviderRequest
+from tavern.physics.restated import STATE_ADVERBS
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
 from tavern.runner.limits import KernelLimits
@@ -73,3 +78,9 @@ def test_one_fact_is_told_once(tmp_path: Path) -> None:
 def test_facts_the_beat_added_are_news(tmp_path: Path) -> None:
     told = f"{NEW_FACT[:-1]}, and the toll box sits locked on the counting table."
     assert _narrated(tmp_path, told, new_facts=(NEW_FACT,)) == [told]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x4FF) | st.sampled_from("—–…“”‘’")))
+def test_the_fast_word_split_reads_the_words_the_regex_reads(text: str) -> None:
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    assert fact_recital._words(text) == [w for w in words if w not in STATE_ADVERBS]
