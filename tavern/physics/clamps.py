@@ -32,6 +32,7 @@ from tavern.physics.guards import (
 )
 from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
+from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.redaction import redact
 from tavern.physics.respelt import respell_names
@@ -376,6 +377,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("whisper_guard", whisper_guard),
     ("redacted_event", drop_emptied_events),
     ("duplicate_event", drop_duplicate_events),
+    ("near_duplicate_event", drop_near_duplicates),
 ]
 """Clamp rules in application order. Cast names one letter off are spelt right, then names
 become ids first, so every other rule judges ids. Copies of spoken lines and thoughts and

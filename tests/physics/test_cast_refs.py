@@ -365,7 +365,9 @@ def test_negative_control_without_the_rule_repeats_survive(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bell = PerceptionEvent(kind="world_event", text="The bell tolls.", witness_ids=["C1"])
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "duplicate_event"]
+    # Both rules on repeats set aside: the later one would also take an exact copy.
+    repeats = {"duplicate_event", "near_duplicate_event"}
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n not in repeats]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     out, _ = clamp_decision(DirectorDecision(events=[bell, bell]), ctx())
     assert len(out.events) == 2
@@ -440,6 +442,8 @@ def test_repeats_differing_in_an_idle_word_merge() -> None:
 
 def test_negative_control_exact_texts_keep_both(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cast_refs_module, "merge_key", lambda text: text)
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "near_duplicate_event"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     events = [
         PerceptionEvent(kind="world_event", text=t, witness_ids=["C1"]) for t in (SHUT, SHUT_NOW)
     ]
