@@ -30,7 +30,10 @@ story and show the machinery behind it:
   stays);
 - the time-skip marker, "(Time passes.)", as a sentence: "Time passes." was the whole
   narration of toll-house soak #32 (seed 46, turn 8), a beat in which no time passed, copied
-  from turn 1's marker (the reader's screen shows the marker of a beat that skips time).
+  from turn 1's marker (the reader's screen shows the marker of a beat that skips time);
+- a speech or whisper marker with the session's title as its speaker: "The Vintner's Wake
+  whispers something." (vintners-wake #35's rerun, seed 50, turn 6: Agnese Corvo had
+  whispered). A cast member's "Agnese Corvo whispers something." stays, as it stood.
 
 A line break ends a sentence here: the transcript's lines have no stops of their own, and
 vintners-wake #22 (turn 3) copied two of them, "The Vintner's Wake\n\nAgnese Corvo makes an
@@ -73,6 +76,8 @@ _PASSING = frozenset(("passes", "passed", "pass"))
 """What a sentence made from the time-skip marker, "(Time passes.)", holds."""
 _SPEECH_MARKER_WORDS = frozenset(("speaks", "speak", "someone", "and"))
 """What a sentence made from the speech marker holds besides names."""
+_TITLED_MARKER_WORDS = frozenset(("speaks", "whispers", "something"))
+"""What a speech or whisper marker holds besides its speaker, when the speaker is the title."""
 
 PROMPT_LABEL = re.compile(
     r"\b(?:Location|Facts|Present):|\(event\)|\bEvent:|^#{2,} |" + re.escape(MASK), re.MULTILINE
@@ -154,13 +159,15 @@ def cut_copies(
     """`drop_prompt_echo` without its shortcut for a text that cannot hold a copy; `text`
     itself when no sentence goes."""
     name_words = frozenset(w for name in names for w in _words(name))
+    title_words = frozenset(_words(title)) - name_words
     copies = {tuple(_words(title))} | {tuple(_words(part)) for part in staging}
     copies.discard(())
     spans = _lines_of(text, sentence_spans(text))
     kept = [
         (a, b)
         for a, b in spans
-        if not _copies_prompt(text[a:b], name_words) and tuple(_words(text[a:b])) not in copies
+        if not _copies_prompt(text[a:b], name_words, title_words)
+        and tuple(_words(text[a:b])) not in copies
     ]
     if len(kept) == len(spans):
         return text
@@ -182,10 +189,14 @@ def _lines_of(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 _LINE_BREAK = re.compile(r"\n\s*")
 
 
-def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
+def _copies_prompt(
+    sentence: str, name_words: frozenset[str], title_words: frozenset[str] = frozenset()
+) -> bool:
     if PROMPT_LABEL.search(sentence.strip()) or _copies_staging(sentence, name_words):
         return True
     rest = [w for w in _words(sentence) if w not in name_words]
+    if title_words and _titled_marker(rest, title_words):
+        return True
     if "material" in rest and _EMPTY_BEAT_WORDS.issuperset(rest):
         return True
     if "speaks" in rest and _SPEECH_MARKER_WORDS.issuperset(rest):
@@ -200,6 +211,16 @@ def _copies_prompt(sentence: str, name_words: frozenset[str]) -> bool:
         and not _MARKER_VERBS.isdisjoint(rest)
         and _MARKER_WORDS.issuperset(rest)
     )
+
+
+def _titled_marker(words: list[str], title_words: frozenset[str]) -> bool:
+    """Whether `words` are the title's (all of them but articles) and a marker's."""
+    said = [w for w in words if w not in title_words]
+    titled = {w for w in words if w in title_words} >= title_words - _ARTICLES
+    return bool(said) and titled and _TITLED_MARKER_WORDS.issuperset(said)
+
+
+_ARTICLES = frozenset(("the", "a", "an"))
 
 
 def _copies_staging(sentence: str, name_words: frozenset[str]) -> bool:

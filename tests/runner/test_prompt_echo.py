@@ -322,3 +322,20 @@ def test_negative_control_without_the_speech_marker_words_the_copy_stays(
 ) -> None:
     monkeypatch.setattr(prompt_echo, "_SPEECH_MARKER_WORDS", frozenset())
     assert _cut("Agnese Corvo speaks. Rain.", wake) == "Agnese Corvo speaks. Rain."
+
+
+TITLED_WHISPER = "The Vintner's Wake whispers something."
+"""Vintners-wake #35's rerun (seed 50), turn 6: the whole narration, after Agnese whispered."""
+
+
+def test_a_marker_with_the_title_as_its_speaker_is_cut(wake: SessionState) -> None:
+    assert _cut(f"{TITLED_WHISPER} A bell tolls.", wake) == "A bell tolls."
+    kept = "Agnese Corvo whispers something. The wake whispers on in the rain."
+    assert _cut(kept, wake) == kept
+
+
+def test_negative_control_without_the_title_test_the_titled_marker_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_titled_marker", lambda words, title: False)
+    assert _cut(f"{TITLED_WHISPER} A bell tolls.", wake) == f"{TITLED_WHISPER} A bell tolls."
