@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
-from tavern.physics import ClampContext, clamp_decision
+from tavern.physics import ClampContext, clamp_decision, unfinished
 from tavern.physics.unfinished import without_unfinished_end
 from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent
 
@@ -41,6 +41,19 @@ def test_a_broken_last_clause_goes_and_the_sentence_stays() -> None:
     """A foreign word cut from "... lies open in the中间" (the foreign-script test's text)."""
     broken = "The candles gutter; the coffin lies open in the"
     assert _clamped(broken, "Rain falls, and the") == ["The candles gutter", "Rain falls"]
+
+
+FRAGMENT = "The bell tolls twice. Despite his efforts"
+"""Vintners-wake #35's rerun (seed 50), turn 5, after an outcome sentence: a clause alone."""
+
+
+def test_an_openers_clause_alone_is_cut_a_whole_one_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    whole = "When the bell tolls the candles gutter low"
+    assert _clamped(FRAGMENT, whole) == ["The bell tolls twice.", whole]
+    monkeypatch.setattr(unfinished, "_fragment", lambda sentence: False)  # negative control
+    assert _clamped(FRAGMENT) == [FRAGMENT]
 
 
 def test_negative_control_without_the_rule_the_broken_sentence_is_told(
