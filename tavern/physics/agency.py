@@ -188,13 +188,20 @@ def unconfirmed_acts(
         return narration
     names = Names.of(cast)
     about: dict[str, list[str]] = {}
+    actors: set[str] = set()
     for r in recent:
         if isinstance(r, EventRecord) and r.turn_number == turn:
             for slot, text in _confirmed(r, names):
                 about.setdefault(slot, []).append(text)
+            if r.actor_id is not None and r.actor_id in cast:
+                actors.add(r.actor_id)
     _, spoke = recent_acts(recent, turn)
     test = SupportTest(about, spoke)
-    kept = unsupported_sentences(narration, names, test) or ""
+    # A narration opening on a pronoun tells of the beat's actor when it has one only: live
+    # (vintners-wake #35's rerun, seed 50, turn 2), "He cautiously opens the door to the
+    # cellar." after Agnese Corvo's one outcome, which the Director had told as "He ...".
+    actor = next(iter(actors)) if len(actors) == 1 else None
+    kept = unsupported_sentences(narration, names, test, actor) or ""
     return without_retold_attempts(kept, cast, recent, turn)
 
 

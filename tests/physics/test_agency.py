@@ -3,6 +3,8 @@ a narration only as its own attempt or line backs it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -417,3 +419,36 @@ def test_negative_control_without_the_attempt_check_the_retelling_stays(
     monkeypatch.setattr(agency, "attempt_retold", lambda text, name, attempts: False)
     beat = _walked_beat()
     assert unconfirmed_acts(LIVE_RETOLD_ATTEMPT, CAST, beat, TURN) == LIVE_RETOLD_ATTEMPT
+
+
+HE_OPENS = (
+    "He sees a window behind the trapdoor. He feels a sense of relief and a sense of being"
+    " helped. He cautiously opens the door to the cellar."
+)
+"""Vintners-wake #35's rerun (seed 50), turn 2 (names of the toll house): the narration after
+the human's one outcome, which the Director had told with "He" too."""
+HE_SEES = (
+    "He sees a window behind the trapdoor. He feels a sense of relief and a sense of being helped."
+)
+
+
+def test_a_leading_pronoun_names_the_beats_one_actor() -> None:
+    walk = attempt(3, "C1", "walks slowly to the nearest window and looks outside")
+    recent = [walk, _event(5, HE_SEES, "C1")]
+    assert unconfirmed_acts(HE_OPENS, CAST, recent, TURN) == HE_SEES
+    # Two actors in the beat: "He" names no one, and the act is judged by nobody's events.
+    two = [*recent, _event(6, "Maren Holt fails.", "C2")]
+    assert unconfirmed_acts(HE_OPENS, CAST, two, TURN) == HE_OPENS
+
+
+def test_negative_control_with_no_actor_for_the_pronoun_the_act_is_narrated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = agency.unsupported_sentences
+
+    def no_actor(text: str, names: Names, test: agency.SupportTest, actor: object = None) -> Any:
+        return real(text, names, test)
+
+    monkeypatch.setattr(agency, "unsupported_sentences", no_actor)
+    walk = attempt(3, "C1", "walks slowly to the nearest window and looks outside")
+    assert unconfirmed_acts(HE_OPENS, CAST, [walk, _event(5, HE_SEES, "C1")], TURN) == HE_OPENS

@@ -34,7 +34,8 @@ def _narrations_of_a_repeated_walk(tmp_path: Path) -> list[str]:
         if request.agent == "prose":
             return {"narration": next(narrations)}
         if request.agent == FOLLOW_UP:
-            return {"outcome": "Nothing comes of it."}  # no outcome of the first walk
+            # No outcome of the first walk, so no actor of that beat for "She" to name.
+            return {"outcome": "   "}
         return {"speech": None, "thought": "Hm.", "action_intent": None}
 
     runner, store, _ = recording_runner(tmp_path, answer, KernelLimits())
