@@ -57,6 +57,7 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
+    SpeechRecord,
 )
 
 if TYPE_CHECKING:
@@ -78,6 +79,10 @@ SPEAKING = frozenset(
     " call called".split()
 )
 """Verbs of speaking: a character that spoke may be told to speak."""
+WHISPERING = frozenset(("whispers", "whisper", "whispered"))
+"""Verbs of speaking that tell a whisper: only a character that whispered may be told to.
+Live (vintners-wake #36, seed 52, turn 8), "Agnese Corvo whispers something." narrated her
+question asked aloud, copied from turn 6's whisper marker."""
 
 BARE_WORDS = frozenset(
     "something softly quietly aloud again briefly voice himself herself themselves".split()
@@ -128,19 +133,23 @@ class SupportTest:
         attempts: Mapping[str, Sequence[str]],
         spoke: frozenset[str],
         outcome_of: str | None = None,
+        whispered: frozenset[str] | None = None,
     ) -> None:
         """`attempts`: the texts backing each slot's acts; `spoke`: slots that spoke since the
-        last Director call; `outcome_of`: the slot whose attempt the text adjudicates."""
+        last Director call; `outcome_of`: the slot whose attempt the text adjudicates;
+        `whispered`: the slots among `spoke` that whispered (default: all of them)."""
         self.attempts = attempts
         self.spoke = spoke
         self.outcome_of = outcome_of
+        self.whispered = spoke if whispered is None else whispered
 
     def __call__(self, act: Act, sentence: str, names: Names) -> bool:
         said = content_words(sentence) - names.words
         return all(self._backs(slot, act, said) for slot in act.subjects)
 
     def _backs(self, slot: str, act: Act, said: set[str]) -> bool:
-        if act.verb in SPEAKING and slot in self.spoke and not said - SPEAKING - BARE_WORDS:
+        speakers = self.whispered if act.verb in WHISPERING else self.spoke
+        if act.verb in SPEAKING and slot in speakers and not said - SPEAKING - BARE_WORDS:
             return True
         texts = self.attempts.get(slot, ())
         if slot == self.outcome_of and texts:
@@ -196,7 +205,12 @@ def unconfirmed_acts(
             if r.actor_id is not None and r.actor_id in cast:
                 actors.add(r.actor_id)
     _, spoke = recent_acts(recent, turn)
-    test = SupportTest(about, spoke)
+    whispered = frozenset(
+        r.speaker
+        for r in recent
+        if isinstance(r, SpeechRecord) and r.turn_number == turn and r.audience.origin == "whisper"
+    )
+    test = SupportTest(about, spoke, whispered=whispered)
     # A narration opening on a pronoun tells of the beat's actor when it has one only: live
     # (vintners-wake #35's rerun, seed 50, turn 2), "He cautiously opens the door to the
     # cellar." after Agnese Corvo's one outcome, which the Director had told as "He ...".

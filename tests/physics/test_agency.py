@@ -279,8 +279,11 @@ def test_an_act_an_event_of_the_beat_confirms_stays() -> None:
 def test_a_narrated_line_says_only_that_someone_spoke() -> None:
     bare = "Ilse Brandt whispers something to Maren Holt."
     asks = "Ilse Brandt asks Maren Holt to sign the toll books."
-    spoke = [_said(1, "C1")]
-    assert unconfirmed_acts(f"{bare} {asks}", CAST, spoke, TURN) == bare
+    aside = Audience(origin="whisper", perceivers=["C1", "C2"], aware=["C3"])
+    whisper = SpeechRecord(
+        seq=1, turn_number=TURN, speaker="C1", author="human", text="Sign.", audience=aside
+    )
+    assert unconfirmed_acts(f"{bare} {asks}", CAST, [whisper], TURN) == bare
     told = NarrationRecord(
         seq=2, turn_number=TURN - 1, speaker=NARRATOR, author="renderer", text="Rain.",
         audience=Audience(origin="public"),
@@ -452,3 +455,27 @@ def test_negative_control_with_no_actor_for_the_pronoun_the_act_is_narrated(
     monkeypatch.setattr(agency, "unsupported_sentences", no_actor)
     walk = attempt(3, "C1", "walks slowly to the nearest window and looks outside")
     assert unconfirmed_acts(HE_OPENS, CAST, [walk, _event(5, HE_SEES, "C1")], TURN) == HE_OPENS
+
+
+WHISPERS = "Ilse Brandt whispers something."
+"""Vintners-wake #36 (seed 52), turn 8 (names of the toll house): the human asked aloud."""
+
+
+def _whispered_then_asked() -> list[HistoryRecord]:
+    aside = Audience(origin="whisper", perceivers=["C1", "C2"], aware=["C3"])
+    whisper = SpeechRecord(
+        seq=1, turn_number=TURN - 2, speaker="C1", author="human", text="Quiet.", audience=aside
+    )
+    return [whisper, _said(5, "C1")]
+
+
+def test_a_whisper_is_narrated_only_in_the_beat_of_one() -> None:
+    history = _whispered_then_asked()
+    assert unconfirmed_acts(WHISPERS, CAST, history, TURN) == ""
+    assert unconfirmed_acts(WHISPERS, CAST, history[:1], TURN - 2) == WHISPERS
+    assert unconfirmed_acts("Ilse Brandt speaks.", CAST, history, TURN) == "Ilse Brandt speaks."
+
+
+def test_negative_control_any_speech_backs_a_whisper(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(agency, "WHISPERING", frozenset())
+    assert unconfirmed_acts(WHISPERS, CAST, _whispered_then_asked(), TURN) == WHISPERS
