@@ -13,6 +13,9 @@ written (in order, spaces between) and that one is a single edit off (a letter a
 dropped, changed, or two swapped): "Ilsse Brandt", "Ilse Brant", "Brother Casper". A lone
 word one letter off ("Else") is left alone: too many ordinary words are one edit from a
 short name. A window that is exactly some cast member's name, or near two, stays as it is.
+A text is read word by word only when one of a name's words stands outside that name spelt
+right (counted as substrings, in C): most texts name the cast as the cast is named. So a
+letter added before a name that still holds the name whole ("AIlse Brandt") is not seen.
 """
 
 from __future__ import annotations
@@ -79,11 +82,15 @@ def respelt(text: str, cast: Mapping[str, Character]) -> str:
     >>> respelt("Ilse Brandt and Else wait.", cast)
     'Ilse Brandt and Else wait.'
     """
-    names = _names(tuple(c.body.display_name for c in cast.values()))
-    if not names or not any(w in text for _, words in names for w in words):
+    names = [
+        (name, words)
+        for name, words in _names(tuple(c.body.display_name for c in cast.values()))
+        if any(text.count(w) > text.count(name) for w in words)
+    ]
+    if not names:  # every name word in the text stands inside its name spelt right
         return text
     spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
-    exact = {words for _, words in names}
+    exact = {words for _, words in _names(tuple(c.body.display_name for c in cast.values()))}
     mends: dict[int, tuple[int, str] | None] = {}  # first word index -> (length, name); None: two
     for name, words in names:
         for start in _windows(spans, words, text):
