@@ -8,8 +8,10 @@ the kernel's clamps and guards (names written where ids belong, narration loopin
 characters echoing the human, prompts outgrowing the context) were each found by a soak on
 the embedded model. The script cycles through every kind of input: speech, action, a
 thought alone, a skip, speech with an action, a whisper, a question. Each turn prints what the
-human's screen shows; the end prints every model call by role and outcome, and every failed
-attempt from the journal. The session stays in the data dir for `harness.analysis`.
+human's screen shows; the end prints every model call by role and outcome, every failed
+attempt from the journal, and what the story did for the human (`harness.soak_report`: its
+attempts with an outcome, its questions answered, Character replies that made it into the
+story) with the clamps' changes by rule. The session stays in the data dir for `harness.analysis`.
 
 Exit status: 0 when every turn committed, 1 when one failed, 2 for bad arguments (nothing
 written).
@@ -27,8 +29,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from harness.soak_report import clamp_counts, story_counts
 from tavern.llm.registry import provider_names
-from tavern.records import LlmCallLine, TurnInput
+from tavern.records import HistoryRecord, JournalLine, LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.records.views import SessionView
 from tavern.runner import OwnedRunner, RunnerError, build_runner
@@ -118,6 +121,18 @@ def report_calls(calls: Sequence[LlmCallLine], out: TextIO) -> None:
             )
 
 
+def report_story(
+    history: Sequence[HistoryRecord], lines: Sequence[JournalLine], controlled: str, out: TextIO
+) -> None:
+    """What the story did for the human (`soak_report.story_counts`), and the clamps the
+    Director kept busy."""
+    print("story:", file=out)
+    for line in story_counts(history, lines, controlled).lines():
+        print(line, file=out)
+    clamps = ", ".join(f"{rule} {n}" for rule, n in sorted(clamp_counts(lines).items()))
+    print(f"    clamp changes: {clamps or 'none'}", file=out)
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     """Run a soak from command-line arguments; returns the exit status."""
     parser = _parser()
@@ -147,10 +162,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 
     try:
         session_id, failed = asyncio.run(run())
+        history = store.history(session_id)
+        controlled = store.load(session_id).controlled_id
     finally:
         store.close()
     lines = read_journal(journal_path(data_dir, session_id))
     report_calls([line for line in lines if isinstance(line, LlmCallLine)], out)
+    report_story(history, lines, controlled, out)
     print(f"{args.turns - failed} of {args.turns} turns committed; data dir {data_dir}", file=out)
     return 1 if failed else 0
 

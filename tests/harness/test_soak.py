@@ -26,6 +26,7 @@ def test_a_fake_soak_plays_every_turn_and_reports_the_calls(tmp_path: Path) -> N
     ]
     assert "7 of 7 turns committed" in text
     assert "director" in text and "prose" in text and "FAILED" not in text
+    assert "human attempts with an outcome" in text and "clamp changes:" in text
     store = SessionStore(tmp_path)
     try:
         (session,) = store.list()
