@@ -81,7 +81,7 @@ SPEAKING = frozenset(
 """Verbs of speaking: a character that spoke may be told to speak."""
 WHISPERING = frozenset(("whispers", "whisper", "whispered"))
 """Verbs of speaking that tell a whisper: only a character that whispered may be told to.
-Live (vintners-wake #36, seed 52, turn 8), "Agnese Corvo whispers something." narrated her
+Live (vintners-wake #37, seed 52, turn 8), "Agnese Corvo whispers something." narrated her
 question asked aloud, copied from turn 6's whisper marker."""
 
 BARE_WORDS = frozenset(

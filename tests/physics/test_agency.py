@@ -458,7 +458,7 @@ def test_negative_control_with_no_actor_for_the_pronoun_the_act_is_narrated(
 
 
 WHISPERS = "Ilse Brandt whispers something."
-"""Vintners-wake #36 (seed 52), turn 8 (names of the toll house): the human asked aloud."""
+"""Vintners-wake #37 (seed 52), turn 8 (names of the toll house): the human asked aloud."""
 
 
 def _whispered_then_asked() -> list[HistoryRecord]:

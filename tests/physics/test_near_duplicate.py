@@ -41,7 +41,7 @@ def test_the_live_second_wording_goes(first: str, again: str) -> None:
 
 LAMP = "The light in the lamp flickers and the hearthstone begins to drop."
 SHORTER = "The lamp flickers and the hearthstone drops."
-"""Toll-house #36 (seed 51), turn 1: a shorter paraphrase, which stays (`SAME_SHARE`)."""
+"""Toll-house #37 (seed 51), turn 1: a shorter paraphrase, which stays (`SAME_SHARE`)."""
 
 
 def test_a_second_wording_for_more_witnesses_with_news_or_shorter_stays() -> None:
