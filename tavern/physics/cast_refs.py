@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from tavern.physics.dropping import drop_events
+from tavern.physics.dropping import drop_events, rewrite_told
 from tavern.records import (
     NARRATOR,
     Character,
@@ -145,27 +145,13 @@ def collapse_glosses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDe
         return d, []
     pattern = _gloss_pattern(tuple((slot, c.body.display_name) for slot, c in cast.items()))
     slots = list(cast)
-    changes: Changes = []
 
-    def collapsed(path: str, text: str) -> str:
+    def collapsed(text: str) -> str:
         if "(" not in text:
             return text
-        found = pattern.sub(lambda m: slots[int(str(m.lastgroup)[1:])], text)
-        if found != text:
-            changes.append(ClampChange(rule="cast_gloss", path=path, before=text, after=found))
-        return found
+        return pattern.sub(lambda m: slots[int(str(m.lastgroup)[1:])], text)
 
-    events = [
-        ev.model_copy(update={"text": text})
-        if (text := collapsed(f"events[{i}].text", ev.text)) != ev.text
-        else ev
-        for i, ev in enumerate(d.events)
-    ]
-    new_facts = [collapsed(f"scene.add_facts[{i}]", fact) for i, fact in enumerate(facts)]
-    if not changes:
-        return d, []
-    scene = d.scene.model_copy(update={"add_facts": new_facts})
-    return d.model_copy(update={"events": events, "scene": scene}), changes
+    return rewrite_told(d, "cast_gloss", collapsed)
 
 
 @lru_cache(maxsize=64)

@@ -26,6 +26,31 @@ def drop_events(
     return d.model_copy(update={"events": kept}), changes
 
 
+def rewrite_told(
+    d: DirectorDecision, rule: str, rewrite: Callable[[str], str]
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` with each event text and new fact replaced by `rewrite(text)`, a `rule` change for
+    each text it changed (`events[i].text`, `scene.add_facts[i]`); `d` itself when none."""
+    changes: list[ClampChange] = []
+
+    def rewritten(path: str, text: str) -> str:
+        new = rewrite(text)
+        if new != text:
+            changes.append(ClampChange(rule=rule, path=path, before=text, after=new))
+        return new
+
+    events = [
+        ev if (text := rewritten(f"events[{i}].text", ev.text)) == ev.text
+        else ev.model_copy(update={"text": text})
+        for i, ev in enumerate(d.events)
+    ]  # fmt: skip
+    facts = [rewritten(f"scene.add_facts[{i}]", f) for i, f in enumerate(d.scene.add_facts)]
+    if not changes:
+        return d, []
+    scene = d.scene.model_copy(update={"add_facts": facts})
+    return d.model_copy(update={"events": events, "scene": scene}), changes
+
+
 def rewrite_events(
     d: DirectorDecision, rule: str, rewrite: Callable[[PerceptionEvent], str]
 ) -> tuple[DirectorDecision, list[ClampChange]]:

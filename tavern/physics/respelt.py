@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from tavern.physics.dropping import rewrite_told
 from tavern.records import Character, ClampChange, DirectorDecision
 
 if TYPE_CHECKING:
@@ -82,15 +83,16 @@ def respelt(text: str, cast: Mapping[str, Character]) -> str:
     >>> respelt("Ilse Brandt and Else wait.", cast)
     'Ilse Brandt and Else wait.'
     """
+    cast_names = _names(tuple(c.body.display_name for c in cast.values()))
     names = [
         (name, words)
-        for name, words in _names(tuple(c.body.display_name for c in cast.values()))
+        for name, words in cast_names
         if any(text.count(w) > text.count(name) for w in words)
     ]
     if not names:  # every name word in the text stands inside its name spelt right
         return text
     spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
-    exact = {words for _, words in _names(tuple(c.body.display_name for c in cast.values()))}
+    exact = {words for _, words in cast_names}
     mends: dict[int, tuple[int, str] | None] = {}  # first word index -> (length, name); None: two
     for name, words in names:
         for start in _windows(spans, words, text):
@@ -146,21 +148,4 @@ def respell_names(
     cast = ctx.cast or {}
     if not cast:
         return d, []
-    changes: list[ClampChange] = []
-
-    def mended(path: str, text: str) -> str:
-        fixed = respelt(text, cast)
-        if fixed != text:
-            changes.append(ClampChange(rule="misspelt_name", path=path, before=text, after=fixed))
-        return fixed
-
-    events = [
-        ev if (text := mended(f"events[{i}].text", ev.text)) == ev.text
-        else ev.model_copy(update={"text": text})
-        for i, ev in enumerate(d.events)
-    ]  # fmt: skip
-    facts = [mended(f"scene.add_facts[{i}]", f) for i, f in enumerate(d.scene.add_facts)]
-    if not changes:
-        return d, []
-    scene = d.scene.model_copy(update={"add_facts": facts})
-    return d.model_copy(update={"events": events, "scene": scene}), changes
+    return rewrite_told(d, "misspelt_name", lambda text: respelt(text, cast))
