@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -14,6 +15,7 @@ from tavern.llm.local.paths import SDIST_VERSION, LocalPaths, cache_dir, local_p
 from tavern.llm.local.runtime_build import (
     CMAKE_OPTIONS,
     RuntimeBuildError,
+    _extract,
     build_runtime,
     cmake_build_command,
     cmake_configure_command,
@@ -139,3 +141,51 @@ def test_a_failed_build_leaves_no_stamp(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(RuntimeBuildError, match="exit code 2"):
         build_runtime(paths)
     assert runtime_info(paths) is None and not paths.runtime_stamp.exists()
+
+
+def test_without_extraction_filters_the_build_extracts_plain_members(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11.0-3.11.3 (Debian 12's python3) have no `tarfile.data_filter`."""
+    _fake_toolchain(tmp_path, monkeypatch)
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    paths = LocalPaths(tmp_path / "cache")
+    _fake_sdist(paths)
+    assert build_runtime(paths) == paths.server_binary
+    assert (paths.runtime_dir / "src" / "vendor" / "llama.cpp" / "CMakeLists.txt").is_file()
+
+
+def _archive_with(tmp_path: Path, member: tarfile.TarInfo) -> Path:
+    archive = tmp_path / "bad.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        folder = tarfile.TarInfo("pkg")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+        tar.addfile(member, io.BytesIO(b"x" * member.size))
+    return archive
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "refusal"),
+    [
+        ("pkg/../../escaped", tarfile.REGTYPE, "outside its folder"),
+        ("/tmp/absolute", tarfile.REGTYPE, "outside its folder"),
+        ("pkg/link", tarfile.SYMTYPE, "link or device"),
+        ("pkg/device", tarfile.CHRTYPE, "link or device"),
+    ],
+)
+def test_without_extraction_filters_an_unsafe_member_refuses_the_whole_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, kind: bytes, refusal: str
+) -> None:
+    """Negative controls for `plain_members`: each planted member is caught, nothing lands."""
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    member = tarfile.TarInfo(name)
+    member.type = kind
+    member.size = 1 if kind == tarfile.REGTYPE else 0
+    member.linkname = "/etc/passwd" if kind == tarfile.SYMTYPE else ""
+    dest = tmp_path / "out" / "src"
+    dest.parent.mkdir()
+    with pytest.raises(RuntimeBuildError, match=refusal):
+        _extract(_archive_with(tmp_path, member), dest)
+    assert not (tmp_path / "escaped").exists() and not dest.exists()
+    assert list(dest.parent.iterdir()) == []

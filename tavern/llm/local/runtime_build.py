@@ -93,10 +93,32 @@ def _sdist_archive(paths: LocalPaths, progress: Progress) -> Path:
 def _extract(archive: Path, dest: Path) -> None:
     tmp = dest.with_name(dest.name + ".partial")
     with tarfile.open(archive) as tar:
-        tar.extractall(tmp, filter="data")
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(tmp, filter="data")
+        else:  # Python 3.11.0-3.11.3 (Debian 12's 3.11.2): no extraction filters yet
+            tar.extractall(tmp, members=plain_members(tar))
     (top,) = list(tmp.iterdir())  # the sdist has one top-level folder
     top.rename(dest)
     tmp.rmdir()
+
+
+def plain_members(tar: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The archive's members, refused whole unless each is a regular file or directory
+    with a relative path that stays inside the destination (an sdist holds nothing else):
+    what the "data" filter of newer Pythons guarantees, for those without it.
+
+    Raises:
+        RuntimeBuildError: a member is a link or device, or its path is absolute or climbs
+            out with "..".
+    """
+    members = tar.getmembers()
+    for member in members:
+        parts = Path(member.name).parts
+        if not (member.isfile() or member.isdir()):
+            raise RuntimeBuildError(f"the sdist holds a link or device: {member.name!r}")
+        if member.name.startswith(("/", "\\")) or ".." in parts:
+            raise RuntimeBuildError(f"the sdist holds a path outside its folder: {member.name!r}")
+    return members
 
 
 def runtime_info(paths: LocalPaths) -> dict[str, Any] | None:
