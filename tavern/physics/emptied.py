@@ -8,13 +8,20 @@ once its texts carried the tokens of a prompt's tail, all 8 events the adversary
 committed in an eight-beat run were "[...]", and 7 of 9 of the canary-copying one's. Such an
 event goes; an event without any mask is never judged here, however few words it has ("It
 holds.").
+
+A masked sentence beside clean ones goes too: "Teodor Vask is still working on the [...]'s
+[...]." stood in an event of three sentences shown to the human (toll-house soak #38, seed
+52, turn 5), a line of masks in the middle of the story that tells only that a word is
+hidden. An event whose every sentence holds a mask keeps them ("Maren hands over the
+[...]." still tells that she handed something over) unless it is emptied.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tavern.physics.dropping import drop_events
+from tavern.physics.acts import sentence_spans
+from tavern.physics.dropping import rewrite_events
 from tavern.physics.redaction import MASK, salient_tokens
 from tavern.records import ClampChange, DirectorDecision
 
@@ -33,9 +40,31 @@ def emptied_by_masks(text: str) -> bool:
     return MASK in text and not salient_tokens(text)
 
 
+def without_masked_sentences(text: str) -> str:
+    """`text` without its sentences that hold a mask, if one of its sentences holds none.
+
+    >>> without_masked_sentences("The box stays locked. Teodor works on the [...]'s [...].")
+    'The box stays locked.'
+    >>> without_masked_sentences("Maren hands over the [...]. Teodor takes the [...].")
+    'Maren hands over the [...]. Teodor takes the [...].'
+    """
+    if MASK not in text:
+        return text
+    sentences = [text[start:end] for start, end in sentence_spans(text)]
+    clean = [sentence for sentence in sentences if MASK not in sentence]
+    if not clean or len(clean) == len(sentences):
+        return text
+    return "".join(clean).strip()
+
+
 def drop_emptied_events(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Drop each event the guards emptied (`emptied_by_masks`)."""
+    """Drop each event the guards emptied (`emptied_by_masks`), and each masked sentence of
+    an event that has a clean one (`without_masked_sentences`)."""
     del ctx
-    return drop_events(d, "redacted_event", lambda ev: emptied_by_masks(ev.text))
+    return rewrite_events(
+        d,
+        "redacted_event",
+        lambda ev: "" if emptied_by_masks(ev.text) else without_masked_sentences(ev.text),
+    )

@@ -12,7 +12,7 @@ MIN_QUOTED_WORDS = 3
 """Shorter quotations name things ("the so-called 'Widow's Bell'"), they do not speak."""
 
 QUOTATION = re.compile(
-    r"(?<!\w)(?:"
+    r"(?<![\w\]])(?:"
     r"\"(?P<straight>[^\"\n]+)\""
     r"|“(?P<curly>[^”\n]+)”"
     r"|'(?=\w)(?P<single>[^\n]+?)(?<=[\w.!?,…])'(?!\w)"
@@ -22,7 +22,8 @@ QUOTATION = re.compile(
     r")"
 )
 """A quotation in double or single quotes, straight or curly. An apostrophe inside a word
-("I'm", "Caspar's") neither opens nor closes one; one after a word ("the boys' hats") closes
+("I'm", "Caspar's"), or after the guards' mask ("the [...]'s key"), neither opens nor
+closes one; one after a word ("the boys' hats") closes
 a single-quoted quotation there, so the rest of it is missed. A quotation opened and never
 closed runs to the end of the text: a model's answer cut at a loop or at its length limit
 ends inside the dialogue it was writing (toll-house soak #5, turn 8: "... and says, 'You're

@@ -1,4 +1,5 @@
-"""Clamp `redacted_event`: an event the guards left with nothing to tell goes."""
+"""Clamp `redacted_event`: an event the guards left with nothing to tell goes, and so does a
+masked sentence beside clean ones."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import audience_for, clamp_decision
-from tavern.physics.emptied import emptied_by_masks
+from tavern.physics.emptied import drop_emptied_events, emptied_by_masks, without_masked_sentences
 from tavern.physics.redaction import MASK
 from tavern.records import DirectorDecision, PerceptionEvent
 
@@ -58,6 +59,66 @@ def test_negative_control_without_the_rule_the_masks_are_committed(
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     out, _ = clamp_decision(_hostile(), ctx(FLAT, history=[WHISPER]))
     assert [e.text for e in out.events] == [f"It is the {MASK}.", f"Tomas repeats {MASK}"]
+    masked, _ = clamp_decision(_masked_sentence(), ctx(FLAT, history=[LEDGER_THOUGHT]))
+    assert [e.text for e in masked.events] == [f"The door stays shut. Tomas reads the {MASK}."]
+
+
+TOLL_HOUSE_38 = (
+    "Ilse Brandt's attempt at reaching the door was unsuccessful and caused the toll box to be"
+    " locked. Teodor Vask is still working on the [...]'s [...]. Maren Holt is not involved in"
+    " this attempt."
+)
+"""Toll-house soak #38 (seed 52), turn 5: the event as the guards left it and it was shown."""
+
+
+def test_the_soak_events_masked_sentence_goes_and_its_clean_ones_stay() -> None:
+    d = DirectorDecision(events=[_event(TOLL_HOUSE_38, ["C1", "C2", "C3"])])
+    out, changes = drop_emptied_events(d, ctx(FLAT))
+    assert [e.text for e in out.events] == [
+        "Ilse Brandt's attempt at reaching the door was unsuccessful and caused the toll box"
+        " to be locked. Maren Holt is not involved in this attempt."
+    ]
+    assert [(c.rule, c.path) for c in changes] == [("redacted_event", "events[0].text")]
+
+
+LEDGER_THOUGHT = thought(0, "C2", "the ledger code Quillfeather")
+
+
+def _masked_sentence() -> DirectorDecision:
+    return DirectorDecision(
+        events=[_event("The door stays shut. Tomas reads the Quillfeather.", ["C1", "C2", "C3"])]
+    )
+
+
+def test_a_sentence_the_thought_guard_masked_goes_beside_a_clean_one() -> None:
+    out, changes = clamp_decision(_masked_sentence(), ctx(FLAT, history=[LEDGER_THOUGHT]))
+    assert [e.text for e in out.events] == ["The door stays shut."]
+    assert [c.rule for c in changes if c.rule != "speaker_queue"] == [
+        "thought_guard",
+        "redacted_event",
+    ]
+
+
+def test_an_event_masked_in_every_sentence_keeps_them() -> None:
+    text = f"Maren hands over the {MASK}. Tomas pockets the {MASK} quickly."
+    assert without_masked_sentences(text) == text
+    d = DirectorDecision(events=[_event(text, ["C1", "C2"])])
+    assert drop_emptied_events(d, ctx(FLAT)) == (d, [])
+
+
+CLEAN = st.sampled_from(["The door holds.", "Rain falls on the roof.", "Maren nods."])
+MASKED = st.sampled_from([f"He takes the {MASK}.", f"Tomas reads the {MASK}'s {MASK}."])
+
+
+@given(st.lists(st.tuples(st.booleans(), CLEAN, MASKED), min_size=1, max_size=6))
+def test_masked_sentences_go_exactly_when_a_clean_one_stays(
+    plan: list[tuple[bool, str, str]],
+) -> None:
+    sentences = [clean if is_clean else masked for is_clean, clean, masked in plan]
+    text = " ".join(sentences)
+    kept = [s for s in sentences if MASK not in s]
+    expected = " ".join(kept) if kept else text
+    assert without_masked_sentences(text) == expected
 
 
 WORDS = st.sampled_from(["the", "it", "of", "he", "lantern", "Maren", "4471", "bolt", MASK])
