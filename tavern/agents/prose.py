@@ -294,9 +294,9 @@ def parse(
     `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
     `staging_parts`), without a recital of the stage or an
     appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
-    without a sentence told again for another of the `names` or holding only them
-    (`agents.roll_call`), without a stutter ("until dawn until dawn":
-    `agents.stutter`), and without a sentence an earlier text told under another
+    without a sentence told again for another of the `names`, holding only them or
+    placing them where the stage is (`agents.roll_call`), without a stutter ("until dawn
+    until dawn": `agents.stutter`), and without a sentence an earlier text told under another
     subject (`agents.retold_subject`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
@@ -314,7 +314,8 @@ def parse(
     kept = without_schema_words(without_stutter(cut_runaway(text, cap=cap)))
     kept = drop_out_of_world(drop_quoted_speech(kept, public))
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
-    kept = drop_retold(drop_roster(drop_roll_call(kept, names), names), told)
+    stage = [*recited, *staged]
+    kept = drop_retold(drop_roster(drop_roll_call(kept, names), names, stage, events), told)
     return drop_retold_subjects(kept, told, names, events)
 
 

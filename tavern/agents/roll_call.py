@@ -10,7 +10,11 @@ A sentence goes when its words, with every cast name read as one placeholder, ar
 sentence's of the narration, and at least `MIN_SENTENCE_WORDS` of them are not a name: the
 first telling stays. "Maren nods. Teodor nods." (a beat of short reactions) stays.
 
-A sentence of cast names alone, the prompt's roster, goes too (`drop_roster`).
+A sentence of cast names alone, the prompt's roster, goes too (`drop_roster`), and so does
+one that puts the listed names where the stage is: the "Present:" line and the location of
+the prompt's scene, copied as one sentence ("Agnese Corvo, Brother Caspar, Lio Mendez,
+Dorotea Sand, Felix Aubert are at the vintner's house on the hill, with a stone house
+inside.", vintners-wake soak #36, seed 51, turn 5).
 """
 
 from __future__ import annotations
@@ -20,6 +24,14 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import MIN_SENTENCE_WORDS, SHORT, sentence_key, sentence_spans
+from tavern.physics.restated import STATE_ADVERBS
+
+PRESENCE_VERBS = frozenset("are is were was stand stands stood remain remains remained".split())
+"""How a roster says where its names are, before a place: "... are at the vintner's house"."""
+PLACE_WORDS = frozenset(
+    "at in inside on upon by near within beside around with of and all together gathered".split()
+)
+"""Words of a place clause that any stage may do without: prepositions and gatherings."""
 
 NAME_MARK = "\x01"
 """What a cast name becomes in a sentence's key: no word of prose holds it."""
@@ -49,18 +61,29 @@ def drop_roll_call(text: str, names: Sequence[str]) -> str:
     return _without(text, names, repeats)
 
 
-def drop_roster(text: str, names: Sequence[str]) -> str:
-    """`text` without its sentences of two or more cast names and nothing else (but "and"):
-    the prompt's roster, not a story. "Ilse Brandt, Maren Holt, Teodor Vask." was a whole
-    narration (toll-house seed 40 on the final code of stop 20, turn 7).
+def drop_roster(
+    text: str, names: Sequence[str], stage: Sequence[str] = (), events: Sequence[str] = ()
+) -> str:
+    """`text` without its sentences of two or more cast names and nothing else (but "and"),
+    or of such names then a presence verb and a place told in the words of `stage` (the
+    prompt's location, description and staging) that this beat's `events` do not all hold
+    (a roster telling a move of the beat tells news): the prompt's roster, not a story. "Ilse
+    Brandt, Maren Holt, Teodor Vask." was a whole narration (toll-house seed 40 on the final
+    code of stop 20, turn 7).
 
     >>> names = ["Ilse Brandt", "Maren Holt"]
     >>> drop_roster("Ilse Brandt and Maren Holt. The lamp gutters.", names)
     'The lamp gutters.'
     >>> drop_roster("Ilse Brandt nods at Maren Holt.", names)
     'Ilse Brandt nods at Maren Holt.'
+    >>> drop_roster("Ilse Brandt and Maren Holt are at the toll house.", names, ["toll house"])
+    ''
+    >>> drop_roster("Ilse Brandt and Maren Holt are at the door.", names, ["toll house"])
+    'Ilse Brandt and Maren Holt are at the door.'
     """
-    return _without(text, names, _is_roster)
+    stage_words = _words(tuple(stage))
+    news = _words(tuple(events))
+    return _without(text, names, lambda sentence, p: _is_roster(sentence, p, stage_words, news))
 
 
 def _without(text: str, names: Sequence[str], goes: Callable[[str, re.Pattern[str]], bool]) -> str:
@@ -74,11 +97,28 @@ def _without(text: str, names: Sequence[str], goes: Callable[[str, re.Pattern[st
     return text if len(kept) == len(spans) else "".join(kept).strip()
 
 
-def _is_roster(sentence: str, pattern: re.Pattern[str]) -> bool:
+def _is_roster(
+    sentence: str, pattern: re.Pattern[str], stage: frozenset[str], news: frozenset[str]
+) -> bool:
     if len(pattern.findall(sentence)) < 2:
         return False
     rest = sentence_key(pattern.sub(" ", sentence)).removeprefix(SHORT).split()
-    return all(w == "and" for w in rest)
+    while rest and rest[0] == "and":
+        del rest[0]
+    if not rest:
+        return True
+    place = [w for w in rest[1:] if w not in PLACE_WORDS and w not in STATE_ADVERBS]
+    return (
+        rest[0] in PRESENCE_VERBS
+        and bool(place)
+        and all(w in stage for w in place)
+        and not all(w in news for w in place)
+    )
+
+
+@lru_cache(maxsize=32)
+def _words(texts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for text in texts for w in sentence_key(text).removeprefix(SHORT).split())
 
 
 def _key(marked: str) -> str | None:

@@ -64,5 +64,63 @@ def test_a_roster_of_names_is_no_narration() -> None:
 def test_negative_control_without_the_roster_rule_the_names_are_shown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(prose, "drop_roster", lambda text, _names: text)
+    monkeypatch.setattr(prose, "drop_roster", lambda text, *_context: text)
     assert prose.parse({"narration": ROSTER}, names=NAMES) == ROSTER
+
+
+VW_NAMES = ["Agnese Corvo", "Brother Caspar", "Lio Mendez", "Dorotea Sand", "Felix Aubert"]
+VW_STAGE = [
+    "the vintner's house on the hill",
+    "A stone house: a long hall with the open coffin under candles, a narrow balcony above it,"
+    " and a vaulted cellar below reached by a trapdoor in the hall floor, now shut.",
+]
+"""The location and description of the renderer's prompt ("## Scene now")."""
+VW_ROSTER = (
+    "Agnese Corvo, Brother Caspar, Lio Mendez, Dorotea Sand, Felix Aubert are at the vintner's"
+    " house on the hill, with a stone house inside."
+)
+"""Vintners-wake soak #36 (seed 51), turn 5: the narration's first sentence."""
+
+
+def test_the_live_roster_with_the_stage_is_no_narration() -> None:
+    narration = f"{VW_ROSTER} The chapel bell tolls over the coffin."
+    kept = prose.parse({"narration": narration}, names=VW_NAMES, recited=VW_STAGE)
+    assert kept == "The chapel bell tolls over the coffin."
+    staged = ["Agnese Corvo in the long hall with the open coffin"]
+    both_in_hall = "Agnese Corvo and Felix Aubert stand in the long hall. Rain."
+    assert drop_roster(both_in_hall, VW_NAMES, staged) == "Rain."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "events"),
+    [
+        # a place the stage does not name
+        ("Agnese Corvo and Lio Mendez are at the window.", []),
+        # a move of this beat, told
+        ("Agnese Corvo and Lio Mendez are in the vaulted cellar.", ["Lio Mendez climbs down"
+         " into the vaulted cellar with Agnese Corvo."]),
+        # names doing something where the stage is
+        ("Agnese Corvo and Lio Mendez argue in the long hall.", []),
+        # one name only
+        ("Agnese Corvo is in the long hall.", []),
+    ],
+)  # fmt: skip
+def test_a_sentence_placing_names_stays_when_it_tells_something(
+    sentence: str, events: list[str]
+) -> None:
+    assert drop_roster(sentence, VW_NAMES, VW_STAGE, events) == sentence
+
+
+def test_negative_control_without_the_stage_the_live_roster_stays() -> None:
+    assert drop_roster(VW_ROSTER, VW_NAMES) == VW_ROSTER
+    assert drop_roster(VW_ROSTER, VW_NAMES, VW_STAGE) == ""
+
+
+@given(
+    st.sampled_from(["are", "stand", "remain", "wait", "argue", "sing"]),
+    st.sampled_from(["in the long hall", "at the vintner's house", "by the open coffin"]),
+)
+def test_only_a_presence_verb_makes_a_placed_roster(verb: str, place: str) -> None:
+    sentence = f"Agnese Corvo and Brother Caspar {verb} {place}."
+    gone = drop_roster(sentence, VW_NAMES, VW_STAGE) == ""
+    assert gone == (verb in {"are", "stand", "remain"})
