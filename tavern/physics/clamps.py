@@ -34,6 +34,7 @@ from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.prompt_labels import drop_label_copies
+from tavern.physics.questions import queue_a_hearer
 from tavern.physics.redaction import redact
 from tavern.physics.respelt import respell_names
 from tavern.physics.restated import drop_restated_events
@@ -256,6 +257,11 @@ def clamp_speakers(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDeci
     return d.model_copy(update={"next_speakers": queue}), [change]
 
 
+def queue_hearer(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """A question of the beat that no queued speaker heard gets a hearer (`physics.questions`)."""
+    return queue_a_hearer(d, ctx, MAX_SPEAKERS)
+
+
 def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
     """Bound a time skip to 0..max_skip_ticks, and refuse any skip mid-action."""
     ticks = 0 if ctx.mid_action else min(max(d.time_skip_ticks, 0), max(ctx.max_skip_ticks, 0))
@@ -365,6 +371,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("mood_target", clamp_moods),
     ("witness_zone", clamp_witnesses),
     ("speaker_queue", clamp_speakers),
+    ("unanswered_question", queue_hearer),
     ("time_skip", clamp_time_skip),
     ("spoken_copy", drop_spoken_copies),
     ("thought_copy", drop_thought_copies),

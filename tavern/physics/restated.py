@@ -297,7 +297,7 @@ def recent_acts(
     records before it."""
     attempts: dict[str, list[str]] = {}
     spoke: set[str] = set()
-    for r in _since_director_call(history, turn):
+    for r in since_director_call(history, turn):
         if isinstance(r, ActionRecord) and not r.resolved:
             attempts.setdefault(r.speaker, []).append(r.text)
         elif isinstance(r, SpeechRecord):
@@ -311,13 +311,13 @@ def attempt_records(
     """The attempts awaiting adjudication by the Director of beat `turn`, oldest first."""
     found = [
         r
-        for r in _since_director_call(history, turn)
+        for r in since_director_call(history, turn)
         if isinstance(r, ActionRecord) and not r.resolved
     ]
     return found[::-1]
 
 
-def _since_director_call(
+def since_director_call(
     history: Sequence[HistoryRecord], turn: int | None
 ) -> Iterator[HistoryRecord]:
     """The records since the last Director call of beat `turn`, newest first (see

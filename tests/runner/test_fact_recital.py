@@ -43,6 +43,8 @@ def _answers(narrations: list[str], new_facts: list[str]) -> Callable[[ProviderR
             return director_answer([], scene=scene)
         if request.agent == "prose":
             return {"narration": next(beats)}
+        if request.agent.startswith("character"):  # "Well?" is a question: someone answers
+            return {"speech": "Not tonight.", "thought": None, "action_intent": None}
         return {"outcome": "Nothing comes of it."}
 
     return answer

@@ -68,6 +68,8 @@ def _answers(request: ProviderRequest) -> Any:
         return director_answer([], events=[event])
     if request.agent == FOLLOW_UP:
         return {"outcome": "Nothing comes of it."}
+    if request.agent.startswith("character"):  # a question of the human's gets a hearer
+        return {"speech": "Not tonight.", "thought": None, "action_intent": None}
     return {"narration": "Candles gutter."}
 
 
