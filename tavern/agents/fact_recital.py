@@ -9,6 +9,10 @@ the toll box sits locked on the counting table, and the lamp has perhaps two hou
 
 A sentence goes when it holds runs of two facts or more (a list recital), or a run of a fact
 that an earlier narration of the window, or an earlier sentence of this one, already told.
+The list may also run over sentences, one fact each: when a narration tells two facts or
+more, every sentence telling one goes. Live (vintners-wake #38, seed 54, turn 8), the whole
+narration of the beat in which the human asked "Who are you, exactly?" was the prompt's
+three facts in its order, one sentence each.
 A run is `FACT_RUN_WORDS` words in a row of a fact (the whole fact when shorter, down to
 `MIN_FACT_WORDS`), compared without the state adverbs ("is now shut" tells "is shut").
 Facts the beat itself added are news and free to be told, and so is a run that one of this
@@ -97,6 +101,9 @@ def drop_fact_recitals(
     'Maren fails.'
     >>> drop_fact_recitals("The lamp has perhaps two hours of oil.", facts, [])
     'The lamp has perhaps two hours of oil.'
+    >>> drop_fact_recitals("The toll box sits locked on the counting table. Rain. The lamp"
+    ...                    " has perhaps two hours of oil.", facts, [])
+    'Rain.'
     >>> drop_fact_recitals("The lamp has perhaps two hours of oil left.", facts,
     ...                    ["Rain. The lamp has perhaps two hours of oil."])
     ''
@@ -110,13 +117,14 @@ def drop_fact_recitals(
     free = set().union(*(_facts_in(t, runs, lengths) for t in allowed)) if allowed else set()
     told = set().union(*(_facts_in(t, runs, lengths) for t in narrated)) if narrated else set()
     spans = sentence_spans(text)
+    found = [_facts_in(text[a:b], runs, lengths) - free for a, b in spans]
+    listed = len(set().union(*found)) >= 2
     kept = []
-    for a, b in spans:
-        found = _facts_in(text[a:b], runs, lengths) - free
-        if len(found) >= 2 or found & told:
+    for span, held in zip(spans, found, strict=True):
+        if (held and listed) or held & told:
             continue
-        told |= found
-        kept.append((a, b))
+        told |= held
+        kept.append(span)
     if len(kept) == len(spans):
         return text
     return "".join(text[a:b] for a, b in kept).strip()

@@ -50,11 +50,16 @@ def _answers(narrations: list[str], new_facts: list[str]) -> Callable[[ProviderR
     return answer
 
 
-def _narrated(tmp_path: Path, *narrations: str, new_facts: tuple[str, ...] = ()) -> list[str]:
+def _narrated(
+    tmp_path: Path,
+    *narrations: str,
+    new_facts: tuple[str, ...] = (),
+    scenario: str = "the-toll-house",
+) -> list[str]:
     """The committed narrations of one speech turn per narration of the renderer's."""
     answers = _answers(list(narrations), list(new_facts))
     runner, store, _ = recording_runner(tmp_path, answers, KernelLimits())
-    sid = run(runner.create_session("the-toll-house")).id
+    sid = run(runner.create_session(scenario)).id
     for _ in narrations:
         run(runner.play_turn(sid, TurnInput(speech="Well?")))
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
@@ -72,6 +77,29 @@ def test_negative_control_without_the_rule_the_live_recital_is_narrated(
     assert _narrated(tmp_path, f"{RAIN} {LIVE_TURN_7}") == [f"{RAIN} {LIVE_TURN_7}"]
 
 
+VINTNERS_WAKE_38 = (
+    "The trapdoor to the cellar is shut and bolted from the hall side. The will is in the"
+    " notary's satchel. The coffin lies open in the middle of the hall."
+)
+"""Vintners-wake #38 (seed 54), turn 8: the whole narration, the prompt's facts in order."""
+
+
+def test_facts_listed_one_sentence_each_are_cut(tmp_path: Path) -> None:
+    narrated = _narrated(tmp_path, f"{VINTNERS_WAKE_38} {RAIN}", scenario="the-vintners-wake")
+    assert narrated == [RAIN]
+    facts = VINTNERS_WAKE_38.split(". ")
+    one = f"{facts[0]}. {RAIN}"
+    assert fact_recital.drop_fact_recitals(one, facts, []) == one
+
+
+def test_negative_control_without_the_rule_the_listed_facts_are_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "drop_fact_recitals", lambda text, *_: text)
+    narrated = _narrated(tmp_path, VINTNERS_WAKE_38, scenario="the-vintners-wake")
+    assert narrated == [VINTNERS_WAKE_38]
+
+
 def test_one_fact_is_told_once(tmp_path: Path) -> None:
     again = "The lamp has perhaps two hours of oil left now."
     assert _narrated(tmp_path, f"{RAIN} {LAMP}", f"Wind. {again}") == [f"{RAIN} {LAMP}", "Wind."]
@@ -86,3 +114,17 @@ def test_facts_the_beat_added_are_news(tmp_path: Path) -> None:
 def test_the_fast_word_split_reads_the_words_the_regex_reads(text: str) -> None:
     words = re.findall(r"[^\W\d_]+", text.casefold())
     assert fact_recital._words(text) == [w for w in words if w not in STATE_ADVERBS]
+
+
+VW_FACTS = [f"{fact}." for fact in VINTNERS_WAKE_38.rstrip(".").split(". ")]
+FILLERS = ["Rain drums on the roof.", "Agnese Corvo waits.", "Candles gutter low."]
+
+
+@given(st.lists(st.sampled_from(VW_FACTS + FILLERS), min_size=1, max_size=6, unique=True))
+def test_a_fact_sentence_stays_only_when_it_is_the_narrations_only_fact(
+    sentences: list[str],
+) -> None:
+    told = [s for s in sentences if s in VW_FACTS]
+    kept = fact_recital.drop_fact_recitals(" ".join(sentences), VW_FACTS, [])
+    expected = sentences if len(told) < 2 else [s for s in sentences if s not in VW_FACTS]
+    assert kept == " ".join(expected)

@@ -40,6 +40,14 @@ def _loop_turn(tmp_path: Path) -> tuple[list[str], list[LlmCallLine]]:
     return narration, [c for c in calls if c.agent == "prose"]
 
 
+@pytest.fixture(autouse=True)
+def _facts_may_be_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loops here are the scene's facts, one sentence each, which would also go as a list
+    of facts (`agents.fact_recital`, tested on its own): that rule is set aside, so each
+    test sees its own."""
+    monkeypatch.setattr(turn_module, "drop_fact_recitals", lambda text, *_: text)
+
+
 def test_the_narration_stops_at_its_first_repeat_and_is_committed_cut(tmp_path: Path) -> None:
     """The fake streams its answer word by word, as a server would (`llm.early_stop`)."""
     narration, calls = _loop_turn(tmp_path)
@@ -91,8 +99,6 @@ def test_negative_control_without_the_told_sentences_the_facts_come_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(prose, "told_sentences", lambda earlier, names=None: frozenset())
-    # The facts told again would also go as fact recitals: set that rule aside to see this one.
-    monkeypatch.setattr(turn_module, "drop_fact_recitals", lambda text, *_: text)
     assert all(text.startswith(FACTS.strip()) for text in _narrations(tmp_path, 3))
 
 
