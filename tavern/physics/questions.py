@@ -8,6 +8,9 @@ on 17 of 25 beats in which the human asked a question (toll-house and vintners-w
 When the queue holds no one who heard a question of the beat (the Narrator or only others),
 one hearer is put first: one the question names, else the hearer who spoke last, else the
 first present one. Hearers are the question's perceivers who are present, the asker aside.
+When the asker is queued before every hearer, the first queued hearer moves first: live
+(toll-house #41, seed 55, turn 8), the Director queued the human's character, then the two
+others, after "Who are you, exactly?", and the beat ended at her before anyone answered.
 The rule reads records only, never who plays whom: a Character's question of the last beat
 gets a hearer just the same, and when that hearer is the human's character, the queue
 reaching it returns control to the human, as it always does.
@@ -57,13 +60,23 @@ def queue_a_hearer(
         hearers = [
             s for s in present if s in question.audience.perceivers and s != question.speaker
         ]
-        if not hearers or any(s in hearers for s in queue):
+        if not hearers:
             continue
-        chosen = _hearer(question, hearers, ctx.history, ctx.cast or {})
-        after = [chosen, *queue][:limit]
+        queued = [s for s in queue if s in hearers]
+        if queued and _before(queued[0], question.speaker, queue):
+            continue
+        # No hearer is queued, or the asker would speak first, which ends the beat when the
+        # asker is the human's character: a hearer goes first.
+        chosen = queued[0] if queued else _hearer(question, hearers, ctx.history, ctx.cast or {})
+        after = [chosen, *(s for s in queue if s != chosen)][:limit]
         change = ClampChange(rule=RULE, path="next_speakers", before=d.next_speakers, after=after)
         return d.model_copy(update={"next_speakers": after}), [change]
     return d, []
+
+
+def _before(hearer: str, asker: str, queue: list[str]) -> bool:
+    """Whether `hearer` speaks before `asker` in `queue` (or `asker` is not queued)."""
+    return asker not in queue or queue.index(hearer) < queue.index(asker)
 
 
 def _questions(history: Sequence[HistoryRecord], turn: int | None) -> list[SpeechRecord]:

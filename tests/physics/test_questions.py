@@ -97,6 +97,16 @@ def test_a_question_leaves_a_hearer_queued_and_the_clamp_idempotent(
     out, _ = clamp_decision(DirectorDecision(next_speakers=queue), context)
     hearers = set(said.audience.perceivers) - {asker}
     assert 1 <= len(out.next_speakers) <= 3
-    if asks(text):
-        assert hearers & set(out.next_speakers)
+    if asks(text) and hearers:
+        first = next(s for s in out.next_speakers if s in hearers)
+        assert asker not in out.next_speakers or out.next_speakers.index(
+            first
+        ) < out.next_speakers.index(asker)
     assert clamp_decision(out, context) == (out, [])
+
+
+def test_a_hearer_queued_after_the_asker_moves_first() -> None:
+    """Toll-house #41 (seed 55), turn 8: the Director queued the asker, then both hearers."""
+    assert _queue([_said(1, "C1", WHO, FLAT)], ["C1", "C2", "C3"]) == ["C2", "C1", "C3"]
+    assert _queue([_said(1, "C1", WHO, FLAT)], ["C2", "C1"]) == ["C2", "C1"]
+    assert _queue([_said(1, "C1", WHO, FLAT)], ["C1"]) == ["C2", "C1"]
