@@ -14,7 +14,8 @@ A sentence of cast names alone, the prompt's roster, goes too (`drop_roster`), a
 one that puts the listed names where the stage is: the "Present:" line and the location of
 the prompt's scene, copied as one sentence ("Agnese Corvo, Brother Caspar, Lio Mendez,
 Dorotea Sand, Felix Aubert are at the vintner's house on the hill, with a stone house
-inside.", vintners-wake soak #36, seed 51, turn 5).
+inside.", vintners-wake soak #36, seed 51, turn 5), or only says they are there ("Ilse
+Brandt, Maren Holt, and Teodor Vask are present.", toll-house #41, seed 55, turn 8).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ PLACE_WORDS = frozenset(
     "at in inside on upon by near within beside around with of and all together gathered".split()
 )
 """Words of a place clause that any stage may do without: prepositions and gatherings."""
+
+HERE = frozenset(("present", "here", "there"))
+"""A place clause that names no place: the roster says only that its names are there."""
 
 NAME_MARK = "\x01"
 """What a cast name becomes in a sentence's key: no word of prose holds it."""
@@ -80,6 +84,8 @@ def drop_roster(
     ''
     >>> drop_roster("Ilse Brandt and Maren Holt are at the door.", names, ["toll house"])
     'Ilse Brandt and Maren Holt are at the door.'
+    >>> drop_roster("Rain. Ilse Brandt and Maren Holt are present.", names)
+    'Rain.'
     """
     stage_words = _words(tuple(stage))
     news = _words(tuple(events))
@@ -107,13 +113,12 @@ def _is_roster(
         del rest[0]
     if not rest:
         return True
+    if rest[0] not in PRESENCE_VERBS:
+        return False
     place = [w for w in rest[1:] if w not in PLACE_WORDS and w not in STATE_ADVERBS]
-    return (
-        rest[0] in PRESENCE_VERBS
-        and bool(place)
-        and all(w in stage for w in place)
-        and not all(w in news for w in place)
-    )
+    if all(w in HERE for w in place):  # "are present", "are all here"
+        return True
+    return all(w in stage for w in place) and not all(w in news for w in place)
 
 
 @lru_cache(maxsize=32)

@@ -124,3 +124,14 @@ def test_only_a_presence_verb_makes_a_placed_roster(verb: str, place: str) -> No
     sentence = f"Agnese Corvo and Brother Caspar {verb} {place}."
     gone = drop_roster(sentence, VW_NAMES, VW_STAGE) == ""
     assert gone == (verb in {"are", "stand", "remain"})
+
+
+TH_41 = "Ilse Brandt, Maren Holt, and Teodor Vask are present."
+"""Toll-house #41 (seed 55), turn 8: the narration's first sentence, copying the event."""
+
+
+def test_a_roster_that_only_says_they_are_there_goes_even_when_an_event_says_it() -> None:
+    kept = prose.parse({"narration": f"{TH_41} The lamp gutters."}, names=NAMES, events=[TH_41])
+    assert kept == "The lamp gutters."
+    assert drop_roster("Maren Holt and Teodor Vask are all here. Rain.", NAMES) == "Rain."
+    assert drop_roster("Maren Holt and Teodor Vask are late. Rain.", NAMES).startswith("Maren")
