@@ -35,7 +35,8 @@ class StoryCounts:
     questions: int
     """The human's lines ending in a question mark, whispers aside."""
     questions_answered: int
-    """... after which a Character spoke in the same beat."""
+    """... after which a Character spoke in the same beat, within the human's hearing (live,
+    vintners-wake #39, seed 55, turn 1: Lio Mendez, alone in the cellar, spoke to no one)."""
     character_calls: int
     """(beat, character) pairs with a Character call that answered (asked again: once)."""
     character_calls_heard: int
@@ -85,7 +86,10 @@ def story_counts(
         if asked:
             questions += 1
             answered += any(
-                isinstance(r, SpeechRecord) and r.author == "character" for r in records
+                isinstance(r, SpeechRecord)
+                and r.author == "character"
+                and controlled in r.audience.perceivers
+                for r in records
             )
     calls = {
         (line.turn_number, line.agent.split(":", 1)[1])

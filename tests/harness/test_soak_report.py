@@ -58,7 +58,8 @@ def test_each_defect_is_counted_and_each_success_too() -> None:
         _tried(1, 1), _outcome(2, 1),  # an attempt told
         _tried(3, 2),  # an attempt left without outcome
         _said(4, 3, "C1", "Who are you?"), _said(5, 3, "C2", "Maren."),  # answered
-        _said(6, 4, "C1", "Where is it?"),  # unanswered
+        _said(6, 4, "C1", "Where is it?"),  # unanswered, but for a line out of hearing
+        _said(8, 4, "C3", "Cobwebs.", audience=Audience(origin="zone", perceivers=["C3"])),
         _said(7, 5, "C1", "Psst?", audience=whisper),  # a whisper: not counted
     ]  # fmt: skip
     calls = [_call(3, "character:C2"), _call(4, "character:C2"), _call(4, "director")]
