@@ -94,3 +94,31 @@ def test_any_subject_swap_of_a_told_predicate_goes(first: str, second: str, said
     names = list(NAMES.values())
     told = predicate_keys([f"{first} {said}."], names)
     assert drop_retold_subjects(f"{second} {said}. Rain falls.", told, names) == "Rain falls."
+
+
+TH_42 = (
+    "Ilse Brandt walks slowly to the nearest window and looks outside. He walks slowly to the"
+    " nearest window and looks outside."
+)
+"""Toll-house #42 (seed 56), turn 2: the whole narration, after the beat's one event."""
+TH_42_EVENT = "Ilse Brandt walks slowly to the nearest window and looks outside."
+
+
+def test_a_predicate_told_twice_in_one_narration_is_told_once() -> None:
+    assert _parse(TH_42, [], [TH_42_EVENT]) == TH_42_EVENT
+
+
+def test_negative_control_without_the_rule_the_second_telling_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prose, "drop_retold_subjects", lambda text, *_: text)
+    assert _parse(TH_42, [], [TH_42_EVENT]) == TH_42
+
+
+@given(SUBJECTS, SUBJECTS, PREDICATES, PREDICATES)
+def test_within_a_narration_only_a_predicate_told_before_goes(
+    first: str, second: str, said: str, then: str
+) -> None:
+    text = f"{first} {said}. {second} {then}."
+    kept = drop_retold_subjects(text, frozenset(), list(NAMES.values()))
+    assert kept == (f"{first} {said}." if said == then else text)
