@@ -100,7 +100,7 @@ class _WriterLock:
     """
 
     __slots__ = (
-        "__weakref__", "changed", "deferred", "eager", "error", "lock", "session_id", "synced",
+        "__weakref__", "changed", "deferred", "error", "lock", "session_id", "synced",
         "syncing", "unsynced", "written",
     )  # fmt: skip
 
@@ -111,8 +111,6 @@ class _WriterLock:
         """Notified when `synced`, `syncing` or `error` changes."""
         self.deferred = 0
         """Open `synced_once` blocks of the session."""
-        self.eager = 0
-        """Open blocks given a `PendingSync`: their lines start syncing as they are written."""
         self.unsynced = False
         """A line was written without its fsync since the last sync."""
         self.written = 0
@@ -255,8 +253,6 @@ class JournalWriter:
                     holder.written += 1
                     if holder.deferred:
                         holder.unsynced = True
-                        if holder.eager:
-                            self._start_sync(holder)
                     elif not wait_for_disk:
                         self._start_sync(holder)
                     else:
@@ -270,7 +266,7 @@ class JournalWriter:
     @contextmanager
     def synced_once(self, session_id: str, pending: PendingSync | None = None) -> Iterator[None]:
         """Within the block, durable appends to this session skip their own fsync; the block
-        ends once every line written in it is on disk, at one fsync (or a few, below).
+        ends once every line written in it is on disk, at one fsync.
 
         For the lines of one turn: the runner leaves the block before it commits the turn, so
         every line of a committed turn is on disk first. A line is still written (to the page
@@ -280,18 +276,20 @@ class JournalWriter:
 
         Args:
             session_id: The session whose appends are deferred.
-            pending: When given, each line starts syncing in the background as it is written
-                (a line written while a sync runs waits for the next one), so the disk's
-                waits overlap the turn's remaining work; a normal exit returns at once and
-                hands the wait for the last line to `pending`. The caller must
-                `pending.wait()` before acting on the lines being durable. An exit by an
-                exception waits for the lines before re-raising.
+            pending: When given, a normal exit starts the block's one fsync in the
+                background, returns at once and hands the wait to `pending`, so the disk's
+                wait overlaps what the caller does next (the store preparing its commit).
+                The caller must `pending.wait()` before acting on the lines being durable.
+                An exit by an exception waits for the lines before re-raising.
+
+        Lines no longer start syncing as they are written (stops 21 to 24 did): each
+        background sync handed the GIL between its thread and the turn's several times,
+        and on this 2-core VM the block-end sync measured 0.7-2.9 ms less per durable turn
+        (36 against 20 context switches a turn; `benchmarks/README.md`).
         """
         holder = self._lock_for(session_id)  # held strongly here: the registry is weak
-        eager = pending is not None and self.durable
         with holder.lock:
             holder.deferred += 1
-            holder.eager += eager
         failed = True
         try:
             yield
@@ -299,7 +297,6 @@ class JournalWriter:
         finally:
             with holder.lock:
                 holder.deferred -= 1
-                holder.eager -= eager
                 due = not holder.deferred and holder.unsynced
                 target = holder.written
                 if due:

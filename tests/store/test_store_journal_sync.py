@@ -230,7 +230,7 @@ def test_a_forked_child_starts_its_own_sync_threads(tmp_path: Path) -> None:
     assert _sync_in_forked_child(writer, keep_parent_pool=True) == 2
 
 
-# Lines of a pending block start syncing as they are written; markers sync in the background.
+# A pending block syncs once, as it ends; markers sync in the background.
 
 
 def _held_fsync(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], threading.Event]:
@@ -249,7 +249,7 @@ def _held_fsync(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], threading.E
     return started, release
 
 
-def test_a_pending_block_syncs_its_lines_as_they_come_and_coalesces_the_rest(
+def test_a_pending_block_syncs_once_at_its_end_for_all_its_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writer = JournalWriter(tmp_path)
@@ -259,21 +259,22 @@ def test_a_pending_block_syncs_its_lines_as_they_come_and_coalesces_the_rest(
     pending = PendingSync()
     try:
         with writer.synced_once("s01", pending):
-            writer.append("s01", _line("s01", 1))
-            first = journal.stat().st_size
-            deadline = time.monotonic() + 10
-            while not started:  # under way inside the block, before its end
-                assert time.monotonic() < deadline, "no sync started inside the block"
-                time.sleep(0.001)
-            for n in range(2, 6):  # written while the first sync is held
+            for n in range(1, 6):
                 writer.append("s01", _line("s01", n))
+            time.sleep(0.05)  # a sync started by a line would be seen by now
+            during = list(started)
+        deadline = time.monotonic() + 10
+        while not started:  # started by the block's end, in the background
+            assert time.monotonic() < deadline, "no sync started at the block's end"
+            time.sleep(0.001)
     finally:
         release.set()
     pending.wait()
-    assert started == [first, journal.stat().st_size]  # one more sync for the four lines
+    assert during == []
+    assert started == [journal.stat().st_size]  # one sync for the five lines
 
 
-def test_negative_control_a_plain_block_syncs_only_at_its_end(
+def test_a_plain_block_syncs_only_at_its_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writer = JournalWriter(tmp_path)
