@@ -38,6 +38,7 @@ from tavern.physics.questions import queue_a_hearer
 from tavern.physics.redaction import redact
 from tavern.physics.respelt import respell_names
 from tavern.physics.restated import drop_restated_events
+from tavern.physics.roster_event import drop_roster_events
 from tavern.physics.unfinished import drop_unfinished_ends
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
@@ -378,6 +379,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
     ("prompt_label", drop_label_copies),
+    ("roster_event", drop_roster_events),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),

@@ -1,0 +1,63 @@
+"""Clamp `roster_event`: an event that only lists cast members goes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.physics.roster_event import drop_roster_events
+from tavern.records import Body, Character, DirectorDecision, Mind, PerceptionEvent, Scene
+
+NAMES = {
+    "C1": "Agnese Corvo", "C2": "Brother Caspar", "C3": "Lio Mendez", "C4": "Dorotea Sand",
+    "C5": "Felix Aubert",
+}  # fmt: skip
+CAST = {
+    slot: Character(
+        id=slot.lower(), mind=Mind(), body=Body(display_name=name, description_ref="a guest")
+    )
+    for slot, name in NAMES.items()
+}
+CONTEXT = ClampContext(scene=Scene(location="the hall", present=list(NAMES)), cast=CAST)
+LIVE = "Agnese Corvo, Brother Caspar, Lio Mendez, Dorotea Sand, Felix Aubert"
+"""Vintners-wake #40 (seed 56), turn 1: the Director's one event after the human's greeting."""
+
+
+def _decision(*texts: str) -> DirectorDecision:
+    return DirectorDecision(
+        events=[PerceptionEvent(kind="world_event", text=t, witness_ids=list(NAMES)) for t in texts]
+    )
+
+
+def _events(*texts: str) -> list[str]:
+    return [e.text for e in clamp_decision(_decision(*texts), CONTEXT)[0].events]
+
+
+def test_the_live_roster_event_goes_and_events_with_news_stay() -> None:
+    kept = ["Brother Caspar and Lio Mendez are soaked to the bone.", "The bell tolls."]
+    assert _events(LIVE, *kept) == kept
+
+
+def test_negative_control_without_the_rule_the_roster_is_witnessed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "roster_event"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _events(LIVE) == [LIVE]
+
+
+@given(
+    st.lists(st.sampled_from([*NAMES.values(), *NAMES, "Agnese", "Caspar"]), min_size=1),
+    st.sampled_from([", ", " and ", ", and "]),
+    st.sampled_from(["", " wait", " nod at the coffin"]),
+)
+def test_a_list_goes_only_when_it_names_two_and_says_nothing(
+    names: list[str], joiner: str, verb: str
+) -> None:
+    text = joiner.join(names) + verb + "."
+    slots = {s for s, n in NAMES.items() for name in names if name in (s, n, *n.split())}
+    gone = drop_roster_events(_decision(text), CONTEXT)[0].events == []
+    assert gone == (len(slots) >= 2 and not verb)
