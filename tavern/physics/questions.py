@@ -80,12 +80,18 @@ def _before(hearer: str, asker: str, queue: list[str]) -> bool:
 
 
 def _questions(history: Sequence[HistoryRecord], turn: int | None) -> list[SpeechRecord]:
-    """The questions spoken since the Director's last call, oldest first."""
-    found = [
-        r
-        for r in since_director_call(history, turn)
-        if isinstance(r, SpeechRecord) and asks(r.text)
-    ]
+    """The questions spoken since the Director's last call that no hearer spoke after,
+    oldest first: a line spoken by one who heard the question has taken its turn to answer
+    (live, toll-house #43, seed 57, turn 8: Maren Holt's question of the last beat, which
+    the human had answered with her own, queued the human's character first)."""
+    found: list[SpeechRecord] = []
+    spoke_after: set[str] = set()
+    for r in since_director_call(history, turn):  # newest first
+        if not isinstance(r, SpeechRecord):
+            continue
+        if asks(r.text) and spoke_after.isdisjoint(set(r.audience.perceivers) - {r.speaker}):
+            found.append(r)
+        spoke_after.add(r.speaker)
     return found[::-1]
 
 

@@ -110,3 +110,15 @@ def test_a_hearer_queued_after_the_asker_moves_first() -> None:
     assert _queue([_said(1, "C1", WHO, FLAT)], ["C1", "C2", "C3"]) == ["C2", "C1", "C3"]
     assert _queue([_said(1, "C1", WHO, FLAT)], ["C2", "C1"]) == ["C2", "C1"]
     assert _queue([_said(1, "C1", WHO, FLAT)], ["C1"]) == ["C2", "C1"]
+
+
+def test_a_question_a_hearer_spoke_after_is_no_longer_waiting() -> None:
+    """Toll-house #43 (seed 57), turn 8: Maren Holt's question of the last beat, then the
+    human's own; the Director queued Maren Holt, and the old rule put the human's character
+    before her for Maren's question, ending the beat at once."""
+    theirs = SpeechRecord(
+        seq=0, turn_number=0, speaker="C2", author="character", text="Where is the key?",
+        audience=audience_for(FLAT, "C2", "speech"),
+    )  # fmt: skip
+    assert _queue([theirs, _said(1, "C1", WHO, FLAT)], ["C2"]) == ["C2"]
+    assert _queue([theirs], [NARRATOR]) == ["C1"]  # unanswered, it still queues a hearer
