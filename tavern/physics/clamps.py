@@ -379,12 +379,12 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
     ("prompt_label", drop_label_copies),
-    ("roster_event", drop_roster_events),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("redacted_event", drop_emptied_events),
+    ("roster_event", drop_roster_events),
     ("duplicate_event", drop_duplicate_events),
     ("near_duplicate_event", drop_near_duplicates),
 ]

@@ -7,7 +7,9 @@ and the human's screen showed it, and the renderer then opened two narrations wi
 
 An event whose words are all names (or ids, or words) of two cast members or more, with
 "and" between them, goes. A list with a verb ("Ilse Brandt and Maren Holt nod.") tells
-something and stays.
+something and stays. The rule runs after the guards, on the texts as they will be shown: a
+secret word beside the names, masked, leaves a list (the idempotence property found "[...]
+Ana Prado Bruno" kept by a rule that ran before the mask and dropped by the next pass).
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ from tavern.physics import ClampContext, clamp_decision
 from tavern.physics.roster_event import drop_roster_events
 from tavern.records import Body, Character, DirectorDecision, Mind, PerceptionEvent, Scene
 
+from .test_rules import CAST as INN
+from .test_rules import FLAT, ctx, thought
+
 NAMES = {
     "C1": "Agnese Corvo", "C2": "Brother Caspar", "C3": "Lio Mendez", "C4": "Dorotea Sand",
     "C5": "Felix Aubert",
@@ -61,3 +64,17 @@ def test_a_list_goes_only_when_it_names_two_and_says_nothing(
     slots = {s for s, n in NAMES.items() for name in names if name in (s, n, *n.split())}
     gone = drop_roster_events(_decision(text), CONTEXT)[0].events == []
     assert gone == (len(slots) >= 2 and not verb)
+
+
+def test_a_list_left_by_the_guards_goes_at_once() -> None:
+    """The idempotence property's find: a secret word beside two names, masked by the thought
+    guard, left "[...] Ana Tomas", which a rule running before the guards kept."""
+
+    context = ctx(FLAT, history=[thought(0, "C2", "the Quillfeather ledger")], cast=INN)
+    d = DirectorDecision(
+        events=[PerceptionEvent(kind="world_event", text="Quillfeather Ana Tomas",
+                                witness_ids=["C1", "C2", "C3"])]
+    )  # fmt: skip
+    clamped, changes = clamp_decision(d, context)
+    assert clamped.events == [] and "roster_event" in {c.rule for c in changes}
+    assert clamp_decision(clamped, context) == (clamped, [])
