@@ -30,6 +30,19 @@ class Api:
         return {"X-Tavern-Token": self.token}
 
 
+@dataclass
+class Hold:
+    """Holds each turn of a `SlowRunner` until `release` is set; `entered` is set once a turn
+    waits there: a test can act while a turn is surely in flight, whatever the machine's load."""
+
+    entered: asyncio.Event
+    release: asyncio.Event
+
+    @classmethod
+    def new(cls) -> Hold:
+        return cls(asyncio.Event(), asyncio.Event())
+
+
 class SlowRunner:
     """Wraps a real runner so each turn also waits `delay` seconds, as a model call would.
 
@@ -37,13 +50,17 @@ class SlowRunner:
     an app that serializes every session from one that does not.
     """
 
-    def __init__(self, inner: TurnRunner, delay: float) -> None:
+    def __init__(self, inner: TurnRunner, delay: float, hold: Hold | None = None) -> None:
         self.inner = inner
         self.delay = delay
+        self.hold = hold
 
     async def play_turn(
         self, session_id: str, turn: TurnInput, progress: Progress | None = None
     ) -> TurnResult:
+        if self.hold is not None:
+            self.hold.entered.set()
+            await self.hold.release.wait()
         await asyncio.sleep(self.delay)
         return await self.inner.play_turn(session_id, turn, progress)
 

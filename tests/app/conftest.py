@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from app_helpers import Api, SlowRunner
+from app_helpers import Api, Hold, SlowRunner
 
 from tavern.app.main import create_app
 from tavern.app.state import AppServices
@@ -24,7 +24,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def make_services(data_dir: Path, delay: float = 0.0) -> tuple[AppServices, list[TurnRunner]]:
+def make_services(
+    data_dir: Path, delay: float = 0.0, hold: Hold | None = None
+) -> tuple[AppServices, list[TurnRunner]]:
     library = Library(data_dir)
     store = SessionStore(data_dir)
     built: list[TurnRunner] = []
@@ -33,8 +35,8 @@ def make_services(data_dir: Path, delay: float = 0.0) -> tuple[AppServices, list
 
     def factory(config: AppConfig) -> TurnRunner:
         runner = real(config)
-        if delay:
-            runner = SlowRunner(runner, delay)
+        if delay or hold is not None:
+            runner = SlowRunner(runner, delay, hold)
         built.append(runner)
         return runner
 
@@ -52,8 +54,10 @@ def make_services(data_dir: Path, delay: float = 0.0) -> tuple[AppServices, list
 def api_factory(
     tavern_data_dir: Path,
 ) -> Callable[..., AsyncIterator[Api]]:
-    async def make(delay: float = 0.0, config: AppConfig | None = None) -> AsyncIterator[Api]:
-        services, built = make_services(tavern_data_dir, delay)
+    async def make(
+        delay: float = 0.0, config: AppConfig | None = None, hold: Hold | None = None
+    ) -> AsyncIterator[Api]:
+        services, built = make_services(tavern_data_dir, delay, hold)
         app = create_app(services, config or AppConfig(active_provider="fake"))
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:

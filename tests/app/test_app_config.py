@@ -6,7 +6,7 @@ import json
 
 import anyio
 import pytest
-from app_helpers import Api
+from app_helpers import Api, Hold
 
 from tavern.app.config_store import ConfigError, config_path, load_config
 
@@ -152,7 +152,8 @@ async def test_journal_pages_never_carry_a_configured_key(api: Api) -> None:
 
 
 async def test_a_replaced_runner_stays_open_until_its_turn_ends(api_factory) -> None:  # type: ignore[no-untyped-def]
-    async for api in api_factory(delay=0.4):
+    hold = Hold.new()  # the turn waits in the runner until the swap is done: no timing
+    async for api in api_factory(hold=hold):
         sid = (
             await api.client.post(
                 "/sessions", json={"scenario_id": "the-toll-house"}, headers=api.auth
@@ -171,10 +172,12 @@ async def test_a_replaced_runner_stays_open_until_its_turn_ends(api_factory) -> 
 
         async with anyio.create_task_group() as group:
             group.start_soon(turn)
-            await anyio.sleep(0.1)
+            with anyio.fail_after(10):
+                await hold.entered.wait()
             swap = await api.client.put("/config", json={"language": "pt-BR"}, headers=api.auth)
             assert swap.status_code == 200
             assert old.http_client is not None  # the turn still holds it
+            hold.release.set()
         await api.app.state.runner_slot.drain()
         assert results == {"turn": 200} and old.http_client is None
 
