@@ -288,7 +288,7 @@ def calibration_ms() -> float:
 
 def interpreter() -> str:
     """Which CPython runs the benchmark: its build moves every figure (on one machine,
-    Debian's python3.11, built with PGO and LTO into one executable, ran the kernel 10-15%
+    Debian's python3.11, built with PGO and LTO into one executable, ran the kernel 10-25%
     faster than a plain build calling a shared libpython)."""
     described = f"{platform.python_implementation()} {platform.python_version()}"
     described += f" ({os.path.realpath(sys.executable)}"
