@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import httpx
 from fastapi import FastAPI
@@ -42,6 +42,36 @@ class Hold:
     def new(cls) -> Hold:
         return cls(asyncio.Event(), asyncio.Event())
 
+    async def wait(self) -> None:
+        self.entered.set()
+        await self.release.wait()
+
+
+@dataclass
+class Rendezvous:
+    """Holds each turn until `parties` turns wait here at once: only an app that runs them
+    side by side gets past it; one that serializes them fails after `timeout` seconds.
+
+    Parallelism shown by meeting, not by timing a sleep, holds whatever the machine's load.
+    """
+
+    parties: int
+    timeout: float = 10.0
+    arrived: int = 0
+    met: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait(self) -> None:
+        self.arrived += 1
+        if self.arrived >= self.parties:
+            self.met.set()
+        await asyncio.wait_for(self.met.wait(), self.timeout)
+
+
+class TurnGate(Protocol):
+    """Where a `SlowRunner` turn waits before it runs."""
+
+    async def wait(self) -> None: ...
+
 
 class SlowRunner:
     """Wraps a real runner so each turn also waits `delay` seconds, as a model call would.
@@ -50,7 +80,7 @@ class SlowRunner:
     an app that serializes every session from one that does not.
     """
 
-    def __init__(self, inner: TurnRunner, delay: float, hold: Hold | None = None) -> None:
+    def __init__(self, inner: TurnRunner, delay: float, hold: TurnGate | None = None) -> None:
         self.inner = inner
         self.delay = delay
         self.hold = hold
@@ -59,8 +89,7 @@ class SlowRunner:
         self, session_id: str, turn: TurnInput, progress: Progress | None = None
     ) -> TurnResult:
         if self.hold is not None:
-            self.hold.entered.set()
-            await self.hold.release.wait()
+            await self.hold.wait()
         await asyncio.sleep(self.delay)
         return await self.inner.play_turn(session_id, turn, progress)
 

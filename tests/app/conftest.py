@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from app_helpers import Api, Hold, SlowRunner
+from app_helpers import Api, SlowRunner, TurnGate
 
 from tavern.app.main import create_app
 from tavern.app.state import AppServices
@@ -25,7 +25,7 @@ def anyio_backend() -> str:
 
 
 def make_services(
-    data_dir: Path, delay: float = 0.0, hold: Hold | None = None
+    data_dir: Path, delay: float = 0.0, hold: TurnGate | None = None
 ) -> tuple[AppServices, list[TurnRunner]]:
     library = Library(data_dir)
     store = SessionStore(data_dir)
@@ -55,7 +55,7 @@ def api_factory(
     tavern_data_dir: Path,
 ) -> Callable[..., AsyncIterator[Api]]:
     async def make(
-        delay: float = 0.0, config: AppConfig | None = None, hold: Hold | None = None
+        delay: float = 0.0, config: AppConfig | None = None, hold: TurnGate | None = None
     ) -> AsyncIterator[Api]:
         services, built = make_services(tavern_data_dir, delay, hold)
         app = create_app(services, config or AppConfig(active_provider="fake"))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 
 import anyio
 import pytest
-from app_helpers import Api
+from app_helpers import Api, Rendezvous
 
 pytestmark = pytest.mark.anyio
 
@@ -189,26 +189,35 @@ async def test_concurrent_turns_on_one_session_are_serialized(api_factory) -> No
 
 
 async def test_turns_on_different_sessions_run_in_parallel(api_factory) -> None:  # type: ignore[no-untyped-def]
-    # Serialized, four turns would take at least 4 * delay; in parallel about one delay plus
-    # the fake provider's CPU time.
-    delay = 1.0
-    async for api in api_factory(delay=delay):
+    # Each turn waits in the runner until all four are waiting: an app that serialized
+    # sessions would never let the second in while the first waits, and the turns time out.
+    meeting = Rendezvous(parties=4)
+    async for api in api_factory(hold=meeting):
         ids = [(await _new(api))["id"] for _ in range(4)]
 
         async def play(sid: object, api: Api = api) -> None:
             r = await api.client.post(
                 f"/sessions/{sid}/turns", json={"speech": "x"}, headers=api.auth
             )
-            assert r.status_code == 200
+            assert r.status_code == 200, r.text
 
-        start = time.perf_counter()
         async with anyio.create_task_group() as group:
             for sid in ids:
                 group.start_soon(play, sid)
-        elapsed = time.perf_counter() - start
-        assert elapsed < delay * 3, (
-            f"4 sessions took {elapsed:.2f}s; serialized would be {4 * delay}s"
-        )
+        assert meeting.arrived == 4 and meeting.met.is_set()
+
+
+async def test_the_rendezvous_fails_turns_that_run_one_at_a_time() -> None:
+    # Negative control of the parallelism test: serialized waiters never meet.
+    meeting = Rendezvous(parties=2, timeout=0.2)
+    one_at_a_time = asyncio.Lock()
+
+    async def serialized_turn() -> None:
+        async with one_at_a_time:
+            await meeting.wait()
+
+    with pytest.raises(TimeoutError):
+        await asyncio.gather(serialized_turn(), serialized_turn())
 
 
 async def test_a_turn_that_would_reveal_the_human_is_422_not_500(api: Api) -> None:
