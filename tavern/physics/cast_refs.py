@@ -66,8 +66,28 @@ def name_index(cast: Mapping[str, Character]) -> dict[str, str]:
     }
 
 
+def id_spellings(cast: Mapping[str, Character]) -> dict[str, str]:
+    """Folded slot id -> slot id, for ids no other slot folds to: "c1" can only mean "C1".
+
+    Toll-house #43 (seed 57), turn 2: the Director wrote `"actor_id": "c1"`; the id clamp took
+    it for an unknown id and made the outcome a World event, so the action stayed unresolved
+    and its follow-up told the same walk again, under the actor.
+
+    Example:
+        >>> from tavern.records.character import Body, Character, Mind
+        >>> body = Body(display_name="Mara", description_ref="a tall woman")
+        >>> id_spellings({"C1": Character(id="mara", mind=Mind(), body=body)})
+        {'c1': 'C1'}
+    """
+    slots: dict[str, list[str]] = {}
+    for slot in cast:
+        slots.setdefault(_key(slot), []).append(slot)
+    return {folded: found[0] for folded, found in slots.items() if len(found) == 1}
+
+
 def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Replace cast members' display names in the id fields by their slot ids.
+    """Replace cast members' display names, and their ids in another case, in the id fields
+    by their slot ids.
 
     Fields: each event's `actor_id` and `witness_ids`, `next_speakers` (where any spelling of
     `Narrator` also becomes the sentinel), the keys of `mood_updates`, and each zone move's
@@ -84,7 +104,7 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     ]
     if ids.issuperset(references):  # the usual answer: ids only, nothing to look up
         return d, []
-    index = name_index(cast)
+    index = {**id_spellings(cast), **name_index(cast)}
     if not index:
         return d, []
     changes: Changes = []

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import tavern.physics.cast_refs as cast_refs_module
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, audience_for, clamp_decision
-from tavern.physics.cast_refs import merge_key, name_index
+from tavern.physics.cast_refs import id_spellings, merge_key, name_index
 from tavern.physics.redaction import salient_tokens
 from tavern.records import (
     NARRATOR,
@@ -83,6 +83,44 @@ def test_names_in_every_id_field_become_ids() -> None:
     assert clamp_decision(out, ctx()) == (out, [])
 
 
+def test_an_id_in_another_case_is_the_id() -> None:
+    # Toll-house #43 (seed 57), turn 2, as the Director answered: the actor "c1" was taken for
+    # an unknown id, so the walk became a World event and its follow-up told it again.
+    walk = PerceptionEvent(
+        kind="action_outcome",
+        text="C1 walks slowly to the nearest window and looks outside",
+        actor_id="c1",
+        witness_ids=["Ana", "Rui Lopes", "c3"],
+    )
+    out, changes = clamp_decision(DirectorDecision(events=[walk]), ctx())
+    assert out.events[0].actor_id == "C1"
+    assert out.events[0].witness_ids == ["C1", "C2", "C3"]
+    assert {c.path for c in changes if c.rule == "cast_reference"} == {
+        "events[0].actor_id",
+        "events[0].witness_ids",
+    }
+    assert "witness_zone" not in {c.rule for c in changes}
+    assert clamp_decision(out, ctx()) == (out, [])
+
+
+def test_ids_that_fold_alike_are_never_mapped() -> None:
+    both = {**CAST, "c1": CAST["C1"].model_copy(update={"id": "ana-twin"})}
+    assert "c1" not in id_spellings(both) and id_spellings(both)["c2"] == "C2"
+
+
+def test_negative_control_without_the_rule_an_id_in_another_case_is_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walk = PerceptionEvent(
+        kind="action_outcome", text="Ana walks", actor_id="c1", witness_ids=["C1", "C2"]
+    )
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "cast_reference"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    out, changes = clamp_decision(DirectorDecision(events=[walk]), ctx())
+    assert not any(e.actor_id == "C1" for e in out.events)  # the agency rule dropped it
+    assert "witness_zone" in {c.rule for c in changes}
+
+
 def test_a_lone_narrator_in_any_spelling_is_the_sentinel() -> None:
     out, changes = clamp_decision(DirectorDecision(next_speakers=["NARRATOR"]), ctx())
     assert out.next_speakers == [NARRATOR]
@@ -137,7 +175,8 @@ def _spelling(draw: st.DrawFn, name: str) -> str:
 @SETTINGS
 @given(world_and_decision(), st.data())
 def test_names_clamp_exactly_like_the_ids(pair: tuple[object, object], data: st.DataObject) -> None:
-    """Any id written as its member's name (any case, any spacing) gives the same decision."""
+    """Any id written as its member's name (any case, any spacing), or as itself in another
+    case, gives the same decision."""
     world, proposal = pair
     cast = world.state.cast  # type: ignore[attr-defined]
     names = {slot: name for name, slot in name_index(cast).items()}
@@ -145,6 +184,8 @@ def test_names_clamp_exactly_like_the_ids(pair: tuple[object, object], data: st.
     def named(value: str) -> str:
         if value in names and data.draw(st.booleans()):
             return data.draw(_spelling(cast[value].body.display_name))
+        if value in cast and data.draw(st.booleans()):
+            return data.draw(st.sampled_from([value.lower(), value.upper(), value.swapcase()]))
         return value
 
     assert isinstance(proposal, DirectorDecision)
