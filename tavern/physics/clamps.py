@@ -33,6 +33,7 @@ from tavern.physics.guards import (
 from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
+from tavern.physics.outcome_kind import label_outcomes
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.questions import queue_a_hearer
 from tavern.physics.redaction import redact
@@ -374,6 +375,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("speaker_queue", clamp_speakers),
     ("unanswered_question", queue_hearer),
     ("time_skip", clamp_time_skip),
+    ("outcome_kind", label_outcomes),
     ("spoken_copy", drop_spoken_copies),
     ("thought_copy", drop_thought_copies),
     ("authored_speech", drop_authored_speech),
@@ -389,12 +391,13 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("near_duplicate_event", drop_near_duplicates),
 ]
 """Clamp rules in application order. Cast names one letter off are spelt right, then names
-become ids first, so every other rule judges ids. Copies of spoken lines and thoughts and
-recitals of a mind go before the guards could mask them. The guards run on the final witness
-lists, and an event they left with nothing to tell goes; repeats merge last, on the texts as
-they will be shown (two texts can become equal once redacted). A merged event's witnesses
-never make a guard redact more: copies that the guards left equal hold nothing hidden from
-any of them."""
+become ids first, so every other rule judges ids. An actor's event telling their waiting
+attempt becomes its outcome before the rules that judge outcomes read the kind. Copies of
+spoken lines and thoughts and recitals of a mind go before the guards could mask them. The
+guards run on the final witness lists, and an event they left with nothing to tell goes;
+repeats merge last, on the texts as they will be shown (two texts can become equal once
+redacted). A merged event's witnesses never make a guard redact more: copies that the guards
+left equal hold nothing hidden from any of them."""
 
 
 def clamp_decision(

@@ -112,6 +112,37 @@ def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactor
     assert _outcomes(kit.history(sid)) == [(1, "C1", "The bolt does not move.", HALL_VIEW)]
 
 
+ARRIVAL = {
+    "kind": "arrival",
+    "text": "Agnese Corvo pulls at the bolt of the trapdoor, and it holds.",
+    "actor_id": "C1",
+    "witness_ids": HALL_VIEW,
+    "utterance_ref": None,
+}
+"""The Director telling the attempt under another kind (vintners-wake #42, seed 58, turn 2)."""
+
+
+def test_an_attempt_told_under_another_kind_needs_no_follow_up(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers([ARRIVAL]))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert FOLLOW_UP not in _agents(kit, sid, 1)
+    assert _outcomes(kit.history(sid)) == [(1, "C1", ARRIVAL["text"], HALL_VIEW)]
+
+
+def test_negative_control_without_outcome_kind_the_attempt_is_told_twice(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    kit = make_kit(fn=_answers([ARRIVAL]))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert FOLLOW_UP in _agents(kit, sid, 1)
+    told = [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+    assert told == [ARRIVAL["text"], OUTCOME]
+
+
 def test_a_speech_turn_asks_nothing(make_kit: KitFactory) -> None:
     kit = make_kit(fn=_answers(speakers=()))
     sid = kit.create()

@@ -1,0 +1,61 @@
+"""Clamp `outcome_kind`: an actor's event that tells their waiting attempt is its outcome.
+
+The runner reads an attempt as answered by an `action_outcome` event of its actor
+(`runner.follow_up.answered`); the other rules that judge outcomes read the same kind. Live
+(vintners-wake #42, seed 58, turn 2), the Director told the human's "walks slowly to the
+nearest window and looks outside" as an "arrival" by her. With no action_outcome of hers, the
+attempt stayed waiting, the follow-up call told the same walk again, and the human read it
+twice.
+
+An event of another kind (an utterance aside: it stands for a spoken line) by an actor who
+has an attempt waiting and no action_outcome in the decision becomes an action_outcome when it
+shares a content word with one of the actor's waiting attempts (`restated.shares_a_word`, the
+test the agency rule backs an act with). Only the kind changes: text, actor and witnesses stay,
+so nobody perceives anything new. Every such event of the actor changes, not only the first:
+a later rule may drop the first (a recital of the facts), and the clamps must change nothing
+when run again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tavern.physics.restated import attempt_records, content_words, shares_a_word
+from tavern.records import ClampChange, DirectorDecision
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+RULE = "outcome_kind"
+
+
+def label_outcomes(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` with each event telling its actor's waiting attempt as an action_outcome."""
+    if not d.events:
+        return d, []
+    answered = {e.actor_id for e in d.events if e.kind == "action_outcome"}
+    waiting: dict[str, list[set[str]]] = {}
+    for attempt in attempt_records(ctx.history, ctx.turn_number):
+        if attempt.speaker not in answered:
+            waiting.setdefault(attempt.speaker, []).append(content_words(attempt.text))
+    if not waiting:
+        return d, []
+    events = list(d.events)
+    changes: list[ClampChange] = []
+    for i, ev in enumerate(events):
+        attempts = waiting.get(ev.actor_id or "")
+        if not attempts or ev.kind == "utterance":
+            continue
+        said = content_words(ev.text)
+        if any(shares_a_word(said, words) for words in attempts):
+            events[i] = ev.model_copy(update={"kind": "action_outcome"})
+            changes.append(
+                ClampChange(
+                    rule=RULE, path=f"events[{i}].kind", before=ev.kind, after="action_outcome"
+                )
+            )
+    if not changes:
+        return d, []
+    return d.model_copy(update={"events": events}), changes

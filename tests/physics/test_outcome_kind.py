@@ -1,0 +1,68 @@
+"""An actor's event telling their waiting attempt is its action_outcome (`physics.outcome_kind`)."""
+
+from __future__ import annotations
+
+import pytest
+
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent
+
+from .test_rules import CAST, FLAT, attempt
+
+HALL = list(CAST)
+WALK = "walks slowly to the nearest window and looks outside"
+LIVE = (
+    "A small, upright woman in layered black silk and a black lace veil walks slowly to the"
+    " nearest window and looks outside."
+)
+"""Vintners-wake #42 (seed 58), turn 2: the Director's "arrival" by the human's character."""
+
+
+def _event(text: str, kind: str = "arrival", actor: str | None = "C1") -> PerceptionEvent:
+    return PerceptionEvent(kind=kind, text=text, actor_id=actor, witness_ids=HALL)  # type: ignore[arg-type]
+
+
+def _kinds(*events: PerceptionEvent, attempts: tuple[str, ...] = (WALK,)) -> list[str]:
+    history = [attempt(i + 1, "C1", text) for i, text in enumerate(attempts)]
+    proposal = DirectorDecision(events=list(events), next_speakers=[NARRATOR])
+    ctx = ClampContext(scene=FLAT, cast=CAST, history=history)
+    out, changes = clamp_decision(proposal, ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    assert all(c.after == "action_outcome" for c in changes if c.rule == "outcome_kind")
+    return [e.kind for e in out.events]
+
+
+def test_the_live_arrival_telling_the_walk_is_its_outcome() -> None:
+    assert _kinds(_event(LIVE)) == ["action_outcome"]
+
+
+def test_other_events_keep_their_kind() -> None:
+    bell = _event("A bell tolls in the chapel.", kind="world_event", actor=None)
+    unrelated = _event("Smoke from the hearth stings her eyes.", kind="sensory_cue")
+    assert _kinds(bell, unrelated, attempts=("reaches for the door",)) == [
+        "world_event",
+        "sensory_cue",
+    ]
+
+
+def test_an_answered_attempt_is_left_alone_and_every_telling_changes() -> None:
+    outcome = _event("Ana reaches the window.", kind="action_outcome")
+    assert _kinds(outcome, _event(LIVE)) == ["action_outcome", "arrival"]
+    # Both tellings: a later rule may drop the first, and clamping again must change nothing.
+    assert _kinds(_event(LIVE), _event("Ana looks outside.", kind="sensory_cue")) == [
+        "action_outcome",
+        "action_outcome",
+    ]
+
+
+def test_without_a_waiting_attempt_nothing_changes() -> None:
+    assert _kinds(_event(LIVE), attempts=()) == ["arrival"]
+
+
+def test_negative_control_without_the_rule_the_arrival_stays_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _kinds(_event(LIVE)) == ["arrival"]
