@@ -216,7 +216,50 @@ def unconfirmed_acts(
     # cellar." after Agnese Corvo's one outcome, which the Director had told as "He ...".
     actor = next(iter(actors)) if len(actors) == 1 else None
     kept = unsupported_sentences(narration, names, test, actor) or ""
+    if not whispered:
+        kept = without_phantom_whispers(kept, names)
     return without_retold_attempts(kept, cast, recent, turn)
+
+
+_BARE_WHISPER = re.compile(
+    r"^\W*(?:[^\W\d_]+[\s,]+){1,4}whisper(?:s|ed)?\b(?P<rest>[^.!?]*)[.!?]*\s*$", re.IGNORECASE
+)
+"""A subject of up to four words, a verb of whispering, and the rest of the sentence."""
+
+
+def without_phantom_whispers(narration: str, names: Names) -> str:
+    """`narration` without its sentences saying only that someone whispers, for a beat in
+    which nobody whispered: the whisper marker of an earlier beat, copied under any subject.
+    Live (vintners-wake #43, seed 59, turn 8), "The vintner whispers something." (the
+    deceased) after turn 6's "(Agnese Corvo whispers something.)"; no cast member is its
+    subject, so the agency rule, which judges the cast's acts, let it through.
+
+    >>> names = Names.of({})
+    >>> without_phantom_whispers("The vintner whispers something. Rain falls.", names)
+    'Rain falls.'
+    >>> without_phantom_whispers("The vintner whispers that the will is forged.", names)
+    'The vintner whispers that the will is forged.'
+    """
+    if "whisper" not in narration.casefold():
+        return narration
+    spans = sentence_spans(narration)
+    kept = [
+        (a, b)
+        for a, b in spans
+        if not (
+            (m := _BARE_WHISPER.match(narration[a:b]))
+            and {_POSSESSIVE.sub("", w) for w in words_of(m.group("rest"))}
+            <= BARE_WORDS | _TO | names.words
+        )
+    ]
+    if len(kept) == len(spans):
+        return narration
+    return "".join(narration[a:b] for a, b in kept).strip()
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
+_TO = frozenset(("to", "at", "into", "in", "ear", "the", "a", "an", "his", "her", "their"))
+"""Words a bare whisper may add before its hearer: "... whispers something into Ana's ear"."""
 
 
 _TELLS_ATTEMPT = re.compile(r"\b(?:attempt|tries|tried|try)", re.IGNORECASE)

@@ -478,4 +478,32 @@ def test_a_whisper_is_narrated_only_in_the_beat_of_one() -> None:
 
 def test_negative_control_any_speech_backs_a_whisper(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agency, "WHISPERING", frozenset())
+    # The phantom-whisper rule would also take this marker: set aside, as its own control.
+    monkeypatch.setattr(agency, "without_phantom_whispers", lambda text, names: text)
     assert unconfirmed_acts(WHISPERS, CAST, _whispered_then_asked(), TURN) == WHISPERS
+
+
+PHANTOM = "The ostler whispers something."
+"""Vintners-wake #43 (seed 59), turn 8, "The vintner whispers something." (the deceased) in a
+beat without a whisper; here with a subject from no cast."""
+
+
+def test_a_whisper_by_anyone_is_narrated_only_in_the_beat_of_one() -> None:
+    history = _whispered_then_asked()
+    assert unconfirmed_acts(f"{PHANTOM} The lamp gutters.", CAST, history, TURN) == (
+        "The lamp gutters."
+    )
+    to_her = "A voice whispers something into Maren Holt's ear."
+    assert unconfirmed_acts(to_her, CAST, history, TURN) == ""
+    # In the beat of a whisper it stays (whose it was is not the renderer's to know), and so
+    # does a whisper that tells what was whispered: a story's sentence, not the marker.
+    assert unconfirmed_acts(PHANTOM, CAST, history[:1], TURN - 2) == PHANTOM
+    told = "The ostler whispers that the ferry is gone."
+    assert unconfirmed_acts(told, CAST, history, TURN) == told
+
+
+def test_negative_control_without_the_phantom_rule_the_copied_marker_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "without_phantom_whispers", lambda text, names: text)
+    assert unconfirmed_acts(PHANTOM, CAST, _whispered_then_asked(), TURN) == PHANTOM
