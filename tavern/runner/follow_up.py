@@ -90,6 +90,14 @@ EMPTY_RULE = "follow_up_empty"
 seed 36, turn 5), "reaches for the door" was answered "Ilse Brandt tries this.", and
 (vintners-wake #22, seed 35, turn 8) "take action" with "Felix Aubert tries this to take
 action"; both were committed and shown."""
+UNRELATED_RULE = "follow_up_unrelated"
+"""The change reported when a follow-up's sentence holds no word of its attempt but a word of
+a standing fact: the small model reaches for the prompt's facts instead of the act. Live
+(toll-house #46, seed 60, turn 5), "reaches for the door" got "Ilse Brandt successfully opened
+the toll box.", the locked box of the facts opened by nobody's attempt; over the 84 follow-up
+answers of 24 soak journals the test picked 8, each about something the attempt never touched
+("The trapdoor is sealed and bolted from the hall side." for a walk to the window)."""
+
 EMPTY_WORDS = FILLER | frozenset(
     "this that it tried attempted did make makes made take takes taking action actions act"
     " acts".split()
@@ -185,6 +193,34 @@ def without_empty(text: str, actor_name: str) -> str:
         if any(w not in names and w not in EMPTY_WORDS for w in plain_words(text[a:b]))
     ]
     return " ".join(kept)
+
+
+def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[str]) -> str:
+    """`text` without its sentences that share no content word with the `attempt` and hold
+    one of the standing `facts`' (`UNRELATED_RULE`); the actor's name is no such word.
+
+    >>> facts = ["The toll box sits locked on the counting table."]
+    >>> reach = "reaches for the door"
+    >>> without_unrelated("Ilse opens the toll box.", reach, "Ilse", facts)
+    ''
+    >>> without_unrelated("Ilse pulls the handle; it holds.", reach, "Ilse", facts)
+    'Ilse pulls the handle; it holds.'
+    >>> without_unrelated("Ilse opens the door to the table.", reach, "Ilse", facts)
+    'Ilse opens the door to the table.'
+    """
+    if not text or not facts:
+        return text
+    named = content_words(actor_name)
+    standing = set().union(*(content_words(f) for f in facts)) - named
+    own = content_words(attempt)
+    spans = sentence_spans(text)
+    kept = []
+    for a, b in spans:
+        said = content_words(text[a:b]) - named
+        if said & standing and not shares_a_word(said, own):
+            continue
+        kept.append(text[a:b].strip())
+    return text if len(kept) == len(spans) else " ".join(kept)
 
 
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
@@ -291,11 +327,16 @@ class _Beat:
         copied = without_borrowed(
             text, attempt, self.history, name, decision.events, state.scene.facts
         )
-        told = without_empty(copied, name)
+        related = without_unrelated(copied, attempt.text, name, state.scene.facts)
+        told = without_empty(related, name)
         path = f"outcome of #{attempt.seq}"
         changes = [
             ClampChange(rule=rule, path=path, before=before, after=after)
-            for rule, before, after in [(COPY_RULE, text, copied), (EMPTY_RULE, copied, told)]
+            for rule, before, after in [
+                (COPY_RULE, text, copied),
+                (UNRELATED_RULE, copied, related),
+                (EMPTY_RULE, related, told),
+            ]
             if after != before
         ]
         if not told:

@@ -241,6 +241,34 @@ def test_negative_control_never_asked_again_the_attempt_stays_unanswered(
     assert _outcomes(kit.history(sid)) == []
 
 
+UNRELATED = "Agnese Corvo lifts the will out of the notary's satchel."
+"""An outcome about the standing facts, not the attempt (as toll-house #46, seed 60, turn 5:
+"reaches for the door" got "Ilse Brandt successfully opened the toll box.")."""
+
+
+def test_an_outcome_about_the_facts_and_not_the_attempt_is_asked_again(
+    make_kit: KitFactory,
+) -> None:
+    kit = make_kit(fn=_refused_then_told(UNRELATED))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 2
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
+    commit = [line for line in read_journal(journal_path(kit.data_dir, sid))
+              if isinstance(line, CommitLine)][-1]  # fmt: skip
+    assert follow_up.UNRELATED_RULE in {c.rule for c in commit.clamp_changes}
+
+
+def test_negative_control_without_the_rule_the_facts_become_the_outcome(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(follow_up, "without_unrelated", lambda text, *a: text)
+    kit = make_kit(fn=_refused_then_told(UNRELATED))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [UNRELATED]
+
+
 SESSION_SEED = 50
 
 
