@@ -115,11 +115,11 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
         return found
 
     def one(path: str, value: str) -> str:
-        return str(mapped(path, value, index.get(_key(value), value)))
+        return str(mapped(path, value, _lookup(index, value)))
 
     def many(path: str, values: list[str], extra: Mapping[str, str] | None = None) -> list[str]:
         table = {**index, **(extra or {})}
-        return list(mapped(path, values, [table.get(_key(v), v) for v in values]))
+        return list(mapped(path, values, [_lookup(table, v) for v in values]))
 
     events = []
     for i, ev in enumerate(d.events):
@@ -148,6 +148,23 @@ def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
         "zone_moves": moves,
     }
     return d.model_copy(update=update), changes
+
+
+_GLOSSED = re.compile(r"\s*([^()]+?)\s*\(\s*([^()]+?)\s*\)\s*")
+"""A reference glossed with another: "Ilse Brandt (C1)", "C1 (Ilse Brandt)"."""
+
+
+def _lookup(table: Mapping[str, str], value: str) -> str:
+    """The slot `value` names in `table`, or `value` itself. A glossed reference names a slot
+    when both of its parts name it: live (toll-house #46, seed 60, turn 1), the Director wrote
+    every actor and witness as "Ilse Brandt (C1)", and the id clamp dropped them all, so the
+    beat's event reached nobody while the renderer narrated it."""
+    found = table.get(_key(value))
+    if found is None and "(" in value and (glossed := _GLOSSED.fullmatch(value)):
+        outer, inner = (table.get(_key(part)) for part in glossed.groups())
+        if outer is not None and outer == inner:
+            return outer
+    return value if found is None else found
 
 
 def collapse_glosses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:

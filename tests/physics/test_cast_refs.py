@@ -8,6 +8,7 @@ outside the id fields), its equivalence with ids written directly, and a planted
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -103,6 +104,31 @@ def test_an_id_in_another_case_is_the_id() -> None:
     assert clamp_decision(out, ctx()) == (out, [])
 
 
+def test_a_member_glossed_with_its_own_id_is_the_id() -> None:
+    # Toll-house #46 (seed 60), turn 1: every id field as "Ilse Brandt (C1)"; the beat's
+    # event reached nobody while the renderer narrated it.
+    ev = PerceptionEvent(
+        kind="world_event",
+        text="The toll house opens to the public.",
+        actor_id="Ana (C1)",
+        witness_ids=["Rui Lopes (C2)", "C3 (Tomas)", "Rui Lopes (C3)"],
+    )
+    out, changes = clamp_decision(DirectorDecision(events=[ev]), ctx())
+    assert out.events[0].actor_id == "C1"
+    assert out.events[0].witness_ids == ["C2", "C3"]  # a gloss naming two members is dropped
+    assert "witness_zone" in {c.rule for c in changes}  # ... by the id clamp, as unknown
+    assert clamp_decision(out, ctx()) == (out, [])
+
+
+def test_negative_control_without_the_gloss_lookup_a_glossed_witness_is_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cast_refs_module, "_GLOSSED", re.compile(r"(?!)(x)(y)"))
+    ev = PerceptionEvent(kind="world_event", text="A bell.", witness_ids=["Rui Lopes (C2)"])
+    out, _ = clamp_decision(DirectorDecision(events=[ev]), ctx())
+    assert out.events[0].witness_ids == []  # the live beat: an event nobody perceives
+
+
 def test_ids_that_fold_alike_are_never_mapped() -> None:
     both = {**CAST, "c1": CAST["C1"].model_copy(update={"id": "ana-twin"})}
     assert "c1" not in id_spellings(both) and id_spellings(both)["c2"] == "C2"
@@ -186,6 +212,9 @@ def test_names_clamp_exactly_like_the_ids(pair: tuple[object, object], data: st.
             return data.draw(_spelling(cast[value].body.display_name))
         if value in cast and data.draw(st.booleans()):
             return data.draw(st.sampled_from([value.lower(), value.upper(), value.swapcase()]))
+        if value in names and data.draw(st.booleans()):
+            name = cast[value].body.display_name
+            return data.draw(st.sampled_from([f"{name} ({value})", f"{value} ( {name} )"]))
         return value
 
     assert isinstance(proposal, DirectorDecision)
