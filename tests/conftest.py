@@ -6,6 +6,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline anywhere: the suite runs beside other work (a soak, a second
+# worker) on a VM whose speed moves 1.8x, and a property's first example also pays for
+# compiling its regexes. A deadline failure says nothing about the property; tests that want
+# a size bound still set their own `max_examples`.
+settings.register_profile("tavern", deadline=None)
+settings.load_profile("tavern")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
