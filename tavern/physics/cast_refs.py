@@ -16,7 +16,7 @@ drops the spoken copies, so memories and narration do not repeat them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from operator import attrgetter
@@ -55,15 +55,9 @@ def name_index(cast: Mapping[str, Character]) -> dict[str, str]:
         >>> name_index({"C1": Character(id="mara", mind=Mind(), body=body)})
         {'mara vell': 'C1'}
     """
-    slots: dict[str, list[str]] = {}
-    for slot, character in cast.items():
-        slots.setdefault(_key(character.body.display_name), []).append(slot)
     ids = {_key(slot) for slot in cast} | {_key(NARRATOR)}
-    return {
-        name: found[0]
-        for name, found in slots.items()
-        if len(found) == 1 and name and name not in ids
-    }
+    owners = _sole_owners((_key(c.body.display_name), slot) for slot, c in cast.items())
+    return {name: slot for name, slot in owners.items() if name and name not in ids}
 
 
 def id_spellings(cast: Mapping[str, Character]) -> dict[str, str]:
@@ -79,10 +73,15 @@ def id_spellings(cast: Mapping[str, Character]) -> dict[str, str]:
         >>> id_spellings({"C1": Character(id="mara", mind=Mind(), body=body)})
         {'c1': 'C1'}
     """
+    return _sole_owners((_key(slot), slot) for slot in cast)
+
+
+def _sole_owners(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """key -> slot, for the keys of (key, slot) `pairs` that one slot alone has."""
     slots: dict[str, list[str]] = {}
-    for slot in cast:
-        slots.setdefault(_key(slot), []).append(slot)
-    return {folded: found[0] for folded, found in slots.items() if len(found) == 1}
+    for key, slot in pairs:
+        slots.setdefault(key, []).append(slot)
+    return {key: found[0] for key, found in slots.items() if len(found) == 1}
 
 
 def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
