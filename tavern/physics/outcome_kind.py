@@ -8,12 +8,12 @@ attempt stayed waiting, the follow-up call told the same walk again, and the hum
 twice.
 
 An event of another kind (an utterance aside: it stands for a spoken line) by an actor who
-has an attempt waiting and no action_outcome in the decision becomes an action_outcome when it
-shares a content word with one of the actor's waiting attempts (`restated.shares_a_word`, the
-test the agency rule backs an act with). Only the kind changes: text, actor and witnesses stay,
-so nobody perceives anything new. Every such event of the actor changes, not only the first:
-a later rule may drop the first (a recital of the facts), and the clamps must change nothing
-when run again.
+has an attempt waiting becomes an action_outcome when it shares a content word with one of
+the actor's waiting attempts (`restated.shares_a_word`, the test the agency rule backs an act
+with). Only the kind changes: text, actor and witnesses stay, so nobody perceives anything
+new. Every such event changes, even when the actor has an action_outcome already and beside
+the first such event: a later rule may drop those (a spoken line copied, a recital of the
+facts), and the clamps must change nothing when run again.
 """
 
 from __future__ import annotations
@@ -35,18 +35,16 @@ def label_outcomes(
     """`d` with each event telling its actor's waiting attempt as an action_outcome."""
     if not d.events:
         return d, []
-    answered = {e.actor_id for e in d.events if e.kind == "action_outcome"}
     waiting: dict[str, list[set[str]]] = {}
     for attempt in attempt_records(ctx.history, ctx.turn_number):
-        if attempt.speaker not in answered:
-            waiting.setdefault(attempt.speaker, []).append(content_words(attempt.text))
+        waiting.setdefault(attempt.speaker, []).append(content_words(attempt.text))
     if not waiting:
         return d, []
     events = list(d.events)
     changes: list[ClampChange] = []
     for i, ev in enumerate(events):
         attempts = waiting.get(ev.actor_id or "")
-        if not attempts or ev.kind == "utterance":
+        if not attempts or ev.kind in ("utterance", "action_outcome"):
             continue
         said = content_words(ev.text)
         if any(shares_a_word(said, words) for words in attempts):

@@ -6,9 +6,9 @@ import pytest
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
-from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent
+from tavern.records import NARRATOR, Audience, DirectorDecision, PerceptionEvent
 
-from .test_rules import CAST, FLAT, attempt
+from .test_rules import CAST, FLAT, attempt, speech
 
 HALL = list(CAST)
 WALK = "walks slowly to the nearest window and looks outside"
@@ -46,9 +46,9 @@ def test_other_events_keep_their_kind() -> None:
     ]
 
 
-def test_an_answered_attempt_is_left_alone_and_every_telling_changes() -> None:
+def test_every_telling_changes_beside_an_outcome_and_beside_another() -> None:
     outcome = _event("Ana reaches the window.", kind="action_outcome")
-    assert _kinds(outcome, _event(LIVE)) == ["action_outcome", "arrival"]
+    assert _kinds(outcome, _event(LIVE)) == ["action_outcome", "action_outcome"]
     # Both tellings: a later rule may drop the first, and clamping again must change nothing.
     assert _kinds(_event(LIVE), _event("Ana looks outside.", kind="sensory_cue")) == [
         "action_outcome",
@@ -66,3 +66,17 @@ def test_negative_control_without_the_rule_the_arrival_stays_one(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _kinds(_event(LIVE)) == ["arrival"]
+
+
+def test_an_outcome_a_later_rule_drops_leaves_the_clamps_idempotent() -> None:
+    # The Director's own outcome copies a spoken line (dropped by `spoken_copy`, which runs
+    # later); the arrival telling the walk must be its outcome in the first pass already.
+    said = "I will look out of the window for you."
+    line = speech(9, "C2", said, Audience(origin="public"))
+    copy = _event(said, kind="action_outcome")
+    history = [attempt(1, "C1", WALK), line]
+    proposal = DirectorDecision(events=[copy, _event(LIVE)], next_speakers=[NARRATOR])
+    ctx = ClampContext(scene=FLAT, cast=CAST, history=history)
+    out, _ = clamp_decision(proposal, ctx)
+    assert [e.kind for e in out.events] == ["action_outcome"]
+    assert clamp_decision(out, ctx) == (out, [])
