@@ -15,7 +15,8 @@ Such words tell a reader that a model is writing.
 with", "as an AI", "language model", "role-play", "enough context to respond"), in English
 and Brazilian Portuguese, and its refusal formula said whole, "I'm sorry, but I can't help
 with that." (toll-house soak #33, seed 47, turn 5, Maren Holt's answer to "I think we should
-open it now."). A plain "Sorry, I can't help you" stays: a tavern keeper says it too, and so
+open it now."), and its opening offer, "How can I assist you today?" (`HELP_OFFER`). A plain
+"Sorry, I can't help you" stays: a tavern keeper says it too, and so
 does "I'm sorry, but I can't help with that door, it is the guild's.".
 `NARRATOR_OUT_OF_WORLD` adds what a person may say but a third-person narrator never
 writes outside quotes: offers of help to the reader and talk about the text itself.
@@ -62,6 +63,14 @@ OWN_MAKING = (
 rerun, seed 46, turn 8), Dorotea Sand answered "Who are you, exactly?" with "... It seems
 like you're trying to do something that doesn't align with my personality."."""
 
+HELP_OFFER = (
+    r"|\b(?:how|what) (?:else )?(?:can|may|could) i (?:assist you|help you(?: with)? today)\b"
+    r"|\b(?:como|em que) (?:posso|poderia) (?:te |lhe )?(?:ajudar|auxiliar) hoje\b"
+)
+"""The assistant's opening offer: live (toll-house #48, seed 62, turn 8), Maren Holt answered
+"Who are you, exactly?" with "Hello, everyone! How can I assist you today?". "How can I help
+you?" stays: a tavern keeper says it."""
+
 OUT_OF_WORLD = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
     r"|\b(?:ai|language) model\b"
@@ -78,7 +87,8 @@ OUT_OF_WORLD = re.compile(
     + ENOUGH_CONTEXT
     + REFUSAL_FORMULA
     + ASKS_FOR_CONTEXT
-    + OWN_MAKING,
+    + OWN_MAKING
+    + HELP_OFFER,
     re.IGNORECASE,
 )
 """Words of an assistant, not of a person in the world."""

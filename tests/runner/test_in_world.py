@@ -32,6 +32,8 @@ LIVE_ASKS = (
     " remembered. Could you please provide more context or clarify what you're looking for?"
 )
 """Vintners-wake soak #33 (seed 48), turn 4: Dorotea Sand's speech, and her intent too."""
+LIVE_OFFER = "Hello, everyone! How can I assist you today?"
+"""Toll-house soak #48 (seed 62), turn 8: Maren Holt's answer to "Who are you, exactly?"."""
 LIVE_CANT_HELP = "I'm sorry, but I can't help with that."
 """Toll-house soak #33 (seed 47), turn 5: Maren Holt's answer to "I think we should open it
 now.", the assistant's refusal formula said whole."""
@@ -60,6 +62,9 @@ now.", the assistant's refusal formula said whole."""
         "I'm sorry, but I cannot help with this request.",
         LIVE_ASKS,
         "Você poderia fornecer mais contexto?",
+        LIVE_OFFER,
+        "What can I help you with today?",
+        "Como posso ajudar hoje?",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -90,6 +95,8 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "I'm sorry, but I can't help with that door, it is the guild's.",
         "Give me more light, and some bread.",
         "Tell me what you're looking for in the cellar.",
+        "How can I help you?",
+        "What can I do for you, girl?",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -209,6 +216,7 @@ LIVE_STEPS_OUT = [
     (LIVE_PERSONALITY, "OWN_MAKING", "Who are you, exactly?"),
     (LIVE_CANT_HELP, "REFUSAL_FORMULA", "I think we should open it now."),
     (LIVE_ASKS, "ASKS_FOR_CONTEXT", "Good evening to you all."),
+    (LIVE_OFFER, "HELP_OFFER", "Who are you, exactly?"),
 ]
 """Live answers (line, the part of `OUT_OF_WORLD` that knows it, what the human said)."""
 
