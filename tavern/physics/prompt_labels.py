@@ -10,8 +10,11 @@ private thought, and the human's screen showed it.
 
 An event whose text holds the thought label, the interiority note, a line head or a speech
 line's label ("whisper by Ilse Brandt", `_LINE_LABEL`) goes whole: nothing in it happened
-in the world. The thought label is matched as written (upper case): "a private thought" in
-ordinary words stays.
+in the world. So does an event that is only the time-skip line's text (`TIME_PASSES`): live
+(toll-house #48, seed 62, turn 7), the Director's window showed "time_skip | Time passes."
+and it answered the event "Time passes." by the human's character, shown to the human; the
+clock, not an event, tells time passing. The thought label is matched as written (upper
+case): "a private thought" in ordinary words stays.
 
 A word of the answers' schemas, a lower-case identifier joined by underscores
 (`SCHEMA_WORD`), is taken out of an event's text, and the rest stays (an event left without
@@ -50,6 +53,10 @@ def line_head(seq: int, tick: int) -> str:
     """
     return f"[#{seq} t{tick}]"
 
+
+TIME_PASSES = "Time passes."
+"""The time-skip line's text (the runner's system record of a skip)."""
+_TIME_PASSES = re.compile(r"\W*time\s+passes\W*", re.IGNORECASE)
 
 _LABEL = re.compile(re.escape(THOUGHT_LABEL) + r"|\[#\d+ t\d+\]")
 """The thought label as written, and a line head ("[#12 t3]")."""
@@ -93,8 +100,15 @@ def copies_a_label(text: str) -> bool:
     True
     >>> copies_a_label("She keeps a private thought to herself.")
     False
+    >>> copies_a_label("Time passes."), copies_a_label("Time passes slowly for Maren.")
+    (True, False)
     """
-    return bool(_LABEL.search(text) or _NOTE.search(text) or _LINE_LABEL.search(text))
+    return bool(
+        _LABEL.search(text)
+        or _NOTE.search(text)
+        or _LINE_LABEL.search(text)
+        or _TIME_PASSES.fullmatch(text)
+    )
 
 
 def drop_label_copies(

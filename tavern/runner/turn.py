@@ -25,6 +25,7 @@ from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_a
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
+from tavern.physics.prompt_labels import TIME_PASSES
 from tavern.physics.respelt import respelt
 from tavern.records import (
     NARRATOR,
@@ -142,7 +143,7 @@ class TurnTransaction:
         moods = {**state.moods, **decision.mood_updates}
         clock = story_clock.advance(clock, decision.time_skip_ticks)
         if decision.time_skip_ticks:
-            self.log.add_system("time_skip", "Time passes.")
+            self.log.add_system("time_skip", TIME_PASSES)
         await self._report("memory", 0.9)
         ledgers = capture_memory(
             state.ledgers,

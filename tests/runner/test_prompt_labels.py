@@ -235,3 +235,38 @@ def test_negative_control_without_the_line_label_the_whisper_label_is_witnessed(
 ) -> None:
     monkeypatch.setattr(prompt_labels, "_LINE_LABEL", re.compile(r"(?!)"))
     assert _events_after_a_question(make_kit) == [LIVE_WHISPER]
+
+
+def _events_after_a_skip(make_kit: KitFactory) -> list[str]:
+    """Events committed when, a beat after a time skip, the Director answers with the skip
+    line's text as an event (toll-house #48, seed 62, turn 7)."""
+    told = {"kind": "utterance", "text": "Time passes.", "actor_id": "C1",
+            "witness_ids": ["C2", "C4", "C5"], "utterance_ref": None}  # fmt: skip
+    beats = iter([([], [], 2), ([], [told], 0)])
+
+    def answers(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            speakers, events, skip = next(beats)
+            return director_answer(speakers, events=events, time_skip_ticks=skip)
+        return _answers(request)
+
+    kit = make_kit(fn=answers)
+    sid = kit.create()
+    kit.play(sid, skip=True)
+    kit.play(sid, skip=True)
+    lines = [director.render_record(kit.state(sid), r) for r in kit.history(sid)]
+    assert any(line.endswith(f"time_skip | {prompt_labels.TIME_PASSES}") for line in lines)
+    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+
+
+def test_the_time_skip_line_as_an_event_is_not_committed(make_kit: KitFactory) -> None:
+    assert _events_after_a_skip(make_kit) == []
+    assert not copies_a_label("Time passes slowly for Maren Holt.")
+
+
+def test_negative_control_without_the_rule_time_passes_is_an_event(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _events_after_a_skip(make_kit) == [prompt_labels.TIME_PASSES]
