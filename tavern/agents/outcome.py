@@ -20,7 +20,15 @@ from typing import Any
 
 from tavern.agents import director
 from tavern.agents.blocks import PromptBlock, Stability, assemble
-from tavern.records import ActionRecord, ChatMessage, HistoryRecord, PerceptionEvent, SessionState
+from tavern.agents.render import zone_graph_block
+from tavern.records import (
+    ActionRecord,
+    ChatMessage,
+    HistoryRecord,
+    PerceptionEvent,
+    Scene,
+    SessionState,
+)
 
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -46,6 +54,18 @@ def ask(name: str) -> str:
         f"Decide what physically happens when {name} tries this: one short sentence in the"
         f' present tense that begins with "{name}". It may succeed or fail. No dialogue and'
         ' no thoughts. Answer as {"outcome": "..."}.'
+    )
+
+
+def prompt_sentences() -> tuple[str, ...]:
+    """The fixed sentences of the Director's prompts, its call's and this follow-up's, that an
+    answer may copy as an event (clamp `prompt_copy`): the instructions, the questions and
+    the stage line of a scene without zones."""
+    return (
+        director.INSTRUCTIONS,
+        ask(""),
+        ask_again(""),
+        zone_graph_block(Scene(location="")),
     )
 
 

@@ -34,6 +34,7 @@ from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.outcome_kind import label_outcomes
+from tavern.physics.prompt_copy import drop_prompt_copies
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.questions import queue_a_hearer
 from tavern.physics.redaction import redact
@@ -92,6 +93,8 @@ class ClampContext:
         public_texts: Extra public text (premise, scenario prose) whose words are never secret.
         cast: The session cast; its names, descriptions and appearances count as public.
         turn_number: The beat being played; None: that of the last record in `history`.
+        prompt_sentences: The fixed sentences of the Director's prompts (clamp
+            `prompt_copy`); none by default.
     """
 
     scene: Scene
@@ -101,6 +104,7 @@ class ClampContext:
     public_texts: Sequence[str] = field(default_factory=tuple)
     cast: Mapping[str, Character] | None = None
     turn_number: int | None = None
+    prompt_sentences: Sequence[str] = ()
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -381,6 +385,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("authored_speech", drop_authored_speech),
     ("mind_copy", drop_mind_copies),
     ("prompt_label", drop_label_copies),
+    ("prompt_copy", drop_prompt_copies),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("thought_guard", thought_guard),

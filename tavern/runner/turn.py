@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from tavern.agents import character, director, prose
+from tavern.agents import character, director, outcome, prose
 from tavern.agents.fact_recital import drop_fact_recitals
 from tavern.physics import clock as story_clock
 from tavern.physics.agency import unconfirmed_acts
@@ -56,6 +56,8 @@ from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
 
 _turn_number = attrgetter("turn_number")
+PROMPT_SENTENCES = outcome.prompt_sentences()
+"""What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
 
 @dataclass
@@ -189,6 +191,7 @@ class TurnTransaction:
             public_texts=public,
             cast=state.cast,
             turn_number=self.turn_number,
+            prompt_sentences=PROMPT_SENTENCES,
         )
 
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:

@@ -1,0 +1,91 @@
+"""An event sentence that is one of the Director's own prompt sentences goes
+(`physics.prompt_copy`): nothing in it happened."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tavern.agents import outcome
+from tavern.llm.provider import ProviderRequest
+from tavern.physics import clamps as clamps_module
+from tavern.physics.clamps import ClampContext, clamp_decision
+from tavern.physics.prompt_copy import copies_a_prompt_sentence, prompt_keys
+from tavern.records import NARRATOR, DirectorDecision, EventRecord, PerceptionEvent, Scene
+from tavern.runner.turn import PROMPT_SENTENCES
+
+from .kit import KitFactory, director_answer
+
+STAGE_COPY = "Everyone present sees and hears everyone."
+QUESTION_COPY = "No dialogue, no thoughts."
+"""Toll-house #49 (seed 63), turn 2: the events the human saw, and the renderer narrated."""
+KEYS = prompt_keys(outcome.prompt_sentences())
+
+
+@pytest.mark.parametrize("text", [STAGE_COPY, QUESTION_COPY, "No dialogue, no thoughts"])
+def test_the_live_copies_are_known(text: str) -> None:
+    assert copies_a_prompt_sentence(text, KEYS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Everyone hears the bell toll.",
+        "The trapdoor opens.",
+        "Nobody moves.",
+        "Maren Holt sees the toll box and hears the rain.",
+        "Ilse Brandt reaches the window; the shutters hold.",
+    ],
+)
+def test_events_of_the_story_stay(text: str) -> None:
+    assert not copies_a_prompt_sentence(text, KEYS)
+
+
+def test_the_runner_gives_the_clamps_its_prompts_sentences() -> None:
+    assert PROMPT_SENTENCES == outcome.prompt_sentences()
+    assert any("No dialogue and no thoughts" in s for s in PROMPT_SENTENCES)
+
+
+def test_a_copied_sentence_goes_and_the_rest_of_its_event_stays() -> None:
+    events = [
+        PerceptionEvent(kind="arrival", text=STAGE_COPY, witness_ids=["C1"]),
+        PerceptionEvent(
+            kind="world_event", text=f"The bell tolls. {QUESTION_COPY}", witness_ids=["C1"]
+        ),
+    ]
+    ctx = ClampContext(scene=Scene(location="x", present=["C1"]), prompt_sentences=PROMPT_SENTENCES)
+    out, changes = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert [e.text for e in out.events] == ["The bell tolls."]
+    assert {c.rule for c in changes} == {"prompt_copy"}
+    assert clamp_decision(out, ctx) == (out, [])
+
+
+def _answers(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        copies = [
+            {"kind": "arrival", "text": text, "actor_id": "C1",
+             "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None}
+            for text in (STAGE_COPY, QUESTION_COPY)
+        ]  # fmt: skip
+        return director_answer([], events=copies)
+    return {"narration": "Candles gutter."}
+
+
+def _events(make_kit: KitFactory) -> list[str]:
+    kit = make_kit(fn=_answers)
+    sid = kit.create()
+    kit.play(sid, thought="Someone here is lying to me.")
+    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+
+
+def test_the_live_events_are_not_committed(make_kit: KitFactory) -> None:
+    assert _events(make_kit) == []
+
+
+def test_negative_control_without_the_rule_they_are_witnessed(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_copy"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    assert _events(make_kit) == [STAGE_COPY, QUESTION_COPY]
