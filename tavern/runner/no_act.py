@@ -20,6 +20,7 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
   character perceives is the kernel's to compute; "listens at the door" stays;
+- a lone verb of thinking, `THINKING`: "think", "thought" (toll-house #49, seed 63);
 - not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here";
 - saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action", "not
   stated" (toll-house #31, seed 45, turn 6, then told by the Director as "Maren Holt not
@@ -75,6 +76,12 @@ NEEDS_OBJECT = frozenset(
 """Verbs that say nothing done when they stand alone: what is opened, whom followed?"""
 PERCEIVING = frozenset("listen listens watch watches observe observes look looks".split())
 """Verbs of perceiving: alone, they attempt nothing the world must decide."""
+THINKING = frozenset(
+    "think thinks thinking thought thoughts ponder ponders wonder wonders reflect reflects".split()
+)
+"""Verbs (and the reply field's own name) of thinking: alone, no act of the body. Live
+(toll-house #49, seed 63, turns 6 and 7), Maren Holt's intents "think" and "thought" were
+shown to the human as her attempts; a thought has its own field."""
 
 NOT_KNOWING = re.compile(r"\bi (?:do not|don'?t|don’t) (?:know|understand)\b|\bwhat you mean\b")
 """Words about not knowing what to do are no act: toll-house soak #25 (seed 42), turn 5, had
@@ -139,7 +146,10 @@ def names_no_act(
     if not words and not _WORD.search(intent):
         return False
     lone = len(words) == 1 and (
-        words[0] in NEEDS_OBJECT or words[0] in PERCEIVING or words[0] in own_traits
+        words[0] in NEEDS_OBJECT
+        or words[0] in PERCEIVING
+        or words[0] in THINKING
+        or words[0] in own_traits
     )
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True

@@ -41,6 +41,8 @@ LIVE_NO_ACT = [
     "I don't know what you mean by 'try to do' here",
     "nothing new",
     "not stated",
+    "think",
+    "thought",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
@@ -48,7 +50,7 @@ verbs wanting an object or perceiving. Each went to the
 follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
 "try this": toll-house #24 (seed 41), turn 8; "I don't know ...", toll-house #25 (seed 42), turn
 5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3; "not stated", toll-house #31
-(seed 45), turn 6."""
+(seed 45), turn 6; "think" and "thought", toll-house #49 (seed 63), turns 6 and 7."""
 KEPT = [
     "walk",
     "sleep",
@@ -72,6 +74,7 @@ KEPT = [
     "follow someone",
     "walks to everyone in turn and shakes hands",
     "searches for nothing in particular, then sits down",
+    "thinks it over and pours the wine",
 ]
 
 
@@ -164,6 +167,7 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
 ) -> None:
     monkeypatch.setattr(no_act, "NEEDS_OBJECT", frozenset())
     monkeypatch.setattr(no_act, "PERCEIVING", frozenset())
+    monkeypatch.setattr(no_act, "THINKING", frozenset())
     monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
