@@ -64,6 +64,11 @@ from tavern.records import (
 MIN_ECHO_WORDS = 5
 """Everyday lines recur between people ("I don't know.", "What do you mean?"); the echoes seen
 live were five words or more ("Good evening to you all.", "I think we should open it now.")."""
+BEAT_ECHO_WORDS = 3
+"""A question said back whole in the beat it was asked counts from three words: live
+(vintners-wake #46, seed 62, turn 8), Dorotea Sand answered the human's "Who are you,
+exactly?" with "Who are you, exactly?", and the soak report counted it as an answer. A
+statement said back ("I do not know.") may be said in earnest, and stays."""
 _PUNCTUATION = PUNCTUATION + "*"  # stage-direction asterisks too
 LABEL_WORDS = 5
 """Most words before a copied line that read as its label whatever they are ("You thought",
@@ -75,17 +80,44 @@ LABEL_VERBS = frozenset(("said", "whispered", "attempted", "think", "thought"))
 """The verbs of `physics.observation`'s and `runner.memory`'s line labels."""
 
 
-def line_key(text: str) -> str:
-    """The line's lower-case words without punctuation; "" below `MIN_ECHO_WORDS` words.
+def line_key(text: str, least: int = MIN_ECHO_WORDS) -> str:
+    """The line's lower-case words without punctuation; "" below `least` words.
 
     >>> line_key('"Who are you, exactly, my friend?"')
     'who are you exactly my friend'
-    >>> line_key("I don't know.")
-    ''
+    >>> line_key("I don't know."), line_key("I don't know.", least=BEAT_ECHO_WORDS)
+    ('', "i don't know")
     """
     words = [w for w in (w.strip(_PUNCTUATION) for w in text.lower().split()) if w]
-    return " ".join(words) if len(words) >= MIN_ECHO_WORDS else ""
+    return " ".join(words) if len(words) >= least else ""
 
+
+def echoes_the_beat(speech: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
+    """Whether `speech`, whole, is a question of `BEAT_ECHO_WORDS` words or more that someone
+    else asked in the beat of the last of `records` and `viewer` heard."""
+    key = line_key(speech, BEAT_ECHO_WORDS)
+    if not key or not records or not _is_question(speech):
+        return False
+    beat = records[-1].turn_number
+    for record in reversed(records):
+        if record.turn_number != beat:
+            return False
+        if (
+            record.__class__ is SpeechRecord
+            and record.speaker != viewer
+            and _is_question(record.text)
+            and line_key(record.text, BEAT_ECHO_WORDS) == key
+            and perceives(record, viewer) == "content"
+        ):
+            return True
+    return False
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip().rstrip(_NOT_A_QUESTION_MARK).endswith("?")
+
+
+_NOT_A_QUESTION_MARK = _PUNCTUATION.replace("?", "") + " "
 
 _KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
@@ -261,6 +293,10 @@ def without_echo(
                 return None
     if not reply.speech:
         return reply
+    if echoes_the_beat(reply.speech, records, viewer):
+        if not (reply.thought or reply.action_intent):
+            return None
+        return reply.model_copy(update={"speech": None})
     echoes = echoed(reply.speech, records, viewer)
     if not echoes:
         return reply

@@ -328,3 +328,38 @@ def test_negative_control_stripping_only_the_s_the_es_echo_is_made(
     monkeypatch.setattr(echo, "attempt_key", echo.attempt_key.__wrapped__)  # nothing cached
     said = _beat(tmp_path, {"action_intent": REACH_COPY}, action=REACHES)
     assert [r.text for r in said] == [REACH_COPY]
+
+
+LIVE_QUESTION = "Who are you, exactly?"
+"""Vintners-wake #46 (seed 62), turn 8: Dorotea Sand said the human's question back."""
+
+
+def test_a_question_said_back_in_its_beat_is_not_said(tmp_path: Path) -> None:
+    said = _beat(
+        tmp_path, {"speech": f'"{LIVE_QUESTION}"', "thought": "Odd."}, speech=LIVE_QUESTION
+    )
+    assert [(type(r), r.text) for r in said] == [(ThoughtRecord, "Odd.")]
+    assert _beat(tmp_path / "b", {"speech": LIVE_QUESTION}, speech=LIVE_QUESTION) == []
+
+
+@pytest.mark.parametrize(
+    ("heard", "reply"),
+    [
+        ("I do not know.", "I do not know."),  # a statement, said back in earnest
+        ("Who?", "Who?"),  # too short
+        (LIVE_QUESTION, "Who am I? Who are you, exactly?"),  # more than the question
+    ],
+)
+def test_a_statement_or_a_short_question_said_back_stays(
+    tmp_path: Path, heard: str, reply: str
+) -> None:
+    said = _beat(tmp_path, {"speech": reply}, speech=heard)
+    assert [r.text for r in said] == [reply]
+
+
+def test_negative_control_without_the_beat_rule_the_question_is_said_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(echo, "echoes_the_beat", lambda speech, records, viewer: False)
+    said = _beat(tmp_path, {"speech": LIVE_QUESTION}, speech=LIVE_QUESTION)
+    assert [r.text for r in said] == [LIVE_QUESTION]
