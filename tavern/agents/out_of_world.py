@@ -71,6 +71,14 @@ HELP_OFFER = (
 "Who are you, exactly?" with "Hello, everyone! How can I assist you today?". "How can I help
 you?" stays: a tavern keeper says it."""
 
+NOT_HUMAN = (
+    r"|\bi(?:'m|’m| am) not (?:a )?(?:human|real person)(?: being)?\s*,?\s*(?:so|therefore)\b"
+    r"|\bn[aã]o sou (?:um )?(?:humano|humana|pessoa real)\s*,?\s*(?:ent[aã]o|portanto|por isso)\b"
+)
+"""The assistant's reason for doing nothing: live (toll-house #50, seed 64, turn 1), Maren
+Holt's intent was "I am not a human, so I do not have an intent to do anything now.", shown
+to the human as her attempt. "I am not human." alone stays: a ghost may say it."""
+
 OUT_OF_WORLD = re.compile(
     r"\bas an? (?:ai|artificial intelligence|language model|assistant|chatbot)\b"
     r"|\b(?:ai|language) model\b"
@@ -88,7 +96,8 @@ OUT_OF_WORLD = re.compile(
     + REFUSAL_FORMULA
     + ASKS_FOR_CONTEXT
     + OWN_MAKING
-    + HELP_OFFER,
+    + HELP_OFFER
+    + NOT_HUMAN,
     re.IGNORECASE,
 )
 """Words of an assistant, not of a person in the world."""

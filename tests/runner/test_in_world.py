@@ -34,6 +34,8 @@ LIVE_ASKS = (
 """Vintners-wake soak #33 (seed 48), turn 4: Dorotea Sand's speech, and her intent too."""
 LIVE_OFFER = "Hello, everyone! How can I assist you today?"
 """Toll-house soak #48 (seed 62), turn 8: Maren Holt's answer to "Who are you, exactly?"."""
+LIVE_NOT_HUMAN = "I am not a human, so I do not have an intent to do anything now."
+"""Toll-house soak #50 (seed 64), turn 1: Maren Holt's intent."""
 LIVE_CANT_HELP = "I'm sorry, but I can't help with that."
 """Toll-house soak #33 (seed 47), turn 5: Maren Holt's answer to "I think we should open it
 now.", the assistant's refusal formula said whole."""
@@ -65,6 +67,9 @@ now.", the assistant's refusal formula said whole."""
         LIVE_OFFER,
         "What can I help you with today?",
         "Como posso ajudar hoje?",
+        LIVE_NOT_HUMAN,
+        "I'm not human, therefore I cannot act.",
+        "Não sou humano, então não tenho intenção.",
     ],
 )
 def test_an_assistants_words_are_recognised(line: str) -> None:
@@ -97,6 +102,8 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "Tell me what you're looking for in the cellar.",
         "How can I help you?",
         "What can I do for you, girl?",
+        "I am not human.",
+        "I am not a human being you can bribe.",
     ],
 )
 def test_words_a_person_says_are_kept(line: str) -> None:
@@ -217,6 +224,7 @@ LIVE_STEPS_OUT = [
     (LIVE_CANT_HELP, "REFUSAL_FORMULA", "I think we should open it now."),
     (LIVE_ASKS, "ASKS_FOR_CONTEXT", "Good evening to you all."),
     (LIVE_OFFER, "HELP_OFFER", "Who are you, exactly?"),
+    (LIVE_NOT_HUMAN, "NOT_HUMAN", "Good evening to you all."),
 ]
 """Live answers (line, the part of `OUT_OF_WORLD` that knows it, what the human said)."""
 
