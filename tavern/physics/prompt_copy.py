@@ -8,9 +8,13 @@ thoughts."): both reached the human and the renderer narrated them. Nothing in t
 
 A sentence goes when its content words (`restated.content_words`, cast name words aside)
 are two or more and all of them are words of one prompt sentence (`ClampContext.prompt_
-sentences`, given by the runner: physics does not import the agents that hold them). An
-event left without a sentence goes. Over the Director's and follow-up's answers of 26 soak
-journals, the test picked those four sentences and no other.
+sentences`, given by the runner: physics does not import the agents that hold them), unless
+it says an outcome (`attempt_told.BARE_OUTCOMES`, and "fail" in any form): "This attempts
+fail." holds the words of the instructions' "Attempts may fail." and is the outcome of the
+human's walk (vintners-wake #47, seed 63, turn 2, where the first version of this rule took
+it and the walk got no outcome). An event left without a sentence goes. Over the Director's
+and follow-up's answers of 26 soak journals, the test picked those four sentences and no
+other.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import sentence_spans
+from tavern.physics.attempt_told import BARE_OUTCOMES
 from tavern.physics.dropping import rewrite_events
 from tavern.physics.restated import content_words
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
@@ -43,9 +48,16 @@ def copies_a_prompt_sentence(
     True
     >>> copies_a_prompt_sentence("Everyone hears the bell.", keys)
     False
+    >>> copies_a_prompt_sentence("This attempts fail.", prompt_keys(("Attempts may fail.",)))
+    False
     """
     said = content_words(sentence) - names
-    return len(said) >= MIN_WORDS and any(said <= words for words in prompt)
+    if len(said) < MIN_WORDS or not said.isdisjoint(_OUTCOME_WORDS):
+        return False
+    return any(said <= words for words in prompt)
+
+
+_OUTCOME_WORDS = BARE_OUTCOMES | {"failure", "fails", "success", "succeeds"}
 
 
 @lru_cache(maxsize=8)

@@ -10,6 +10,7 @@ import pytest
 from tavern.agents import outcome
 from tavern.llm.provider import ProviderRequest
 from tavern.physics import clamps as clamps_module
+from tavern.physics import prompt_copy
 from tavern.physics.clamps import ClampContext, clamp_decision
 from tavern.physics.prompt_copy import copies_a_prompt_sentence, prompt_keys
 from tavern.records import NARRATOR, DirectorDecision, EventRecord, PerceptionEvent, Scene
@@ -36,6 +37,8 @@ def test_the_live_copies_are_known(text: str) -> None:
         "Nobody moves.",
         "Maren Holt sees the toll box and hears the rain.",
         "Ilse Brandt reaches the window; the shutters hold.",
+        "This attempts fail.",  # vintners-wake #47 (seed 63), turn 2: the walk's outcome
+        "Her attempts fail.",
     ],
 )
 def test_events_of_the_story_stay(text: str) -> None:
@@ -89,3 +92,10 @@ def test_negative_control_without_the_rule_they_are_witnessed(
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_copy"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events(make_kit) == [STAGE_COPY, QUESTION_COPY]
+
+
+def test_negative_control_without_the_outcome_words_an_outcome_reads_as_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prompt_copy, "_OUTCOME_WORDS", frozenset())
+    assert copies_a_prompt_sentence("This attempts fail.", KEYS)
