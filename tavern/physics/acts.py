@@ -12,7 +12,7 @@ listening"). Anything else is no act the rules judge.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -59,6 +59,20 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         spans.append((start, len(text)))
     return spans
+
+
+def without_sentences(text: str, goes: Callable[[str], bool]) -> str:
+    """`text` without its sentences (`sentence_spans`) for which `goes` holds, stripped;
+    `text` itself when none goes.
+
+    >>> without_sentences("Rain. Time passes. Wind.", lambda s: s.startswith("Time"))
+    'Rain. Wind.'
+    """
+    spans = sentence_spans(text)
+    kept = [(a, b) for a, b in spans if not goes(text[a:b])]
+    if len(kept) == len(spans):
+        return text
+    return "".join(text[a:b] for a, b in kept).strip()
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tavern.physics.acts import Act, Names, named, read_acts, sentence_spans, words_of
+from tavern.physics.acts import (
+    Act,
+    Names,
+    named,
+    read_acts,
+    sentence_spans,
+    without_sentences,
+    words_of,
+)
 from tavern.physics.attempt_told import attempt_retold
 from tavern.physics.restated import content_words, recent_acts, shares_a_word
 from tavern.records import (
@@ -242,19 +250,15 @@ def without_phantom_whispers(narration: str, names: Names) -> str:
     """
     if "whisper" not in narration.casefold():
         return narration
-    spans = sentence_spans(narration)
-    kept = [
-        (a, b)
-        for a, b in spans
-        if not (
-            (m := _BARE_WHISPER.match(narration[a:b]))
-            and {_POSSESSIVE.sub("", w) for w in words_of(m.group("rest"))}
-            <= BARE_WORDS | _TO | names.words
-        )
-    ]
-    if len(kept) == len(spans):
-        return narration
-    return "".join(narration[a:b] for a, b in kept).strip()
+    allowed = BARE_WORDS | _TO | names.words
+
+    def bare(sentence: str) -> bool:
+        whisper = _BARE_WHISPER.match(sentence)
+        if whisper is None:
+            return False
+        return {_POSSESSIVE.sub("", w) for w in words_of(whisper.group("rest"))} <= allowed
+
+    return without_sentences(narration, bare)
 
 
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -282,15 +286,12 @@ def without_retold_attempts(
             tried.setdefault(cast[r.speaker].body.display_name, []).append(r.text)
     if not tried:
         return narration
-    spans = sentence_spans(narration)
-    kept = [
-        (a, b)
-        for a, b in spans
-        if not any(attempt_retold(narration[a:b], name, texts) for name, texts in tried.items())
-    ]
-    if len(kept) == len(spans):
-        return narration
-    return "".join(narration[a:b] for a, b in kept).strip()
+    return without_sentences(
+        narration,
+        lambda sentence: any(
+            attempt_retold(sentence, name, texts) for name, texts in tried.items()
+        ),
+    )
 
 
 def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:

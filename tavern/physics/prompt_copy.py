@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tavern.physics.acts import sentence_spans
+from tavern.physics.acts import sentence_spans, without_sentences
 from tavern.physics.attempt_told import BARE_OUTCOMES
 from tavern.physics.dropping import rewrite_events
 from tavern.physics.restated import content_words
@@ -80,13 +80,9 @@ def drop_prompt_copies(
     names = _name_words(tuple(c.body.display_name for c in (ctx.cast or {}).values()))
 
     def rewrite(ev: PerceptionEvent) -> str:
-        spans = sentence_spans(ev.text)
-        kept = [
-            ev.text[a:b]
-            for a, b in spans
-            if not copies_a_prompt_sentence(ev.text[a:b], keys, names)
-        ]
-        return ev.text if len(kept) == len(spans) else "".join(kept).strip()
+        return without_sentences(
+            ev.text, lambda sentence: copies_a_prompt_sentence(sentence, keys, names)
+        )
 
     return rewrite_events(d, RULE, rewrite)
 
