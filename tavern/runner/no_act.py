@@ -15,7 +15,10 @@ Three more kinds of intent name nothing the world could answer, and go (toll-hou
 and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt failed" and
 "Felix Aubert tries this to take action"):
 - an outcome instead of an attempt: "fails" (a Character never states an outcome);
-- a placeholder for one: "take action", "act", "try this";
+- a placeholder for one: "take action", "act", "try this", alone or beside verbs of speaking:
+  "speak and act" (vintners-wake #49, seed 65, turn 1: Brother Caspar's intent, the words of
+  his identity line's "speak and act for yourself only", went into his memory as "You
+  attempted: speak and act" and came back as his thought);
 - a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit";
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
@@ -130,6 +133,8 @@ def names_no_act(
     (False, False)
     >>> names_no_act("fails"), names_no_act("take action"), names_no_act("try to open")
     (True, True, True)
+    >>> names_no_act("speak and act"), names_no_act("speaks and takes the key")
+    (True, False)
     >>> names_no_act("try this"), names_no_act("open it"), names_no_act("take it")
     (True, False, False)
     >>> names_no_act("I don't know what you mean by 'try to do' here")
@@ -154,7 +159,11 @@ def names_no_act(
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
-    return all(w in SPEAKING for w in words if w not in name_words and w not in ANYONE)
+    return all(
+        w in SPEAKING or w in OUTCOME_OR_PLACEHOLDER
+        for w in words
+        if w not in name_words and w not in ANYONE
+    )
 
 
 def without_empty_intent(

@@ -43,6 +43,7 @@ LIVE_NO_ACT = [
     "not stated",
     "think",
     "thought",
+    "speak and act",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
@@ -50,7 +51,8 @@ verbs wanting an object or perceiving. Each went to the
 follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to take action".
 "try this": toll-house #24 (seed 41), turn 8; "I don't know ...", toll-house #25 (seed 42), turn
 5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3; "not stated", toll-house #31
-(seed 45), turn 6; "think" and "thought", toll-house #49 (seed 63), turns 6 and 7."""
+(seed 45), turn 6; "think" and "thought", toll-house #49 (seed 63), turns 6 and 7; "speak and
+act", vintners-wake #49 (seed 65), turn 1, the words of the Character's identity line."""
 KEPT = [
     "walk",
     "sleep",
@@ -173,6 +175,15 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
     monkeypatch.setattr(no_act, "NOTHING_AT_ALL", re.compile("\x00"))
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
+
+
+def test_negative_control_without_the_placeholder_words_speak_and_act_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert names_no_act("speak and act")
+    monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
+    assert not names_no_act("speak and act")
+    assert names_no_act("speak and talk")
 
 
 def test_negative_control_with_the_old_speaking_words_swear_stays(
