@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
+from tavern.physics.acts import without_sentences
 from tavern.physics.mind_copy import Run, word_runs
 
 RECITAL_WORDS = 8
@@ -51,8 +52,8 @@ def drop_recitals(text: str, recited: Sequence[str], allowed: Sequence[str] = ()
         return text  # most narrations: one pass, no sentence split
     if allowed:
         runs = runs - _runs(tuple(allowed))
-    spans = sentence_spans(text)
-    kept = [(a, b) for a, b in spans if runs.isdisjoint(word_runs(text[a:b], RECITAL_WORDS))]
-    if len(kept) == len(spans):
-        return text
-    return "".join(text[a:b] for a, b in kept).strip()
+    return without_sentences(
+        text,
+        lambda sentence: not runs.isdisjoint(word_runs(sentence, RECITAL_WORDS)),
+        sentence_spans,
+    )

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import MIN_SENTENCE_WORDS, SHORT, sentence_key, sentence_spans
+from tavern.physics.acts import without_sentences
 from tavern.physics.restated import STATE_ADVERBS
 
 PRESENCE_VERBS = frozenset("are is were was stand stands stood remain remains remained".split())
@@ -98,9 +99,7 @@ def _without(text: str, names: Sequence[str], goes: Callable[[str, re.Pattern[st
     pattern = _names_pattern(tuple(names))
     if pattern is None or len(pattern.findall(text)) < 2:
         return text
-    spans = sentence_spans(text)
-    kept = [text[a:b] for a, b in spans if not goes(text[a:b], pattern)]
-    return text if len(kept) == len(spans) else "".join(kept).strip()
+    return without_sentences(text, lambda sentence: goes(sentence, pattern), sentence_spans)
 
 
 def _is_roster(

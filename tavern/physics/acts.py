@@ -61,14 +61,18 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def without_sentences(text: str, goes: Callable[[str], bool]) -> str:
-    """`text` without its sentences (`sentence_spans`) for which `goes` holds, stripped;
-    `text` itself when none goes.
+def without_sentences(
+    text: str,
+    goes: Callable[[str], bool],
+    spans_of: Callable[[str], list[tuple[int, int]]] = sentence_spans,
+) -> str:
+    """`text` without its sentences (`spans_of`, by default `sentence_spans`) for which
+    `goes` holds, stripped; `text` itself when none goes.
 
     >>> without_sentences("Rain. Time passes. Wind.", lambda s: s.startswith("Time"))
     'Rain. Wind.'
     """
-    spans = sentence_spans(text)
+    spans = spans_of(text)
     kept = [(a, b) for a, b in spans if not goes(text[a:b])]
     if len(kept) == len(spans):
         return text
