@@ -25,6 +25,7 @@ from tavern.physics.cast_refs import (
     resolve_names,
 )
 from tavern.physics.emptied import drop_emptied_events
+from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import (
     cast_public_texts,
     thought_only_words,
@@ -388,6 +389,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("prompt_copy", drop_prompt_copies),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
+    ("fact_flip", drop_state_flips),
     ("thought_guard", thought_guard),
     ("whisper_guard", whisper_guard),
     ("redacted_event", drop_emptied_events),

@@ -20,7 +20,7 @@ from tavern.records import (
 )
 
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
-from .test_rules import CAST
+from .test_rules import CAST, attempt
 
 FACT = "The trapdoor to the cellar is shut and bolted from the hall side."
 SCENE = Scene(location="the hall", present=["C1", "C2", "C3"], facts=[FACT])
@@ -530,7 +530,9 @@ NOW_SHUT = "The trapdoor to the cellar is now shut and bolted from the hall side
 def test_a_fact_restated_with_now_is_no_news() -> None:
     assert _clamped([_event(NOW_SHUT)]) == []
     news = "The trapdoor to the cellar is now open"
-    assert _clamped([_event(news)]) == [news]
+    # News of a standing thing needs someone trying it (clamp `fact_flip`).
+    pulled = [attempt(1, "C2", "pulls at the trapdoor")]
+    assert _clamped([_event(news)], history=pulled) == [news]
 
 
 def test_negative_control_without_the_state_adverbs_the_restatement_stays(

@@ -1,0 +1,152 @@
+"""An event may not open or shut a standing thing that nobody tried (`physics.fact_state`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tavern.physics.clamps as clamps_module
+from tavern.physics import ClampContext, clamp_decision
+from tavern.physics.fact_state import States, stated
+from tavern.records import (
+    NARRATOR,
+    Audience,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    PerceptionEvent,
+    Scene,
+)
+
+from .test_rules import CAST, attempt
+
+TOLL_FACTS = [
+    "The river is too high to cross until dawn.",
+    "The toll box sits locked on the counting table.",
+    "The lamp has perhaps two hours of oil.",
+]
+WAKE_FACTS = [
+    "The trapdoor to the cellar is shut and bolted from the hall side.",
+    "The will is in the notary's satchel.",
+    "The coffin lies open in the middle of the hall.",
+]
+HALL = ["C1", "C2", "C3"]
+OPENED = "The toll box is now open on the counting table."
+LOCKED = "The toll box is now locked on the counting table."
+LIVE = [
+    "The toll house at Low Water starts to open for the day.",
+    OPENED,
+    LOCKED,
+]
+"""Toll-house soak #53 (seed 67), turn 2: the Director's events, while the human walked to the
+window and Maren Holt tried to "sign book"; the open box was committed and narrated."""
+LIVE_ATTEMPTS = [
+    ("C1", "walks slowly to the nearest window and looks outside"),
+    ("C2", "sign book"),
+]
+
+
+def _event(text: str, actor: str | None = "C1") -> PerceptionEvent:
+    return PerceptionEvent(kind="world_event", text=text, actor_id=actor, witness_ids=HALL)
+
+
+def _told(
+    texts: list[str],
+    attempts: list[tuple[str, str]] = LIVE_ATTEMPTS,
+    facts: list[str] = TOLL_FACTS,
+    before: list[str] = (),  # type: ignore[assignment]
+) -> list[str]:
+    history: list[HistoryRecord] = [
+        EventRecord(
+            seq=i + 1, turn_number=1, speaker="World", author="director", event_kind="world_event",
+            text=text, audience=Audience(origin="public"),
+        )
+        for i, text in enumerate(before)
+    ]  # fmt: skip
+    history += [attempt(100 + i, who, what, turn=2) for i, (who, what) in enumerate(attempts)]
+    scene = Scene(location="the toll house", present=HALL, facts=facts)
+    ctx = ClampContext(scene=scene, cast=CAST, history=history, turn_number=3)
+    proposal = DirectorDecision(events=[_event(t) for t in texts], next_speakers=[NARRATOR])
+    out, changes = clamp_decision(proposal, ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    assert all(c.after is None or isinstance(c.after, str) for c in changes)
+    return [e.text for e in out.events]
+
+
+def test_the_live_box_opened_by_nobody_stays_shut() -> None:
+    assert _told(LIVE) == [LIVE[0], LOCKED]
+
+
+def test_an_attempt_naming_the_thing_lets_the_world_answer() -> None:
+    attempts = [("C2", "opens the toll box with her key")]
+    assert _told([OPENED], attempts) == [OPENED]
+    assert _told([OPENED, LOCKED], attempts) == [OPENED, LOCKED]
+
+
+def test_a_state_the_story_already_turned_over_is_the_one_judged() -> None:
+    assert _told(["The box lies open."], before=[OPENED]) == ["The box lies open."]
+    assert _told([LOCKED], before=[OPENED]) == []
+
+
+def test_only_the_flipping_sentence_of_an_event_goes() -> None:
+    text = f"Rain drums on the shutters. {OPENED}"
+    assert _told([text]) == ["Rain drums on the shutters."]
+
+
+@pytest.mark.parametrize(
+    ("text", "flips"),
+    [
+        ("The trapdoor swings open.", True),
+        ("The trapdoor to the cellar is unbolted.", True),
+        ("The trapdoor is still shut.", False),
+        ("The coffin is closed.", True),
+        ("The coffin is no longer open.", True),
+        ("The coffin lies open under the candles.", False),
+        ("The coffin is locked.", True),  # locked implies shut
+        ("Someone tries to open the trapdoor.", False),
+        ("The wind opens the trapdoor.", True),
+        ("The chapel door is open.", False),  # no such standing thing
+    ],
+)
+def test_the_wake_facts_states(text: str, flips: bool) -> None:
+    assert bool(States(WAKE_FACTS).flips(text)) is flips
+    assert _told([text], attempts=[], facts=WAKE_FACTS) == ([] if flips else [text])
+
+
+SIDES = {
+    "open": True,
+    "ajar": True,
+    "unlocked": True,
+    "shut": False,
+    "closed": False,
+    "locked": False,
+    "bolted": False,
+}
+LINKS = st.sampled_from(["is", "lies", "sits", "is now", "stands", "remains"])
+THINGS = st.sampled_from(["toll box", "box", "trapdoor", "coffin"])
+FACT_OF = {"toll box": 1, "box": 1, "trapdoor": 0, "coffin": 2}
+
+
+@given(THINGS, LINKS, st.sampled_from(sorted(SIDES)), st.booleans())
+def test_a_state_goes_exactly_when_it_turns_the_fact_over_unattempted(
+    thing: str, link: str, state: str, tried: bool
+) -> None:
+    facts = [WAKE_FACTS[0], TOLL_FACTS[1], WAKE_FACTS[2]]
+    fact = facts[FACT_OF[thing]]
+    axis = "lock" if state in ("unlocked", "locked", "bolted") else "open"
+    standing = {(s.axis, s.opened) for s in stated(fact)}
+    contradicts = (axis, not SIDES[state]) in standing
+    text = f"The {thing} {link} {state}."
+    attempts = [("C2", f"tries the {thing.split()[-1]}")] if tried else []
+    assert _told([text], attempts=attempts, facts=facts) == (
+        [] if contradicts and not tried else [text]
+    )
+
+
+def test_negative_control_without_the_rule_the_live_box_opens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rules = [(name, rule) for name, rule in clamps_module.CLAMP_RULES if name != "fact_flip"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", rules)
+    assert _told(LIVE) == LIVE
