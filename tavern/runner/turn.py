@@ -13,6 +13,7 @@ import asyncio
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 
 from tavern.agents import character, director, outcome, prose
@@ -23,6 +24,7 @@ from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.emptied import drop_emptied_events
+from tavern.physics.fact_state import without_state_flips
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
 from tavern.physics.prompt_labels import TIME_PASSES
@@ -252,6 +254,8 @@ class TurnTransaction:
         )
         narrated = [r.text for r in self.history if isinstance(r, NarrationRecord)]
         told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
+        so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
+        told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
         recent = [*self.history[-COPY_WINDOW:], *beat]
         return unconfirmed_acts(respelt(told, staged.cast), staged.cast, recent, self.turn_number)
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
-from tavern.physics.fact_state import States, stated
+from tavern.physics.fact_state import States, stated, without_state_flips
 from tavern.records import (
     NARRATOR,
     Audience,
@@ -150,3 +150,19 @@ def test_negative_control_without_the_rule_the_live_box_opens(
     rules = [(name, rule) for name, rule in clamps_module.CLAMP_RULES if name != "fact_flip"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", rules)
     assert _told(LIVE) == LIVE
+
+
+# Narration: the renderer tells what the events confirmed.
+
+LIVE_NARRATION = "The toll box is now open, and the lamp is on a hook."
+"""Toll-house #53 (seed 67), turn 3: the renderer's sentence a beat after the Director's
+unattempted opening (which the clamp now drops)."""
+
+
+def test_a_narrated_flip_goes_unless_an_event_told_it() -> None:
+    text = f"Rain drips from the shutters. {LIVE_NARRATION}"
+    assert without_state_flips(text, TOLL_FACTS, []) == "Rain drips from the shutters."
+    assert without_state_flips(text, TOLL_FACTS, [OPENED]) == text
+    assert without_state_flips(text, TOLL_FACTS, [OPENED, LOCKED]) == (
+        "Rain drips from the shutters."
+    )
