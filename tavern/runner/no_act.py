@@ -31,6 +31,10 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - one trait word of the character's own personality (`traits`): Brother Caspar's intent
   was "Talkative" (vintners-wake #32, seed 47, turn 8), from his sheet's "Warm, talkative,
   quick to bless ...".
+- words of the character's own appearance only (`recites_look`): Dorotea Sand's intent was
+  "read glasses on a chain" (vintners-wake #50, seed 66, turn 1), her sheet's "reading
+  glasses on a chain"; the follow-up answered "Dorotea Sand fails", and the next Director
+  told the intent again as an event.
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -166,12 +170,32 @@ def names_no_act(
     )
 
 
+def recites_look(intent: str, appearance: str) -> bool:
+    """Whether every word of three letters or more of `intent` (small words aside) is in a
+    word of the speaker's own `appearance` or holds one, and there are two such words.
+
+    >>> look = "A grey-haired woman, a leather satchel, reading glasses on a chain."
+    >>> recites_look("read glasses on a chain", look), recites_look("adjusts her glasses", look)
+    (True, False)
+    """
+    words = [w for w in _WORD.findall(intent.casefold()) if len(w) >= 3 and w not in FILLER]
+    looks = [w for w in _WORD.findall(appearance.casefold()) if len(w) >= 3]
+    return len(words) >= 2 and all(any(w in a or a in w for a in looks) for w in words)
+
+
 def without_empty_intent(
-    reply: CharacterReply, names: Collection[str] = (), own_traits: Collection[str] = ()
+    reply: CharacterReply,
+    names: Collection[str] = (),
+    own_traits: Collection[str] = (),
+    own_look: str = "",
 ) -> CharacterReply | None:
     """`reply` without an intent that names no act (`names`: the cast's display names,
-    `own_traits`: the speaker's `traits`); None when nothing else is left."""
-    if reply.action_intent is None or not names_no_act(reply.action_intent, names, own_traits):
+    `own_traits`: the speaker's `traits`) or only recites the speaker's own appearance
+    (`own_look`, see `recites_look`); None when nothing else is left."""
+    intent = reply.action_intent
+    if intent is None or not (
+        names_no_act(intent, names, own_traits) or recites_look(intent, own_look)
+    ):
         return reply
     if reply.speech is None and reply.thought is None:
         return None

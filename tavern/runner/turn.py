@@ -303,6 +303,7 @@ class TurnTransaction:
                     without_loops(reply),
                     prose.cast_names(staged),
                     traits(staged.cast[slot].mind.personality),
+                    staged.cast[slot].body.appearance,
                 )
             if reply is not None:
                 reply = without_echo(reply, heard, slot)

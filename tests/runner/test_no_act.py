@@ -144,7 +144,7 @@ def test_a_turn_commits_no_empty_intent(tmp_path: Path) -> None:
 def test_negative_control_without_the_filter_the_empty_intents_are_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, names, own_traits: reply)
+    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, *_: reply)
     assert _replies(tmp_path) == [
         ("action", "try to talk"),
         ("speech", "Not tonight."),
@@ -239,4 +239,54 @@ def test_negative_control_without_the_traits_the_trait_is_committed(
     assert _replies(tmp_path, _caspar_talkative, WHO) == [
         ("speech", "Evening."),
         ("action", "Talkative"),
+    ]
+
+
+DOROTEA_LOOK = (
+    "A grey-haired woman in a severe charcoal coat, a leather satchel strapped across her chest,"
+    " reading glasses on a chain."
+)
+"""Dorotea Sand's appearance (the-vintners-wake, slot C4)."""
+RECITED = "read glasses on a chain"
+"""Vintners-wake #50 (seed 66), turn 1: Dorotea Sand's intent, her own appearance's words."""
+
+
+@pytest.mark.parametrize(
+    ("intent", "recited"),
+    [
+        (RECITED, True),
+        ("reading glasses", True),
+        ("a leather satchel", True),
+        ("adjusts her reading glasses", False),
+        ("opens the leather satchel", False),
+        ("glasses", False),  # one word: too little to call a recital
+        ("walks to the window", False),
+    ],
+)
+def test_an_intent_of_the_own_look_alone_is_no_act(intent: str, recited: bool) -> None:
+    assert no_act.recites_look(intent, DOROTEA_LOOK) is recited
+    reply = CharacterReply(speech="Evening.", action_intent=intent)
+    kept = without_empty_intent(reply, own_look=DOROTEA_LOOK)
+    assert kept == (CharacterReply(speech="Evening.") if recited else reply)
+
+
+def _dorotea_recites(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C4"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    return {"speech": "Evening.", "thought": None, "action_intent": RECITED}
+
+
+def test_a_turn_commits_no_recited_look_as_an_intent(tmp_path: Path) -> None:
+    assert _replies(tmp_path, _dorotea_recites, WHO) == [("speech", "Evening.")]
+
+
+def test_negative_control_without_the_look_the_recital_is_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(no_act, "recites_look", lambda intent, appearance: False)
+    assert _replies(tmp_path, _dorotea_recites, WHO) == [
+        ("speech", "Evening."),
+        ("action", RECITED),
     ]
