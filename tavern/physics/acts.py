@@ -229,6 +229,15 @@ to the window). A later part that starts with no name or pronoun ("... and opens
 and Maren", "the Vintner's Wake") states no act of its own."""
 
 
+_APPOSITIVE = re.compile(
+    r"^([^,]+?),\s*(?:a|an|the|his|her|their)\s[^,]{1,80},\s*(\S.*)$", re.IGNORECASE | re.DOTALL
+)
+"""A subject, then a phrase between commas that names it again: "Ilse Brandt, a girl of about
+fifteen, sits on the counting table" (toll-house soak #54, seed 68, turn 1: the renderer sat
+the human's character on the table on a beat in which she only spoke). The sentence is also
+read without the phrase."""
+
+
 def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act], str | None]:
     """The acts of `sentence`: that of the sentence as a whole (`read_act`) and that of each
     later clause, and who a following pronoun names.
@@ -238,6 +247,8 @@ def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act
     >>> names = Names.of({"C1": Character(id="ilse", mind=Mind(), body=body)})
     >>> [a.verb for a in read_acts("Rain falls, and Ilse runs; she hides.", names, None)[0]]
     ['runs', 'hides']
+    >>> [a.verb for a in read_acts("Ilse, a girl of fifteen, sits down.", names, None)[0]]
+    ['sits']
     """
     acts = []
     first, *later = _CLAUSE.split(sentence)
@@ -247,6 +258,9 @@ def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act
     lead = first.split(None, 1)
     if later and len(lead) == 2 and lead[0].casefold() in _LEADS:
         later.insert(0, lead[1])
+    appositive = _APPOSITIVE.match(sentence)
+    if appositive:
+        later.insert(0, f"{appositive[1]} {appositive[2]}")
     for part in [sentence, *later]:
         act, before = read_act(part, names, before)
         if act is not None:

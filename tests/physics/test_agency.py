@@ -3,6 +3,7 @@ a narration only as its own attempt or line backs it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -507,3 +508,27 @@ def test_negative_control_without_the_phantom_rule_the_copied_marker_stays(
 ) -> None:
     monkeypatch.setattr(agency, "without_phantom_whispers", lambda text, names: text)
     assert unconfirmed_acts(PHANTOM, CAST, _whispered_then_asked(), TURN) == PHANTOM
+
+
+APPOSITIVE = (
+    "Ilse Brandt, a girl of about fifteen, sits on the counting table at the low room of tarred"
+    " timber."
+)
+"""Toll-house soak #54 (seed 68), turn 1: the renderer's narration on a beat in which the human
+only spoke."""
+
+
+def test_an_act_behind_a_phrase_between_commas_is_read() -> None:
+    assert unconfirmed_acts(APPOSITIVE, CAST, [_said(1, "C1")], TURN) == ""
+    sat = [_said(1, "C1"), _event(2, "Ilse Brandt sits on the counting table.", "C1")]
+    assert unconfirmed_acts(APPOSITIVE, CAST, sat, TURN) == APPOSITIVE
+    assert _clamped([APPOSITIVE], []) == []
+    quiet = "Ilse Brandt, a girl of about fifteen, is soaked to the knees."
+    assert unconfirmed_acts(quiet, CAST, [], TURN) == quiet
+
+
+def test_negative_control_without_the_appositive_reading_she_sits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(acts, "_APPOSITIVE", re.compile(r"(?!)"))
+    assert unconfirmed_acts(APPOSITIVE, CAST, [_said(1, "C1")], TURN) == APPOSITIVE
