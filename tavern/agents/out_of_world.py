@@ -107,10 +107,14 @@ NARRATOR_OUT_OF_WORLD = re.compile(
     r"|\bassist you\b|\bhere to help\b|\bi hope (?:this|that|it) helps\b|\bfeel free to\b"
     r"|\blet me know if\b"
     r"|\b(?:here is|here's) (?:the|a|your) (?:narration|continuation|next beat|story)\b"
+    r"|\bthe narrator\b|\bo narrador\b"
     r"|\b(?:em )?que (?:posso|poderia) (?:ajudar|auxiliar)\b|\bespero que (?:isso )?ajude\b",
     re.IGNORECASE,
 )
-"""For narration: also a help offer to the reader, or words about the text itself."""
+"""For narration: also a help offer to the reader, or words about the text itself, among
+them the narrator named by itself: live (vintners-wake #51, seed 67, turns 2 and 7), "The
+sound is sealed, suggesting that the narrator is unable to see the window or the sound
+clearly." closed two committed narrations."""
 
 
 _NARRATOR_LOWER = re.compile(NARRATOR_OUT_OF_WORLD.pattern)

@@ -86,6 +86,9 @@ def test_a_quotation_never_survives_and_the_other_sentences_do(
         "Here is the narration of the beat.",
         "Feel free to ask for more.",
         "Em que posso ajudar?",
+        "The sound is sealed, suggesting that the narrator is unable to see the window or the"
+        " sound clearly.",  # vintners-wake #51 (seed 67), turns 2 and 7
+        "O narrador não vê a janela.",
     ],
 )
 def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
@@ -101,6 +104,7 @@ def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
         "The notary's assistant waits by the coffin.",
         "Maren helps Teodor with the cask.",
         "No one offers to help.",
+        "The notary reads the will aloud to the hall.",
     ],
 )
 def test_a_narration_of_the_world_stays(line: str) -> None:
@@ -154,7 +158,7 @@ def test_negative_control_without_the_filters_the_dialogue_is_narrated(
 PHRASES = [
     "as an AI", "language model", "how can I help", "assist you", "role-play", "here to help",
     "I hope this helps", "feel free to", "let me know if", "em que posso ajudar", "the lamp",
-    "rain falls", ".", "Maren helps Rui",
+    "rain falls", ".", "Maren helps Rui", "the narrator",
 ]  # fmt: skip
 CASED = st.tuples(st.sampled_from(PHRASES), st.sampled_from([str.upper, str.title, str.lower]))
 
