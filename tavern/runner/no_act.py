@@ -163,10 +163,12 @@ def names_no_act(
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
-    return all(
-        w in SPEAKING or w in OUTCOME_OR_PLACEHOLDER
-        for w in words
-        if w not in name_words and w not in ANYONE
+    rest = [w for w in words if w not in name_words and w not in ANYONE]
+    spoken = [w for w in rest if w in SPEAKING]
+    # A placeholder beside a verb of speaking ("speak and act"), never beside a name alone:
+    # "take Maren" acts.
+    return len(spoken) == len(rest) or (
+        bool(spoken) and all(w in SPEAKING or w in OUTCOME_OR_PLACEHOLDER for w in rest)
     )
 
 
