@@ -28,6 +28,7 @@ from tavern.physics.fact_state import without_state_flips
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
 from tavern.physics.prompt_labels import TIME_PASSES
+from tavern.physics.pronouns import with_sheet_pronouns
 from tavern.physics.respelt import respelt
 from tavern.records import (
     NARRATOR,
@@ -257,7 +258,9 @@ class TurnTransaction:
         so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
         told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
         recent = [*self.history[-COPY_WINDOW:], *beat]
-        return unconfirmed_acts(respelt(told, staged.cast), staged.cast, recent, self.turn_number)
+        # Pronouns are set while every sentence still stands before the one they follow.
+        spelt = with_sheet_pronouns(respelt(told, staged.cast), staged.cast)
+        return unconfirmed_acts(spelt, staged.cast, recent, self.turn_number)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""
