@@ -79,6 +79,10 @@ _PREPOSITIONS = frozenset(
     "to of in on at from with by for into onto under over near beside inside behind".split()
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_ANY_STATE = re.compile(
+    r"\b(?:" + "|".join(sorted(STATE_WORDS, key=len, reverse=True)) + r")\b", re.I
+)
+"""Whether a text may tell a state at all: one C-level search, not a word walk."""
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,7 @@ def drop_state_flips(
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop each event sentence that turns a known thing's state over when no attempt
     awaiting the beat names the thing (see the module)."""
-    if not any(w in STATE_WORDS for ev in d.events for w in _WORD.findall(ev.text.casefold())):
+    if not any(_ANY_STATE.search(ev.text) for ev in d.events):
         return d, []  # most decisions: no state told
     states = States(ctx.scene.facts)
     for record in ctx.history:
@@ -227,7 +231,7 @@ def without_state_flips(text: str, facts: Sequence[str], events: Iterable[str]) 
     >>> without_state_flips("The toll box is open.", facts, ["Maren opens the toll box."])
     'The toll box is open.'
     """
-    if not any(w in STATE_WORDS for w in _WORD.findall(text.casefold())):
+    if not _ANY_STATE.search(text):
         return text  # most narrations: no state told
     states = States(facts)
     for event in events:
