@@ -23,8 +23,9 @@ Attempts echoed too: live, a Character stated as its own intent the human's acti
 earlier beat ("walk slowly to the nearest window and looks outside", the-vintners-wake soak
 #10 turns 3-5 and toll-house #5 turns 2, 4, 6), then the same intent again beat after beat;
 the human's screen showed it each time. An intent that repeats an attempt the character saw
-(its own included), word for word but for a verb's "-s", is dropped; the reply's speech and
-thought stay.
+(its own included), word for word but for a verb's "-s", is dropped, and so is one that opens
+with such an attempt of `HEAD_ECHO_WORDS` words or more, whatever it adds; the reply's speech
+and thought stay.
 
 An intent may also tell an event: live (vintners-wake soak #29, seed 44, turn 7), Brother
 Caspar's intent was "opens the trapdoor to the cellar and bolt it from the hall side. This does
@@ -195,12 +196,27 @@ _NONE: frozenset[str] = frozenset()
 _ATTEMPTS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
+HEAD_ECHO_WORDS = 6
+"""Words of a seen attempt that, opening an intent, make it an echo whatever follows: live
+(toll-house #54, seed 68, turn 3), Maren Holt's intent was "walk slowly to the nearest window
+and look outside, which shows her curiosity and determination.", the human's attempt of
+turn 2 with a comment on it, and was shown to the human as her attempt."""
+
+
+def _repeats(key: str, seen: frozenset[str]) -> bool:
+    """Whether the attempt `key` is one of `seen` or opens with one of `HEAD_ECHO_WORDS`."""
+    return key in seen or any(
+        key.startswith(f"{k} ") and k.count(" ") + 1 >= HEAD_ECHO_WORDS for k in seen
+    )
+
+
 def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
-    """Whether `intent` repeats an attempt among `records` that `viewer` saw (its own too)."""
+    """Whether `intent` repeats an attempt among `records` that `viewer` saw (its own too),
+    alone or opening the intent (`HEAD_ECHO_WORDS`)."""
     key = attempt_key(intent)
     return bool(key) and any(
         record.__class__ is ActionRecord
-        and key in _ATTEMPTS.get(record, 0, _attempt_keys)
+        and _repeats(key, _ATTEMPTS.get(record, 0, _attempt_keys))
         and perceives(record, viewer) == "content"
         for record in records
     )

@@ -363,3 +363,27 @@ def test_negative_control_without_the_beat_rule_the_question_is_said_back(
     monkeypatch.setattr(echo, "echoes_the_beat", lambda speech, records, viewer: False)
     said = _beat(tmp_path, {"speech": LIVE_QUESTION}, speech=LIVE_QUESTION)
     assert [r.text for r in said] == [LIVE_QUESTION]
+
+
+LIVE_HEADED = (
+    "walk slowly to the nearest window and look outside, which shows her curiosity and"
+    " determination."
+)
+"""Toll-house #54 (seed 68), turn 3: Maren Holt's intent, the human's attempt of turn 2 with a
+comment on it."""
+
+
+def test_an_intent_opening_with_a_seen_attempt_is_an_echo(tmp_path: Path) -> None:
+    assert _beat(tmp_path, {"action_intent": LIVE_HEADED}, action=ATTEMPT) == []
+    short = "walks to the window"
+    kept = f"{short} and opens the shutters"  # opens with fewer words than the rule needs
+    said = _beat(tmp_path, {"action_intent": kept}, action=short)
+    assert [r.text for r in said] == [kept]
+
+
+def test_negative_control_with_whole_attempts_only_the_headed_echo_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(echo, "_repeats", lambda key, seen: key in seen)
+    said = _beat(tmp_path, {"action_intent": LIVE_HEADED}, action=ATTEMPT)
+    assert [r.text for r in said] == [LIVE_HEADED]

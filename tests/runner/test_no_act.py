@@ -187,7 +187,7 @@ def test_negative_control_without_the_placeholder_words_speak_and_act_stays(
 
 
 def test_a_placeholder_verb_beside_a_name_alone_acts() -> None:
-    """"take" is a placeholder word only beside a verb of speaking: Hypothesis found "take
+    """ "take" is a placeholder word only beside a verb of speaking: Hypothesis found "take
     Maren" read as no act once "speak and act" was."""
     assert not names_no_act("take Maren", ["Maren Holt"])
     assert names_no_act("talk and act with Maren", ["Maren Holt"])
