@@ -31,6 +31,8 @@ story and show the machinery behind it:
 - the time-skip marker, "(Time passes.)", as a sentence: "Time passes." was the whole
   narration of toll-house soak #32 (seed 46, turn 8), a beat in which no time passed, copied
   from turn 1's marker (the reader's screen shows the marker of a beat that skips time);
+- the stage's zone links told as a fact, "the sound of the trapdoor is sealed"
+  (`LINK_STAGING`);
 - a speech or whisper marker with the session's title as its speaker: "The Vintner's Wake
   whispers something." (vintners-wake #35's rerun, seed 50, turn 6: Agnese Corvo had
   whispered). A cast member's "Agnese Corvo whispers something." stays, as it stood.
@@ -88,6 +90,20 @@ event again), a prompt block's heading, and the mask that stands in the prompt f
 renderer may not read."""
 
 
+LINK_STAGING = re.compile(
+    r"\b(?:sound|sight)s?\s+(?:sealed|open)\b"
+    r"|\b(?:sound|sight)s?\b(?:\s+[\w'’]+){0,5}?\s+(?:is|are|was|were|remains?|remained|stays?"
+    r"|stayed)\s+(?:still\s+|now\s+|also\s+)?(?:sealed|open)\b",
+    re.IGNORECASE,
+)
+"""The stage's zone links ("from hall to cellar: sound sealed, sight sealed") told as a fact
+of the story: live (vintners-wake #52, seed 68, turn 2), "The room is still locked, and the
+sound of the trapdoor is sealed. ... The sound of the trapdoor is sealed.", and "the sound is
+sealed" in #51's turns 2 and 7. Links say what carries between rooms, for the kernel's
+audiences; no reader's story says a sound is sealed. "No sound came from the sealed
+cellar." stays."""
+
+
 def drop_prompt_echo(
     text: str, names: Sequence[str], title: str = "", staging: Sequence[str] = ()
 ) -> str:
@@ -116,6 +132,7 @@ def drop_prompt_echo(
         and "succeed" not in folded
         and "##" not in text
         and not PROMPT_LABEL.search(text)
+        and not LINK_STAGING.search(text)
         and ";" not in text
         and not _holds_words(text, [title, *staging])
     ):
@@ -192,7 +209,11 @@ _LINE_BREAK = re.compile(r"\n\s*")
 def _copies_prompt(
     sentence: str, name_words: frozenset[str], title_words: frozenset[str] = frozenset()
 ) -> bool:
-    if PROMPT_LABEL.search(sentence.strip()) or _copies_staging(sentence, name_words):
+    if (
+        PROMPT_LABEL.search(sentence.strip())
+        or LINK_STAGING.search(sentence)
+        or _copies_staging(sentence, name_words)
+    ):
         return True
     rest = [w for w in _words(sentence) if w not in name_words]
     if title_words and _titled_marker(rest, title_words):

@@ -151,7 +151,8 @@ PIECE = st.sampled_from(
     ["Teodor Vask", "makes", "an", "attempt", "ATTEMPTS", "Present:", "Facts:", "(event)",
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
      "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall", "No", "material",
-     "happens.", "Ilse Brandt", "in the loft", "\n\n", "speaks.", "Someone"]
+     "happens.", "Ilse Brandt", "in the loft", "\n\n", "speaks.", "Someone", "sound",
+     "is", "sealed."]
 )  # fmt: skip
 
 
@@ -339,3 +340,43 @@ def test_negative_control_without_the_title_test_the_titled_marker_stays(
 ) -> None:
     monkeypatch.setattr(prompt_echo, "_titled_marker", lambda words, title: False)
     assert _cut(f"{TITLED_WHISPER} A bell tolls.", wake) == f"{TITLED_WHISPER} A bell tolls."
+
+
+LIVE_LINKS = (
+    "The room is still locked, and the sound of the trapdoor is sealed. The sound of the"
+    " trapdoor is sealed."
+)
+"""Vintners-wake #52 (seed 68), turn 2: the stage's "from hall to cellar: sound sealed, sight
+sealed" as a fact of the story, twice."""
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        LIVE_LINKS,
+        "The sound is sealed.",  # vintners-wake #51 (seed 67), turns 2 and 7
+        "From the hall to the balcony, sound open and sight open.",
+        "The sight of the balcony remains open.",
+    ],
+)
+def test_the_stage_links_told_as_facts_are_cut(copy: str, wake: SessionState) -> None:
+    assert _cut(f"A bell tolls. {copy}", wake) == "A bell tolls."
+
+
+@pytest.mark.parametrize(
+    "story",
+    [
+        "No sound came from the sealed cellar.",
+        "The sound of the bell carries through the open door.",
+        "Felix Aubert was out of sight on the balcony.",
+    ],
+)
+def test_a_story_of_sounds_and_sights_stays(story: str, wake: SessionState) -> None:
+    assert _cut(story, wake) == story
+
+
+def test_negative_control_without_the_link_pattern_the_copy_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "LINK_STAGING", re.compile(r"(?!)"))
+    assert _cut(f"A bell tolls. {LIVE_LINKS}", wake) == f"A bell tolls. {LIVE_LINKS}"
