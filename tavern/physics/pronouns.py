@@ -12,7 +12,9 @@ A sentence that opens with "He" or "She" right after a sentence naming exactly o
 tells it (the first word of its appearance, then of its description, that is one of
 `FEMALE` or `MALE`: "A girl of about fifteen ...", "A stout man ..."). The sentence before must
 hold no other person of the written pronoun ("... waves to the ferryman. He waves back." keeps
-its "He"): the rule changes only a pronoun that can name no one else.
+its "He"): the rule changes only a pronoun that can name no one else. A "himself" or
+"herself" in a sentence whose subject is one cast member, naming no one else, is that
+member's too.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from tavern.physics.acts import Names, named, sentence_spans, words_of
+from tavern.physics.acts import Names, named, read_act, sentence_spans, words_of
 from tavern.records import Character
 
 FEMALE = frozenset(
@@ -34,6 +36,9 @@ MALE = frozenset(
 )
 _PRONOUN = {"he": "she", "she": "he"}
 _OPENING = re.compile(r"[.!?]\S*\s+(?:[Hh]e|[Ss]he)\b")
+_REFLEXIVE = re.compile(r"\b(?:him|her)self\b", re.IGNORECASE)
+_REFLEXIVE_OF = {"he": "himself", "she": "herself"}
+_SUBJECT_PRONOUNS = frozenset(("he", "she", "they"))
 
 
 @lru_cache(maxsize=64)
@@ -70,6 +75,8 @@ def with_sheet_pronouns(text: str, cast: Mapping[str, Character]) -> str:
     >>> with_sheet_pronouns("Ilse Brandt looks out. He sees rain.", cast)
     'Ilse Brandt looks out. She sees rain.'
     """
+    if _REFLEXIVE.search(text):
+        text = _with_sheet_reflexives(text, cast)
     if not _OPENING.search(text):
         return text  # most narrations: no sentence after the first opens with either
     names = Names.of(cast)
@@ -96,3 +103,32 @@ def with_sheet_pronouns(text: str, cast: Mapping[str, Character]) -> str:
     for start, end, word in reversed(fixes):
         text = text[:start] + word + text[end:]
     return text
+
+
+def _with_sheet_reflexives(text: str, cast: Mapping[str, Character]) -> str:
+    """`text` with "himself"/"herself" in a sentence whose subject is one cast member
+    (`read_act`) set to that member's: a reflexive names its own clause's subject. Live
+    (vintners-wake #52, seed 68, turn 6), "Agnese Corvo whispers something to himself.". A
+    sentence naming someone else, or holding a subject pronoun or another person of the
+    written reflexive, may have a clause of another subject, and keeps its reflexive."""
+    names = Names.of(cast)
+    out, before = [], None
+    for a, b in sentence_spans(text):
+        sentence = text[a:b]
+        act, before = read_act(sentence, names, before)
+        found = _REFLEXIVE.search(sentence)
+        if act is not None and len(act.subjects) == 1 and found:
+            words = words_of(sentence)
+            written = "he" if found[0].casefold() == "himself" else "she"
+            body = cast[act.subjects[0]].body
+            wanted = sheet_pronoun(body.appearance, body.description_ref)
+            if (
+                wanted is not None
+                and wanted != written
+                and set(named(words, names)) <= set(act.subjects)
+                and not _SUBJECT_PRONOUNS.intersection(words)
+                and not _persons_of(words, written)
+            ):
+                sentence = _REFLEXIVE.sub(_REFLEXIVE_OF[wanted], sentence)
+        out.append(sentence)
+    return "".join(out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,28 @@ def test_negative_control_without_the_rule_the_wrong_pronoun_is_narrated(
 ) -> None:
     monkeypatch.setattr(turn, "with_sheet_pronouns", lambda text, cast: text)
     assert _narrated(tmp_path, QUIET) == [QUIET]
+
+
+LIVE_REFLEXIVE = "Agnese Corvo whispers something to himself."
+"""Vintners-wake #52 (seed 68), turn 6: the human had whispered to another."""
+
+
+def test_a_reflexive_is_the_subjects_own() -> None:
+    assert with_sheet_pronouns(LIVE_REFLEXIVE, WAKE) == LIVE_REFLEXIVE.replace("him", "her")
+    for kept in [
+        "Felix Aubert mutters to himself.",
+        "Rain falls on the roof by itself.",
+        "Agnese Corvo hands Brother Caspar the cane; he keeps it to himself.",
+        "Agnese Corvo nods, and he keeps it to himself.",
+        "Agnese Corvo watches the ferryman talk to himself.",
+    ]:
+        assert with_sheet_pronouns(kept, WAKE) == kept
+
+
+def test_negative_control_without_reflexives_himself_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tavern.physics import pronouns
+
+    monkeypatch.setattr(pronouns, "_REFLEXIVE", re.compile(r"(?!)"))
+    assert with_sheet_pronouns(LIVE_REFLEXIVE, WAKE) == LIVE_REFLEXIVE
