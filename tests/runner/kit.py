@@ -12,7 +12,7 @@ from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeFunction, FakeProvider
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import HistoryRecord, LlmCallLine, SessionState, TurnInput
+from tavern.records import HistoryRecord, LlmCallLine, NarrationRecord, SessionState, TurnInput
 from tavern.records.views import TurnResult
 from tavern.runner import Runner
 from tavern.runner.limits import KernelLimits
@@ -98,3 +98,22 @@ def recording_runner(
         sleep=no_sleep,
     )
     return Runner(store, Library(data_dir), journal, client, limits=limits), store, calls
+
+
+def narrated_once(data_dir: Path, narration: str, scenario: str = "the-toll-house") -> list[str]:
+    """The narrations committed by one speech turn in which the renderer answers `narration`
+    (the Director decides no event; a Character asked answers a line)."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([])
+        if request.agent == "prose":
+            return {"narration": narration}
+        if request.agent.startswith("character"):
+            return {"speech": "Not tonight.", "thought": None, "action_intent": None}
+        return {"outcome": "Nothing comes of it."}
+
+    runner, store, _ = recording_runner(data_dir, answer, KernelLimits())
+    sid = run(runner.create_session(scenario)).id
+    run(runner.play_turn(sid, TurnInput(speech="Well?")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tavern.llm.provider import ProviderRequest
-from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
-from tavern.runner.limits import KernelLimits
 
-from .kit import director_answer, recording_runner, run
+from .kit import narrated_once
 
 RAIN = "Rain drips from the shutters."
 LIVE = "The toll box is now open, and the lamp is on a hook."
@@ -20,19 +16,7 @@ LIVE = "The toll box is now open, and the lamp is on a hook."
 
 
 def _narrated(tmp_path: Path, narration: str) -> list[str]:
-    def answer(request: ProviderRequest) -> Any:
-        if request.agent == "director":
-            return director_answer([])
-        if request.agent == "prose":
-            return {"narration": narration}
-        if request.agent.startswith("character"):
-            return {"speech": "Not tonight.", "thought": None, "action_intent": None}
-        return {"outcome": "Nothing comes of it."}
-
-    runner, store, _ = recording_runner(tmp_path, answer, KernelLimits())
-    sid = run(runner.create_session("the-toll-house")).id
-    run(runner.play_turn(sid, TurnInput(speech="Well?")))
-    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+    return narrated_once(tmp_path, narration)
 
 
 def test_the_live_open_box_is_not_narrated(tmp_path: Path) -> None:

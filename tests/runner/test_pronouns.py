@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.llm.provider import ProviderRequest
 from tavern.physics.pronouns import sheet_pronoun, with_sheet_pronouns
-from tavern.records import Body, Character, Mind, NarrationRecord, TurnInput
+from tavern.records import Body, Character, Mind
 from tavern.runner import turn
-from tavern.runner.limits import KernelLimits
 from tavern.store import Library
 
-from .kit import director_answer, recording_runner, run
+from .kit import narrated_once
 
 
 def _cast(scenario: str) -> dict[str, Character]:
@@ -90,19 +87,7 @@ def test_a_sheet_without_a_gendered_word_changes_nothing() -> None:
 
 
 def _narrated(tmp_path: Path, narration: str) -> list[str]:
-    def answer(request: ProviderRequest) -> Any:
-        if request.agent == "director":
-            return director_answer([])
-        if request.agent == "prose":
-            return {"narration": narration}
-        if request.agent.startswith("character"):
-            return {"speech": "Not tonight.", "thought": None, "action_intent": None}
-        return {"outcome": "Nothing comes of it."}
-
-    runner, store, _ = recording_runner(tmp_path, answer, KernelLimits())
-    sid = run(runner.create_session("the-toll-house")).id
-    run(runner.play_turn(sid, TurnInput(speech="Well?")))
-    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+    return narrated_once(tmp_path, narration)
 
 
 QUIET = "Ilse Brandt is soaked to the knees. He hears the rain on the shutters."
