@@ -31,6 +31,9 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - one trait word of the character's own personality (`traits`): Brother Caspar's intent
   was "Talkative" (vintners-wake #32, seed 47, turn 8), from his sheet's "Warm, talkative,
   quick to bless ...".
+- what the character is, said in the first person, `SELF_STATE`: Teodor Vask's intent was "I
+  am a busy person, not sure what to do right now." (toll-house #56, seed 70, turn 1), shown
+  to the human as his attempt; "I am trying to open the door" and "I'm walking out" stay;
 - words of the character's own appearance only (`recites_look`): Dorotea Sand's intent was
   "read glasses on a chain" (vintners-wake #50, seed 66, turn 1), her sheet's "reading
   glasses on a chain"; the follow-up answered "Dorotea Sand fails", and the next Director
@@ -104,6 +107,12 @@ NOTHING_AT_ALL = re.compile(
 turn 3), Dorotea Sand's intent "nothing new" was shown on the human's screen as her attempt
 ("nothing" alone was filler, and "new" no verb of speaking)."""
 
+SELF_STATE = re.compile(
+    r"^\W*i(?:'m|’m| am)\s+(?!(?:trying|going|about|off|now|still|slowly|quietly)\b)(?![a-z]+ing\b)"
+)
+"""An intent opening "I am" or "I'm" with no act after it ("I am a busy person", "I'm not
+sure"): a state of the speaker, not an attempt (matched on the folded intent)."""
+
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
@@ -149,7 +158,7 @@ def names_no_act(
     (True, False)
     """
     folded = intent.casefold()
-    if NOT_KNOWING.search(folded) or NOTHING_AT_ALL.match(folded):
+    if NOT_KNOWING.search(folded) or NOTHING_AT_ALL.match(folded) or SELF_STATE.match(folded):
         return True
     words = [w for w in _WORD.findall(folded) if w not in FILLER]
     if not words and not _WORD.search(intent):

@@ -44,6 +44,8 @@ LIVE_NO_ACT = [
     "think",
     "thought",
     "speak and act",
+    "I am a busy person, not sure what to do right now.",
+    "I'm not sure.",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
@@ -52,7 +54,8 @@ follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to tak
 "try this": toll-house #24 (seed 41), turn 8; "I don't know ...", toll-house #25 (seed 42), turn
 5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3; "not stated", toll-house #31
 (seed 45), turn 6; "think" and "thought", toll-house #49 (seed 63), turns 6 and 7; "speak and
-act", vintners-wake #49 (seed 65), turn 1, the words of the Character's identity line."""
+act", vintners-wake #49 (seed 65), turn 1, the words of the Character's identity line; "I am a
+busy person, ...", toll-house #56 (seed 70), turn 1."""
 KEPT = [
     "walk",
     "sleep",
@@ -77,6 +80,10 @@ KEPT = [
     "walks to everyone in turn and shakes hands",
     "searches for nothing in particular, then sits down",
     "thinks it over and pours the wine",
+    "I am trying to open the door",
+    "I'm walking out to the landing",
+    "I am going to read the will",
+    "I'm off to the cellar",
 ]
 
 
@@ -174,6 +181,7 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
     monkeypatch.setattr(no_act, "NOTHING_AT_ALL", re.compile("\x00"))
+    monkeypatch.setattr(no_act, "SELF_STATE", re.compile("\x00"))
     assert not any(names_no_act(intent) for intent in LIVE_NO_ACT)
 
 
@@ -297,3 +305,13 @@ def test_negative_control_without_the_look_the_recital_is_committed(
         ("speech", "Evening."),
         ("action", RECITED),
     ]
+
+
+def test_negative_control_without_the_self_state_pattern_the_busy_person_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Toll-house #56 (seed 70), turn 1: Teodor Vask's intent."""
+    busy = "I am a busy person, not sure what to do right now."
+    assert names_no_act(busy)
+    monkeypatch.setattr(no_act, "SELF_STATE", re.compile("\x00"))
+    assert not names_no_act(busy)
