@@ -31,6 +31,8 @@ story and show the machinery behind it:
 - the time-skip marker, "(Time passes.)", as a sentence: "Time passes." was the whole
   narration of toll-house soak #32 (seed 46, turn 8), a beat in which no time passed, copied
   from turn 1's marker (the reader's screen shows the marker of a beat that skips time);
+- an earlier outcome's pronoun and bare word opening the narration, "It succeeds.", which
+  points at nothing (`_orphan_outcome`);
 - the stage's zone links told as a fact, "the sound of the trapdoor is sealed"
   (`LINK_STAGING`);
 - a speech or whisper marker with the session's title as its speaker: "The Vintner's Wake
@@ -182,13 +184,26 @@ def cut_copies(
     spans = _lines_of(text, sentence_spans(text))
     kept = [
         (a, b)
-        for a, b in spans
+        for i, (a, b) in enumerate(spans)
         if not _copies_prompt(text[a:b], name_words, title_words)
         and tuple(_words(text[a:b])) not in copies
+        and not (i == 0 and _orphan_outcome(text[a:b]))
     ]
     if len(kept) == len(spans):
         return text
     return "".join(text[a:b] for a, b in kept).strip()
+
+
+_POINTING = frozenset(("it", "this", "that", "they"))
+
+
+def _orphan_outcome(sentence: str) -> bool:
+    """Whether `sentence` is a pronoun and a bare outcome ("It succeeds."), which opening a
+    narration points at nothing: live (vintners-wake #53, seed 69, turn 5), "It succeeds."
+    was the whole narration of a beat in which the human only reached for a door, an earlier
+    beat's outcome copied. After a sentence it may well point at that one's act, and stays."""
+    words = [w.casefold() for w in _words(sentence)]
+    return len(words) >= 2 and words[0] in _POINTING and BARE_OUTCOMES.issuperset(words[1:])
 
 
 def _lines_of(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

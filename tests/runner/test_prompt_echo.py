@@ -152,7 +152,7 @@ PIECE = st.sampled_from(
      "##", "## Scene", "the", "lamp", "rain.", "door.", "\n", "\n## This beat\n", ".",
      "The Vintner's", "Wake", "Wake.", ";", "Maren Holt in the hall", "No", "material",
      "happens.", "Ilse Brandt", "in the loft", "\n\n", "speaks.", "Someone", "sound",
-     "is", "sealed."]
+     "is", "sealed.", "It", "succeeds."]
 )  # fmt: skip
 
 
@@ -380,3 +380,18 @@ def test_negative_control_without_the_link_pattern_the_copy_stays(
 ) -> None:
     monkeypatch.setattr(prompt_echo, "LINK_STAGING", re.compile(r"(?!)"))
     assert _cut(f"A bell tolls. {LIVE_LINKS}", wake) == f"A bell tolls. {LIVE_LINKS}"
+
+
+def test_an_outcome_pointing_at_nothing_opens_no_narration(wake: SessionState) -> None:
+    """Vintners-wake #53 (seed 69), turn 5: "It succeeds." was the whole narration."""
+    assert _cut("It succeeds.", wake) == ""
+    assert _cut("It fails. The candles gutter.", wake) == "The candles gutter."
+    after_an_act = "Agnese Corvo pulls at the bolt. It fails."
+    assert _cut(after_an_act, wake) == after_an_act
+
+
+def test_negative_control_without_the_orphan_test_it_succeeds_is_narrated(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_orphan_outcome", lambda sentence: False)
+    assert _cut("It succeeds.", wake) == "It succeeds."
