@@ -84,12 +84,15 @@ _TITLED_MARKER_WORDS = frozenset(("speaks", "whispers", "something"))
 """What a speech or whisper marker holds besides its speaker, when the speaker is the title."""
 
 PROMPT_LABEL = re.compile(
-    r"\b(?:Location|Facts|Present):|\(event\)|\bEvent:|^#{2,} |" + re.escape(MASK), re.MULTILINE
+    r"\b(?:Location|Facts|Present):|\(event\)|\bEvent:|^#{2,} |(?:^|(?<=[.!?;] ))event (?=[A-Z])|"
+    + re.escape(MASK),
+    re.MULTILINE,
 )
 """The scene block's labels, the transcript's event tag (also as "Event:": the narration of
 vintners-wake soak #32, seed 47, turn 4, was "Event: Agnese Corvo whispers ...", turn 2's
-event again), a prompt block's heading, and the mask that stands in the prompt for words the
-renderer may not read."""
+event again; and bare, "event The chapel bell tolls midnight; ... event Agnese Corvo reaches
+for the door ...", vintners-wake #54, seed 70, turn 5), a prompt block's heading, and the
+mask that stands in the prompt for words the renderer may not read."""
 
 
 LINK_STAGING = re.compile(
@@ -182,13 +185,15 @@ def cut_copies(
     copies = {tuple(_words(title))} | {tuple(_words(part)) for part in staging}
     copies.discard(())
     spans = _lines_of(text, sentence_spans(text))
-    kept = [
-        (a, b)
-        for i, (a, b) in enumerate(spans)
-        if not _copies_prompt(text[a:b], name_words, title_words)
-        and tuple(_words(text[a:b])) not in copies
-        and not (i == 0 and _orphan_outcome(text[a:b]))
-    ]
+    kept: list[tuple[int, int]] = []
+    for a, b in spans:
+        sentence = text[a:b]
+        if (
+            not _copies_prompt(sentence, name_words, title_words)
+            and tuple(_words(sentence)) not in copies
+            and (kept or not _orphan_outcome(sentence))
+        ):
+            kept.append((a, b))
     if len(kept) == len(spans):
         return text
     return "".join(text[a:b] for a, b in kept).strip()
@@ -201,7 +206,9 @@ def _orphan_outcome(sentence: str) -> bool:
     """Whether `sentence` is a pronoun and a bare outcome ("It succeeds."), which opening a
     narration points at nothing: live (vintners-wake #53, seed 69, turn 5), "It succeeds."
     was the whole narration of a beat in which the human only reached for a door, an earlier
-    beat's outcome copied. After a sentence it may well point at that one's act, and stays."""
+    beat's outcome copied; and "Agnese Corvo speaks. It fails. ..." (#54, seed 70, turn 8),
+    the speech marker before it cut. After a kept sentence it may well point at that one's
+    act, and stays."""
     words = [w.casefold() for w in _words(sentence)]
     return len(words) >= 2 and words[0] in _POINTING and BARE_OUTCOMES.issuperset(words[1:])
 

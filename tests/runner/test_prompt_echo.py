@@ -393,6 +393,31 @@ def test_an_outcome_pointing_at_nothing_opens_no_narration(wake: SessionState) -
     assert _cut(after_an_act, wake) == after_an_act
 
 
+LIVE_EVENT_TAGS = (
+    "event The chapel bell tolls midnight; by custom the will must now be read aloud over the"
+    " coffin. event Agnese Corvo reaches for the door and opens the coffin."
+)
+"""Vintners-wake #54 (seed 70), turn 5: the transcript's event tag, bare, before each event."""
+
+
+def test_live_orphans_and_bare_event_tags_are_cut(wake: SessionState) -> None:
+    """Vintners-wake #54 (seed 70), turn 8: the speech marker went, then "It fails." opened."""
+    live = "Agnese Corvo speaks. It fails. The coffin lies open in the middle of the hall."
+    assert _cut(live, wake) == "The coffin lies open in the middle of the hall."
+    assert _cut(LIVE_EVENT_TAGS, wake) == ""
+    story = "It was an event Agnese never forgot."
+    assert _cut(story, wake) == story
+
+
+def test_negative_control_without_the_bare_tag_the_event_tags_stay(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = re.compile(PROMPT_LABEL.pattern.replace("|(?:^|(?<=[.!?;] ))event (?=[A-Z])", ""), re.M)
+    assert old.pattern != PROMPT_LABEL.pattern
+    monkeypatch.setattr(prompt_echo, "PROMPT_LABEL", old)
+    assert _cut(LIVE_EVENT_TAGS, wake) == LIVE_EVENT_TAGS
+
+
 def test_negative_control_without_the_orphan_test_it_succeeds_is_narrated(
     wake: SessionState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
