@@ -186,8 +186,9 @@ class States:
                 self.state[thing, told.axis] = told.opened
 
 
-def _sentences_stated(text: str) -> list[Stated]:
-    return [told for a, b in sentence_spans(text) for told in stated(text[a:b])]
+@lru_cache(maxsize=4096)  # every clamp call that reads a state walks the window's events
+def _sentences_stated(text: str) -> tuple[Stated, ...]:
+    return tuple(told for a, b in sentence_spans(text) for told in stated(text[a:b]))
 
 
 def _named_by(thing: tuple[str, ...], attempt: str) -> bool:
