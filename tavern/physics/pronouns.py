@@ -58,6 +58,10 @@ def sheet_pronoun(appearance: str, description: str) -> str | None:
     return None
 
 
+def _pronoun_of(member: Character) -> str | None:
+    return sheet_pronoun(member.body.appearance, member.body.description_ref)
+
+
 def _persons_of(words: list[str], pronoun: str) -> bool:
     """Whether `words` hold a person the written `pronoun` may name ("ferryman", "woman")."""
     kinds = MALE if pronoun == "he" else FEMALE
@@ -92,8 +96,7 @@ def with_sheet_pronouns(text: str, cast: Mapping[str, Character]) -> str:
         slots = set(named(before, names))
         if len(slots) != 1:
             continue
-        body = cast[next(iter(slots))].body
-        wanted = sheet_pronoun(body.appearance, body.description_ref)
+        wanted = _pronoun_of(cast[next(iter(slots))])
         if wanted is None or wanted == written or _persons_of(before, written):
             continue
         start = len(text) - len(opening)
@@ -120,8 +123,7 @@ def _with_sheet_reflexives(text: str, cast: Mapping[str, Character]) -> str:
         if act is not None and len(act.subjects) == 1 and found:
             words = words_of(sentence)
             written = "he" if found[0].casefold() == "himself" else "she"
-            body = cast[act.subjects[0]].body
-            wanted = sheet_pronoun(body.appearance, body.description_ref)
+            wanted = _pronoun_of(cast[act.subjects[0]])
             if (
                 wanted is not None
                 and wanted != written
