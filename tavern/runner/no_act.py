@@ -182,16 +182,20 @@ def names_no_act(
 
 
 def recites_look(intent: str, appearance: str) -> bool:
-    """Whether every word of three letters or more of `intent` (small words aside) is in a
-    word of the speaker's own `appearance` or holds one, and there are two such words.
+    """Whether every word of three letters or more of `intent` (small words aside) opens a
+    word of the speaker's own `appearance` or is opened by one ("read" and "reading"), and
+    there are two such words. Openings, not any part: "wanders there" holds "and", "the" and
+    "her" inside its words, and is an act whatever the appearance says.
 
     >>> look = "A grey-haired woman, a leather satchel, reading glasses on a chain."
     >>> recites_look("read glasses on a chain", look), recites_look("adjusts her glasses", look)
     (True, False)
     """
     words = [w for w in _WORD.findall(intent.casefold()) if len(w) >= 3 and w not in FILLER]
-    looks = [w for w in _WORD.findall(appearance.casefold()) if len(w) >= 3]
-    return len(words) >= 2 and all(any(w in a or a in w for a in looks) for w in words)
+    looks = [w for w in _WORD.findall(appearance.casefold()) if len(w) >= 3 and w not in FILLER]
+    return len(words) >= 2 and all(
+        any(a.startswith(w) or w.startswith(a) for a in looks) for w in words
+    )
 
 
 def without_empty_intent(

@@ -315,3 +315,10 @@ def test_negative_control_without_the_self_state_pattern_the_busy_person_acts(
     assert names_no_act(busy)
     monkeypatch.setattr(no_act, "SELF_STATE", re.compile("\x00"))
     assert not names_no_act(busy)
+
+
+def test_small_words_inside_an_intents_words_are_no_recital() -> None:
+    """ "wanders there" holds the look's "and" and "her" inside its words: an act."""
+    look = "A tall woman and her hound."
+    assert not no_act.recites_look("wanders there", look)
+    assert no_act.recites_look("tall hound", look)
