@@ -1,5 +1,10 @@
 # One entry point per job. `make play` and `make test` are the README's two commands.
-PYTHON ?= python3
+# The venv's interpreter: the first of these that is Python 3.11+ with venv and ensurepip.
+# Debian's /usr/bin/python3.11 comes first: it is built with profile-guided optimization and
+# LTO into one executable, and runs the kernel faster than a build calling a shared libpython
+# (pyenv's, which `python3` may name first on PATH); benchmarks/README.md has the figures.
+PYTHON_CANDIDATES ?= /usr/bin/python3.13 /usr/bin/python3.12 /usr/bin/python3.11 python3
+PYTHON ?= $(firstword $(foreach p,$(PYTHON_CANDIDATES),$(shell $(p) -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && echo $(p))) python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
