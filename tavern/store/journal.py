@@ -95,13 +95,13 @@ class _WriterLock:
     its journal's sync state (`JournalWriter.synced_once`, background syncs).
 
     Durable lines are counted as written; `synced` is the count known to be on disk. One
-    background sync at a time runs until `synced` catches up, so lines written while it
-    runs cost one more fsync, not one each.
+    background sync at a time runs until `synced` catches up with `requested`, so lines
+    requested while it runs cost one more fsync, not one each.
     """
 
     __slots__ = (
-        "__weakref__", "changed", "deferred", "error", "lock", "session_id", "synced",
-        "syncing", "unsynced", "written",
+        "__weakref__", "changed", "deferred", "error", "lock", "requested", "session_id",
+        "synced", "syncing", "unsynced", "written",
     )  # fmt: skip
 
     def __init__(self, session_id: str) -> None:
@@ -114,6 +114,9 @@ class _WriterLock:
         self.unsynced = False
         """A line was written without its fsync since the last sync."""
         self.written = 0
+        self.requested = 0
+        """The count the background sync works towards: lines written up to its last
+        request. Lines of an open `synced_once` block are not in it until the block ends."""
         self.synced = 0
         self.syncing = False
         self.error: OSError | None = None
@@ -308,8 +311,12 @@ class JournalWriter:
                 self._wait_synced(holder, target, None)
 
     def _start_sync(self, holder: _WriterLock) -> None:
-        """Start the session's background sync unless one runs (called holding the lock);
-        the running one syncs again before it stops if lines came meanwhile."""
+        """Ask for every line written so far to reach the disk in the background (called
+        holding the lock): start the session's sync unless one runs, which then syncs again
+        before it stops. A sync never chases lines written after the last request: those of
+        an open block are its own end's to sync (chasing them cost 2-3 more fsyncs a turn,
+        each in the middle of the turn's work)."""
+        holder.requested = holder.written
         if not holder.syncing:
             holder.syncing = True
             _sync_threads().submit(self._sync_until_current, holder)
@@ -317,7 +324,7 @@ class JournalWriter:
     def _sync_until_current(self, holder: _WriterLock) -> None:
         while True:
             with holder.lock:
-                target = holder.written
+                target = holder.requested
                 if holder.synced >= target:
                     holder.syncing = False
                     holder.changed.notify_all()

@@ -332,3 +332,38 @@ def test_a_markers_sync_error_fails_the_next_wait_once(
     with writer.synced_once("s01", pending):
         writer.append("s01", _line("s01", 3))
     pending.wait()  # raised once; the next turn syncs anew
+
+
+def test_a_markers_sync_leaves_the_lines_of_an_open_block_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A commit marker's background sync used to chase every line written while it ran,
+    # including the next turn's, whose block syncs them at its end anyway: 2-3 more fsyncs
+    # a durable turn, in the middle of its work.
+    writer = JournalWriter(tmp_path)
+    writer.append("s01", _line("s01", 0))
+    journal = journal_path(tmp_path, "s01")
+    holder = writer._lock_for("s01")
+    started, release = _held_fsync(monkeypatch)
+    try:
+        writer.append("s01", _line("s01", 1), wait_for_disk=False)  # its sync starts, held
+        marker_size = journal.stat().st_size
+        deadline = time.monotonic() + 10
+        while not started:  # the marker's sync has begun before the block writes
+            assert time.monotonic() < deadline, "the marker's sync never started"
+            time.sleep(0.001)
+        pending = PendingSync()
+        with writer.synced_once("s01", pending):
+            for n in range(2, 5):
+                writer.append("s01", _line("s01", n))
+            release.set()
+            deadline = time.monotonic() + 10
+            while holder.syncing:  # the marker's sync ends without syncing the block's lines
+                assert time.monotonic() < deadline, "the marker's sync never stopped"
+                time.sleep(0.001)
+            during = list(started)
+    finally:
+        release.set()
+    pending.wait()
+    assert during == [marker_size]
+    assert started == [marker_size, journal.stat().st_size]  # the block's end: one more
