@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -249,6 +250,14 @@ def _held_fsync(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], threading.E
     return started, release
 
 
+def _wait_until(condition: Callable[[], object], failure: str) -> None:
+    """Poll `condition` until it holds; fail with `failure` after 10 s."""
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.001)
+
+
 def test_a_pending_block_syncs_once_at_its_end_for_all_its_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -263,10 +272,8 @@ def test_a_pending_block_syncs_once_at_its_end_for_all_its_lines(
                 writer.append("s01", _line("s01", n))
             time.sleep(0.05)  # a sync started by a line would be seen by now
             during = list(started)
-        deadline = time.monotonic() + 10
-        while not started:  # started by the block's end, in the background
-            assert time.monotonic() < deadline, "no sync started at the block's end"
-            time.sleep(0.001)
+        # started by the block's end, in the background
+        _wait_until(lambda: started, "no sync started at the block's end")
     finally:
         release.set()
     pending.wait()
@@ -318,10 +325,8 @@ def test_a_markers_sync_error_fails_the_next_wait_once(
 
     monkeypatch.setattr(journal_module.os, "fsync", failing)
     writer.append("s01", _line("s01", 1), wait_for_disk=False)
-    deadline = time.monotonic() + 10
-    while writer._lock_for("s01").syncing:  # the background sync has failed and stopped
-        assert time.monotonic() < deadline
-        time.sleep(0.001)
+    # the background sync has failed and stopped
+    _wait_until(lambda: not writer._lock_for("s01").syncing, "the failed sync never stopped")
     broken[0] = False
     pending = PendingSync()
     with writer.synced_once("s01", pending):
@@ -348,19 +353,14 @@ def test_a_markers_sync_leaves_the_lines_of_an_open_block_to_its_end(
     try:
         writer.append("s01", _line("s01", 1), wait_for_disk=False)  # its sync starts, held
         marker_size = journal.stat().st_size
-        deadline = time.monotonic() + 10
-        while not started:  # the marker's sync has begun before the block writes
-            assert time.monotonic() < deadline, "the marker's sync never started"
-            time.sleep(0.001)
+        _wait_until(lambda: started, "the marker's sync never started")  # before the block
         pending = PendingSync()
         with writer.synced_once("s01", pending):
             for n in range(2, 5):
                 writer.append("s01", _line("s01", n))
             release.set()
-            deadline = time.monotonic() + 10
-            while holder.syncing:  # the marker's sync ends without syncing the block's lines
-                assert time.monotonic() < deadline, "the marker's sync never stopped"
-                time.sleep(0.001)
+            # the marker's sync ends without syncing the block's lines
+            _wait_until(lambda: not holder.syncing, "the marker's sync never stopped")
             during = list(started)
     finally:
         release.set()
