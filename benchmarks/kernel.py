@@ -243,7 +243,8 @@ async def kernel_times(
     since wall time also counts waiting for a core. Before a durable turn the benchmark
     fsyncs the store and that session's journal outside the timed region: the no-fsync
     cells share the SQLite file and leave their writes unsynced, which a durable server
-    never does, and the first durable cell of a round would pay for them.
+    never does, and the first durable cell of a round could pay for them. (In one run of
+    40 rounds, flushed and unflushed durable cells came out within 0.2 ms.)
     """
     global WAITING
     times: dict[Cell, tuple[list[float], list[float]]] = {
@@ -268,8 +269,7 @@ async def kernel_times(
 
 def _flush(runner: Runner, session_id: str) -> None:
     """fsync the files a durable turn of `session_id` syncs: the store's and its journal
-    (only those: `os.sync` walks every dirty file of the machine and left the timed turn
-    with colder caches)."""
+    (only those: `os.sync` would flush every dirty file of the machine, work no turn does)."""
     store = runner.store.path
     paths = [
         store,

@@ -319,9 +319,9 @@ class JournalWriter:
         holder.requested = holder.written
         if not holder.syncing:
             holder.syncing = True
-            _sync_threads().submit(self._sync_until_current, holder)
+            _sync_threads().submit(self._sync_until_requested, holder)
 
-    def _sync_until_current(self, holder: _WriterLock) -> None:
+    def _sync_until_requested(self, holder: _WriterLock) -> None:
         while True:
             with holder.lock:
                 target = holder.requested
