@@ -60,6 +60,7 @@ from tavern.runner.collector import tune_collector
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
+from tavern.store.atomic import fsync_path
 
 SCENARIOS = {
     # scenario -> the slots sharing the controlled character's room (speakers, witnesses)
@@ -278,11 +279,7 @@ def _flush(runner: Runner, session_id: str) -> None:
     ]
     for path in paths:
         if path.exists():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            fsync_path(path)
 
 
 def _configure(runner: Runner, durable: bool, gate: bool) -> None:

@@ -23,8 +23,18 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    fsync_path(path.parent)
+
+
+def fsync_path(path: Path | str, flags: int = os.O_RDONLY) -> None:
+    """fsync the file or directory at `path` through a descriptor of its own: the kernel
+    flushes the file's pages whichever descriptor wrote them.
+
+    Raises:
+        FileNotFoundError: nothing is at `path`.
+    """
+    fd = os.open(path, flags)
     try:
-        os.fsync(dir_fd)
+        os.fsync(fd)
     finally:
-        os.close(dir_fd)
+        os.close(fd)

@@ -24,6 +24,7 @@ from tavern.records.journal import (
     JournalLine,
     parse_journal_line,
 )
+from tavern.store.atomic import fsync_path
 from tavern.store.errors import JournalError
 from tavern.store.ids import check_session_id
 
@@ -149,11 +150,7 @@ def _fsync_directories(path: str, levels: int) -> None:
     power loss only once the directory entry naming it is on disk too."""
     for _ in range(levels):
         path = os.path.dirname(path)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(path, os.O_RDONLY | os.O_DIRECTORY)
 
 
 def _encode_line(line: JournalLine) -> bytes:
@@ -369,13 +366,9 @@ class JournalWriter:
 
     def _fsync(self, session_id: str) -> None:
         try:
-            fd = os.open(self._path(session_id), os.O_RDONLY)
+            fsync_path(self._path(session_id))
         except FileNotFoundError:  # the session was deleted meanwhile: nothing to keep
             return
-        try:
-            os.fsync(fd)  # flushes the file's pages, whichever descriptor wrote them
-        finally:
-            os.close(fd)
 
     def _path(self, session_id: str) -> str:
         return f"{self._sessions_prefix}{check_session_id(session_id)}{os.sep}{JOURNAL_NAME}"
