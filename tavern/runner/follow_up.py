@@ -73,11 +73,19 @@ outside, but fails.", her outcome of three beats before; in that earlier beat, D
 "read the will at midnight" got the same sentence with her name, copied from the beat's
 decided events."""
 MIN_COPY_WORDS = 3
-"""Shorter acts ("sits down") may well be an outcome and another attempt alike. Toll-house
-#16 (seed 33, turn 5) answered "reaches for the door" with "Ilse Brandt tries to sign the
-books tonight.", Teodor Vask's attempt inside a sentence holding no word of hers; "Ilse
-Brandt tries to open the door, but it is locked" holds Maren Holt's "open the door" and her
-own "door", and stays."""
+"""Words of another attempt that make a sentence telling nothing but it a copy. Shorter acts
+("sits down") may well be an outcome and another attempt alike."""
+WHOLE_MIN_WORDS = 2
+"""Words of another actor's attempt that, whole inside a sentence holding no word of its own
+attempt, make that sentence a copy; the actor's own earlier acts count from `MIN_COPY_WORDS`
+(doing again what one did is no borrowing: "Ilse Brandt sits down." stays). Toll-house #16
+(seed 33, turn 5) answered "reaches for the door" with "Ilse Brandt tries to sign the books
+tonight.", Teodor Vask's attempt; "Ilse Brandt tries to open the door, but it is locked" holds
+Maren Holt's "open the door" and her own "door", and stays. Live (vintners-wake #55, seed 71,
+turn 9), the human's "sits down by the fire", asked again after a copy was refused, got
+"Agnese Corvo reads aloud", Brother Caspar's "read aloud" of that beat, and the human's
+character was told reading aloud. A one-word act ("read") stays out: one word inside an
+outcome proves no copy."""
 COPY_RUN_WORDS = 7
 """Words in a row of another attempt that make a sentence its copy: toll-house #14 (seed 32,
 turn 2) answered Maren Holt's "read" with "Maren Holt tries to read the toll box and reads.
@@ -150,10 +158,13 @@ def without_borrowed(
     own = act_key(attempt.text)
     turn = history[-1].turn_number if history else 0
     attempts: set[tuple[str, ...]] = set()
+    others: set[tuple[str, ...]] = set()
     told = [e.text for e in decided]
     for r in history:
         if isinstance(r, ActionRecord) and r is not attempt:
             attempts.add(act_key(r.text))
+            if r.speaker != attempt.speaker:
+                others.add(act_key(r.text))
         elif isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS:
             told.append(r.text)
     attempts.discard(own)
@@ -163,7 +174,11 @@ def without_borrowed(
         other_runs -= set().union(*(_runs(act_key(t)) for t in public))
     if not (attempts or other_runs):
         return text
-    wholes = [f" {' '.join(k)} " for k in attempts if len(k) >= MIN_COPY_WORDS]
+    wholes = [
+        f" {' '.join(k)} "
+        for k in attempts
+        if len(k) >= MIN_COPY_WORDS or (len(k) >= WHOLE_MIN_WORDS and k in others)
+    ]
     own_words = content_words(attempt.text)
     kept = []
     for start, end in sentence_spans(text):

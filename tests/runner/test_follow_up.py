@@ -546,12 +546,38 @@ def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_cop
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(follow_up, "MIN_COPY_WORDS", 5)
+    monkeypatch.setattr(follow_up, "WHOLE_MIN_WORDS", 5)
     books, door = (
         _attempt(12, "C3", "Sign the books tonight"),
         _attempt(17, "C1", "reaches for the door"),
     )
     live = "Ilse Brandt tries to sign the books tonight."
     assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
+
+
+READ_ALOUD = _attempt(23, "C2", "read aloud")
+SITS = _attempt(25, "C1", "sits down by the fire")
+
+
+def test_another_attempt_of_two_words_inside_a_sentence_about_nothing_of_its_own_goes() -> None:
+    """Vintners-wake #55 (seed 71), turn 9: the human's "sits down by the fire" answered with
+    Brother Caspar's "read aloud" of that beat, under her name."""
+    history: list[HistoryRecord] = [READ_ALOUD, SITS]
+    live = "Agnese Corvo reads aloud"
+    assert follow_up.without_borrowed(live, SITS, history, "Agnese Corvo") == ""
+    kept = "Agnese Corvo sits down by the fire and reads aloud."  # her own "sits", "fire"
+    assert follow_up.without_borrowed(kept, SITS, history, "Agnese Corvo") == kept
+    read = _attempt(23, "C2", "read")  # one word proves no copy
+    alone = "Agnese Corvo reads the room and settles."
+    assert follow_up.without_borrowed(alone, SITS, [read, SITS], "Agnese Corvo") == alone
+
+
+def test_negative_control_with_wholes_of_three_words_the_read_aloud_copy_is_told(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follow_up, "WHOLE_MIN_WORDS", 3)
+    live = "Agnese Corvo reads aloud"
+    assert follow_up.without_borrowed(live, SITS, [READ_ALOUD, SITS], "Agnese Corvo") == live
 
 
 LIVE_EMPTY = ["Agnese Corvo tries this.", "Agnese Corvo tries this to take action"]
