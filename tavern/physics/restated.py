@@ -9,8 +9,9 @@ the human's screen showed them beat after beat. The facts are in every prompt al
 An event by a character whose attempt awaits adjudication stays when it is about that
 attempt: it may be the outcome ("the trapdoor is bolted" after a pull at it); so does a world
 event (no actor) about any waiting attempt. "About" is a word of four letters or more shared
-(one inside the other: "door" and "trapdoor"). Without it, a fourth soak (vintners-wake #10,
-turn 5) kept all three standing facts as events of the human's "reaches for the door".
+(one inside the other: "door" and "trapdoor"), a fact's verb of placing aside
+(`STANCE_WORDS`). Without it, a fourth soak (vintners-wake #10, turn 5) kept all three
+standing facts as events of the human's "reaches for the door".
 Only the attempts since the last Director call can wait (the human's of this beat, the
 Characters' replies of the last, `recent_acts`, which clamp `agency` reads too): older ones
 were adjudicated by a later Director call. (Characters state an attempt in most beats, so judging
@@ -359,8 +360,15 @@ def shares_a_word(one: set[str], other: set[str]) -> bool:
     return any(a in b or b in a for a in one for b in other)
 
 
+STANCE_WORDS = frozenset("sits lies stands hangs rests leans".split())
+"""The verbs a fact places a thing with ("The toll box sits locked"), which an attempt uses of
+its actor's body ("sits down by the fire"): such a word of a fact ties it to no attempt. Live
+(toll-house #57, seed 71, turn 9), the standing fact "The toll box sits locked on the counting
+table." was committed as the outcome of the human's "sits down by the fire"."""
+
+
 def _about(fact: str, attempt: str) -> bool:
     """Whether a restated `fact` may be the outcome of `attempt`: a word of four letters or
     more of one is in a word of the other ("door" of "reaches for the door" and "trapdoor" of
-    "The trapdoor is shut and bolted")."""
-    return shares_a_word(content_words(fact), content_words(attempt))
+    "The trapdoor is shut and bolted"), the fact's `STANCE_WORDS` aside."""
+    return shares_a_word(content_words(fact) - STANCE_WORDS, content_words(attempt))

@@ -69,6 +69,7 @@ def test_a_restatement_that_may_be_a_waiting_attempts_outcome_stays() -> None:
 
 
 REACH = PULL.model_copy(update={"text": "reaches for the door"})
+TOLL_BOX = "The toll box sits locked on the counting table."
 LIVE_FACTS = ["The will is in the notary's satchel.", "The coffin lies open in the hall."]
 
 
@@ -90,10 +91,36 @@ def test_only_a_restatement_about_the_waiting_attempt_stays() -> None:
         (FACT, "reaches for the door", True),
         ("The will is in the notary's satchel.", "reaches for the door", False),
         ("The coffin lies open with candles.", "walks with care", False),  # 'with' is no link
+        (TOLL_BOX, "sits down by the fire", False),  # 'sits' places the box, not her
+        (TOLL_BOX, "sits on the toll box", True),
+        ("The coffin lies open in the hall.", "lies down by the coffin", True),
     ],
 )
 def test_about(fact: str, attempt: str, about: bool) -> None:
     assert restated._about(fact, attempt) is about
+
+
+def test_a_fact_placing_a_thing_is_no_outcome_of_sitting_down() -> None:
+    """Live (toll-house #57, seed 71, turn 9): the standing fact, as an event of the human's
+    character, for her "sits down by the fire"."""
+    sits = PULL.model_copy(update={"text": "sits down by the fire"})
+    scene = SCENE.model_copy(update={"facts": [TOLL_BOX]})
+    live = _event(TOLL_BOX).model_copy(update={"actor_id": "C1"})
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, sits])
+    out, _ = clamp_decision(DirectorDecision(events=[live], next_speakers=[NARRATOR]), ctx)
+    assert out.events == []
+
+
+def test_negative_control_with_stance_words_the_fact_is_her_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "STANCE_WORDS", frozenset())
+    sits = PULL.model_copy(update={"text": "sits down by the fire"})
+    scene = SCENE.model_copy(update={"facts": [TOLL_BOX]})
+    live = _event(TOLL_BOX).model_copy(update={"actor_id": "C1"})
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, sits])
+    out, _ = clamp_decision(DirectorDecision(events=[live], next_speakers=[NARRATOR]), ctx)
+    assert [e.text for e in out.events] == [TOLL_BOX]
 
 
 def test_only_attempts_of_this_beat_and_the_last_can_wait() -> None:
