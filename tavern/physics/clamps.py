@@ -24,6 +24,7 @@ from tavern.physics.cast_refs import (
     drop_thought_copies,
     resolve_names,
 )
+from tavern.physics.directive_copy import drop_directive_copies
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import (
@@ -96,6 +97,7 @@ class ClampContext:
         turn_number: The beat being played; None: that of the last record in `history`.
         prompt_sentences: The fixed sentences of the Director's prompts (clamp
             `prompt_copy`); none by default.
+        directives: The scenario's tone directives (clamp `directive_copy`).
     """
 
     scene: Scene
@@ -106,6 +108,7 @@ class ClampContext:
     cast: Mapping[str, Character] | None = None
     turn_number: int | None = None
     prompt_sentences: Sequence[str] = ()
+    directives: Sequence[str] = ()
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -387,6 +390,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("mind_copy", drop_mind_copies),
     ("prompt_label", drop_label_copies),
     ("prompt_copy", drop_prompt_copies),
+    ("directive_copy", drop_directive_copies),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("fact_flip", drop_state_flips),

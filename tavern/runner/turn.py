@@ -23,6 +23,7 @@ from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
+from tavern.physics.directive_copy import without_directive_copies
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.fact_state import without_state_flips
 from tavern.physics.identity import with_names
@@ -195,6 +196,7 @@ class TurnTransaction:
             cast=state.cast,
             turn_number=self.turn_number,
             prompt_sentences=PROMPT_SENTENCES,
+            directives=state.tone_directives,
         )
 
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
@@ -257,6 +259,7 @@ class TurnTransaction:
         told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
         so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
         told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
+        told = without_directive_copies(told, staged.tone_directives)
         recent = [*self.history[-COPY_WINDOW:], *beat]
         # Pronouns are set while every sentence still stands before the one they follow.
         spelt = with_sheet_pronouns(respelt(told, staged.cast), staged.cast)

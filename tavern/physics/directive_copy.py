@@ -1,0 +1,89 @@
+"""Clamp `directive_copy`: a sentence that repeats a run of a scenario's tone directive.
+
+The tone directives ("Reveal secrets through action and slips, never through confession on
+demand.") tell the Director and the renderer how to tell the story; they are not the story.
+Live (vintners-wake #55, seed 71, turn 2), the embedded Director gave the human's walk to
+the window the event "This is an unspoken attempt to read the will in the notary's satchel
+and reveal secrets through action and slips.", and the renderer narrated it again: every
+witness remembered an instruction as something that happened.
+
+A sentence goes when it holds `RUN_WORDS` words in a row of one directive (case and
+punctuation aside). Fewer would take a story's own sentences: five take "No one is a villain
+here." from the toll house's "No one is a villain; everyone is cornered.". The clamp cuts
+event sentences; the runner cuts narration sentences with the same function. An event left
+without a sentence goes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from tavern.physics.acts import without_sentences
+from tavern.physics.dropping import rewrite_events
+from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
+
+if TYPE_CHECKING:
+    from tavern.physics.clamps import ClampContext
+
+RULE = "directive_copy"
+RUN_WORDS = 6
+"""Words in a row of a directive that make a sentence its copy ("reveal secrets through
+action and slips" is six)."""
+_WORD = re.compile(r"[^\W\d_]+")
+
+Run = tuple[str, ...]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def _runs_of(words: Sequence[str]) -> set[Run]:
+    return {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
+
+
+@lru_cache(maxsize=16)
+def directive_runs(directives: tuple[str, ...]) -> frozenset[Run]:
+    """Every run of `RUN_WORDS` words of each directive (runs never cross two directives)."""
+    return frozenset().union(*(_runs_of(_words(d)) for d in directives))
+
+
+def copies_a_directive(sentence: str, runs: frozenset[Run]) -> bool:
+    """Whether `sentence` holds one of the directive `runs`.
+
+    >>> runs = directive_runs(("Reveal secrets through action and slips.",))
+    >>> copies_a_directive("He tries to reveal secrets through action and slips.", runs)
+    True
+    >>> copies_a_directive("She reveals a secret through a slip.", runs)
+    False
+    """
+    return bool(runs) and not runs.isdisjoint(_runs_of(_words(sentence)))
+
+
+def without_directive_copies(text: str, directives: Sequence[str]) -> str:
+    """`text` without its sentences that copy a run of one of the `directives`.
+
+    >>> without_directive_copies("Rain falls. Keep descriptions concrete: rain, rope, coin.",
+    ...                          ["Keep descriptions concrete: rain, rope, coin, ink."])
+    'Rain falls.'
+    """
+    runs = directive_runs(tuple(directives))
+    if not runs:
+        return text
+    return without_sentences(text, lambda sentence: copies_a_directive(sentence, runs))
+
+
+def drop_directive_copies(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` without the event sentences that copy a tone directive (see the module)."""
+    if not d.events or not ctx.directives:
+        return d, []
+
+    def rewrite(ev: PerceptionEvent) -> str:
+        return without_directive_copies(ev.text, ctx.directives)
+
+    return rewrite_events(d, RULE, rewrite)
