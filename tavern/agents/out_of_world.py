@@ -102,19 +102,27 @@ OUT_OF_WORLD = re.compile(
 )
 """Words of an assistant, not of a person in the world."""
 
+FIRST_PERSON = r"|(?:^|(?<=[.!?…]\s)|(?<=\n))\s*(?:i(?:'m|’m| am| was)|eu (?:sou|estou|estava))\b"
+"""A sentence opening on the narrator as "I": live (vintners-wake #56, seed 72, turn 7), "I
+am standing in the vintner's house on the hill." opened and closed a committed narration. A
+third-person narrator has no "I"; a Character's "I am" reaches narration only inside quotes
+(which `agents.quoted` removes unless the stage holds them), and there the quote mark opens
+the sentence."""
+
 NARRATOR_OUT_OF_WORLD = re.compile(
     OUT_OF_WORLD.pattern + r"|\b(?:how|what) (?:else )?(?:can|may|could) i (?:help|assist|do for)\b"
     r"|\bassist you\b|\bhere to help\b|\bi hope (?:this|that|it) helps\b|\bfeel free to\b"
     r"|\blet me know if\b"
     r"|\b(?:here is|here's) (?:the|a|your) (?:narration|continuation|next beat|story)\b"
     r"|\bthe narrator\b|\bo narrador\b"
-    r"|\b(?:em )?que (?:posso|poderia) (?:ajudar|auxiliar)\b|\bespero que (?:isso )?ajude\b",
+    + FIRST_PERSON
+    + r"|\b(?:em )?que (?:posso|poderia) (?:ajudar|auxiliar)\b|\bespero que (?:isso )?ajude\b",
     re.IGNORECASE,
 )
-"""For narration: also a help offer to the reader, or words about the text itself, among
-them the narrator named by itself: live (vintners-wake #51, seed 67, turns 2 and 7), "The
-sound is sealed, suggesting that the narrator is unable to see the window or the sound
-clearly." closed two committed narrations."""
+"""For narration: also a help offer to the reader, words about the text itself, a sentence
+opening on "I" (`FIRST_PERSON`), and the narrator named by itself: live (vintners-wake #51,
+seed 67, turns 2 and 7), "The sound is sealed, suggesting that the narrator is unable to see
+the window or the sound clearly." closed two committed narrations."""
 
 
 _NARRATOR_LOWER = re.compile(NARRATOR_OUT_OF_WORLD.pattern)

@@ -3,6 +3,7 @@ no assistant's words (`agents.out_of_world`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.agents import prose
+from tavern.agents import out_of_world, prose
 from tavern.agents.out_of_world import NARRATOR_OUT_OF_WORLD, drop_out_of_world
 from tavern.agents.quoted import drop_quoted_speech
 from tavern.llm.provider import ProviderRequest
@@ -89,6 +90,9 @@ def test_a_quotation_never_survives_and_the_other_sentences_do(
         "The sound is sealed, suggesting that the narrator is unable to see the window or the"
         " sound clearly.",  # vintners-wake #51 (seed 67), turns 2 and 7
         "O narrador não vê a janela.",
+        "I am standing in the vintner's house on the hill.",  # vintners-wake #56 (seed 72)
+        "I'm watching the candles.",
+        "Eu estou no salão.",
     ],
 )
 def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
@@ -105,10 +109,36 @@ def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
         "Maren helps Teodor with the cask.",
         "No one offers to help.",
         "The notary reads the will aloud to the hall.",
+        'Ilse taps the placard. "I am the toll," it reads.',  # a quote opens the sentence
+        "Ivan am Tor waits.",
     ],
 )
 def test_a_narration_of_the_world_stays(line: str) -> None:
     assert drop_out_of_world(line) == line
+
+
+FIRST_PERSON_LIVE = (
+    "I am standing in the vintner's house on the hill. The coffin lies open in the middle of"
+    " the hall. I am standing in the vintner's house on the hill."
+)
+"""Vintners-wake #56 (seed 72), turn 7: the renderer's narration, its middle sentence kept
+from the facts it also recited."""
+
+
+def test_the_live_first_person_narration_is_cut_in_the_runner(tmp_path: Path) -> None:
+    told = _narrated(tmp_path, f"Candles gutter. {FIRST_PERSON_LIVE}")
+    assert all("I am" not in t for t in told)
+    assert told and told[0].startswith("Candles gutter.")
+
+
+def test_negative_control_without_the_first_person_pattern_the_narrator_says_i(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pattern = out_of_world.NARRATOR_OUT_OF_WORLD.pattern.replace(out_of_world.FIRST_PERSON, "")
+    monkeypatch.setattr(out_of_world, "NARRATOR_OUT_OF_WORLD", re.compile(pattern, re.I))
+    monkeypatch.setattr(out_of_world, "_NARRATOR_LOWER", re.compile(pattern))
+    told = _narrated(tmp_path, f"Candles gutter. {FIRST_PERSON_LIVE}")
+    assert any("I am standing" in t for t in told)
 
 
 def _prose_says(narration: str) -> Callable[[ProviderRequest], Any]:
