@@ -95,9 +95,14 @@ for the door ...", vintners-wake #54, seed 70, turn 5), a prompt block's heading
 mask that stands in the prompt for words the renderer may not read."""
 
 
+LINK_GAP_WORDS = 6
+"""Words between "sound" or "sight" and its "is sealed": live (vintners-wake #56, seed 72,
+turn 2), "The sound of the trapdoor to the cellar is sealed and ..." told the link twice in
+each of three sentences, six words apart; five, the first bound, let them all through."""
 LINK_STAGING = re.compile(
     r"\b(?:sound|sight)s?\s+(?:sealed|open)\b"
-    r"|\b(?:sound|sight)s?\b(?:\s+[\w'’]+){0,5}?\s+(?:is|are|was|were|remains?|remained|stays?"
+    rf"|\b(?:sound|sight)s?\b(?:\s+[\w'’]+){{0,{LINK_GAP_WORDS}}}?\s+"
+    r"(?:is|are|was|were|remains?|remained|stays?"
     r"|stayed)\s+(?:still\s+|now\s+|also\s+)?(?:sealed|open)\b",
     re.IGNORECASE,
 )

@@ -360,6 +360,8 @@ sealed" as a fact of the story, twice."""
         "The sound is sealed.",  # vintners-wake #51 (seed 67), turns 2 and 7
         "From the hall to the balcony, sound open and sight open.",
         "The sight of the balcony remains open.",
+        "The sound of the trapdoor to the cellar is sealed and the sound of the trapdoor to the"
+        " cellar is sealed.",  # vintners-wake #56 (seed 72), turn 2
     ],
 )
 def test_the_stage_links_told_as_facts_are_cut(copy: str, wake: SessionState) -> None:
@@ -376,6 +378,16 @@ def test_the_stage_links_told_as_facts_are_cut(copy: str, wake: SessionState) ->
 )
 def test_a_story_of_sounds_and_sights_stays(story: str, wake: SessionState) -> None:
     assert _cut(story, wake) == story
+
+
+def test_negative_control_with_a_gap_of_five_words_the_live_link_stays(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    narrow = prompt_echo.LINK_STAGING.pattern.replace(r"{0,6}?", r"{0,5}?")
+    assert narrow != prompt_echo.LINK_STAGING.pattern
+    monkeypatch.setattr(prompt_echo, "LINK_STAGING", re.compile(narrow, re.IGNORECASE))
+    live = "The sound of the trapdoor to the cellar is sealed."
+    assert _cut(f"A bell tolls. {live}", wake) == f"A bell tolls. {live}"
 
 
 def test_negative_control_without_the_link_pattern_the_copy_stays(
