@@ -12,7 +12,14 @@ from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeFunction, FakeProvider
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import HistoryRecord, LlmCallLine, NarrationRecord, SessionState, TurnInput
+from tavern.records import (
+    EventRecord,
+    HistoryRecord,
+    LlmCallLine,
+    NarrationRecord,
+    SessionState,
+    TurnInput,
+)
 from tavern.records.views import TurnResult
 from tavern.runner import Runner
 from tavern.runner.limits import KernelLimits
@@ -117,3 +124,18 @@ def narrated_once(data_dir: Path, narration: str, scenario: str = "the-toll-hous
     sid = run(runner.create_session(scenario)).id
     run(runner.play_turn(sid, TurnInput(speech="Well?")))
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+def events_committed(make_kit: KitFactory, events: list[dict[str, Any]]) -> list[str]:
+    """The event texts committed by one thought turn in which the Director proposes `events`
+    (answer dicts) and the renderer answers "Candles gutter."."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([], events=events)
+        return {"narration": "Candles gutter."}
+
+    kit = make_kit(fn=answer)
+    sid = kit.create()
+    kit.play(sid, thought="Someone here is lying to me.")
+    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]

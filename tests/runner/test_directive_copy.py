@@ -4,23 +4,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.llm.provider import ProviderRequest
 from tavern.physics import clamps as clamps_module
 from tavern.physics import directive_copy
 from tavern.physics.acts import sentence_spans
 from tavern.physics.clamps import ClampContext, clamp_decision
 from tavern.physics.directive_copy import copies_a_directive, directive_runs
-from tavern.records import NARRATOR, DirectorDecision, EventRecord, PerceptionEvent, Scene
+from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
 from tavern.runner import turn
 from tavern.store import Library
 
-from .kit import KitFactory, director_answer, narrated_once
+from .kit import KitFactory, events_committed, narrated_once
 
 SECRETS = "Reveal secrets through action and slips, never through confession on demand."
 LIVE = (
@@ -83,21 +81,14 @@ def test_the_copied_sentence_goes_and_the_rest_of_its_event_stays() -> None:
     assert clamp_decision(out, ctx) == (out, [])
 
 
-def _answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        event = {
-            "kind": "world_event", "text": f"Candles gutter. {LIVE}", "actor_id": None,
-            "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None,
-        }  # fmt: skip
-        return director_answer([], events=[event])
-    return {"narration": "Candles gutter."}
+EVENT = {
+    "kind": "world_event", "text": f"Candles gutter. {LIVE}", "actor_id": None,
+    "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None,
+}  # fmt: skip
 
 
 def _events(make_kit: KitFactory) -> list[str]:
-    kit = make_kit(fn=_answers)
-    sid = kit.create()
-    kit.play(sid, thought="Someone here is lying to me.")
-    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+    return events_committed(make_kit, [EVENT])
 
 
 def test_the_live_event_sentence_is_not_committed(make_kit: KitFactory) -> None:

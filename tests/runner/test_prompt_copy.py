@@ -3,20 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tavern.agents import outcome
-from tavern.llm.provider import ProviderRequest
 from tavern.physics import clamps as clamps_module
 from tavern.physics import prompt_copy
 from tavern.physics.clamps import ClampContext, clamp_decision
 from tavern.physics.prompt_copy import copies_a_prompt_sentence, prompt_keys
-from tavern.records import NARRATOR, DirectorDecision, EventRecord, PerceptionEvent, Scene
+from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
 from tavern.runner.turn import PROMPT_SENTENCES
 
-from .kit import KitFactory, director_answer
+from .kit import KitFactory, events_committed
 
 STAGE_COPY = "Everyone present sees and hears everyone."
 QUESTION_COPY = "No dialogue, no thoughts."
@@ -64,22 +61,15 @@ def test_a_copied_sentence_goes_and_the_rest_of_its_event_stays() -> None:
     assert clamp_decision(out, ctx) == (out, [])
 
 
-def _answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        copies = [
-            {"kind": "arrival", "text": text, "actor_id": "C1",
-             "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None}
-            for text in (STAGE_COPY, QUESTION_COPY)
-        ]  # fmt: skip
-        return director_answer([], events=copies)
-    return {"narration": "Candles gutter."}
+COPIES = [
+    {"kind": "arrival", "text": text, "actor_id": "C1",
+     "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None}
+    for text in (STAGE_COPY, QUESTION_COPY)
+]  # fmt: skip
 
 
 def _events(make_kit: KitFactory) -> list[str]:
-    kit = make_kit(fn=_answers)
-    sid = kit.create()
-    kit.play(sid, thought="Someone here is lying to me.")
-    return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+    return events_committed(make_kit, COPIES)
 
 
 def test_the_live_events_are_not_committed(make_kit: KitFactory) -> None:
