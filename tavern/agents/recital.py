@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.acts import without_sentences
-from tavern.physics.mind_copy import Run, word_runs
+from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
 
 RECITAL_WORDS = 8
 """Words in a row that make a recital. Over the 16 narrations of two soaks (toll-house #10,
@@ -52,8 +51,4 @@ def drop_recitals(text: str, recited: Sequence[str], allowed: Sequence[str] = ()
         return text  # most narrations: one pass, no sentence split
     if allowed:
         runs = runs - _runs(tuple(allowed))
-    return without_sentences(
-        text,
-        lambda sentence: not runs.isdisjoint(word_runs(sentence, RECITAL_WORDS)),
-        sentence_spans,
-    )
+    return without_sentences_holding(text, runs, RECITAL_WORDS, sentence_spans)

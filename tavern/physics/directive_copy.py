@@ -16,13 +16,12 @@ without a sentence goes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tavern.physics.acts import without_sentences
 from tavern.physics.dropping import rewrite_events
+from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
@@ -32,23 +31,12 @@ RULE = "directive_copy"
 RUN_WORDS = 6
 """Words in a row of a directive that make a sentence its copy ("reveal secrets through
 action and slips" is six)."""
-_WORD = re.compile(r"[^\W\d_]+")
-
-Run = tuple[str, ...]
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def _runs_of(words: Sequence[str]) -> set[Run]:
-    return {tuple(words[i : i + RUN_WORDS]) for i in range(len(words) - RUN_WORDS + 1)}
 
 
 @lru_cache(maxsize=16)
 def directive_runs(directives: tuple[str, ...]) -> frozenset[Run]:
     """Every run of `RUN_WORDS` words of each directive (runs never cross two directives)."""
-    return frozenset().union(*(_runs_of(_words(d)) for d in directives))
+    return frozenset(run for d in directives for run in word_runs(d, RUN_WORDS))
 
 
 def copies_a_directive(sentence: str, runs: frozenset[Run]) -> bool:
@@ -60,7 +48,7 @@ def copies_a_directive(sentence: str, runs: frozenset[Run]) -> bool:
     >>> copies_a_directive("She reveals a secret through a slip.", runs)
     False
     """
-    return bool(runs) and not runs.isdisjoint(_runs_of(_words(sentence)))
+    return bool(runs) and not runs.isdisjoint(word_runs(sentence, RUN_WORDS))
 
 
 def without_directive_copies(text: str, directives: Sequence[str]) -> str:
@@ -70,10 +58,7 @@ def without_directive_copies(text: str, directives: Sequence[str]) -> str:
     ...                          ["Keep descriptions concrete: rain, rope, coin, ink."])
     'Rain falls.'
     """
-    runs = directive_runs(tuple(directives))
-    if not runs:
-        return text
-    return without_sentences(text, lambda sentence: copies_a_directive(sentence, runs))
+    return without_sentences_holding(text, directive_runs(tuple(directives)), RUN_WORDS)
 
 
 def drop_directive_copies(

@@ -19,10 +19,12 @@ a pocket, in its own words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from tavern.physics.acts import sentence_spans, without_sentences
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.guards import cast_public_texts, scene_texts
 from tavern.records import Character, ClampChange, DirectorDecision, HistoryRecord
@@ -131,6 +133,25 @@ def word_runs(text: str, length: int) -> set[Run]:
     """
     words = _WORD.findall(text.casefold())
     return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+
+
+def without_sentences_holding(
+    text: str,
+    runs: AbstractSet[Run],
+    length: int,
+    spans_of: Callable[[str], list[tuple[int, int]]] = sentence_spans,
+) -> str:
+    """`text` without its sentences holding one of `runs` (each `length` words, as
+    `word_runs` makes them); `text` itself, after one pass, when it holds none.
+
+    >>> without_sentences_holding("Rain. The bolt holds fast.", word_runs("bolt holds fast", 3), 3)
+    'Rain.'
+    """
+    if not runs or runs.isdisjoint(word_runs(text, length)):
+        return text
+    return without_sentences(
+        text, lambda sentence: not runs.isdisjoint(word_runs(sentence, length)), spans_of
+    )
 
 
 def _runs(text: str) -> set[Run]:
