@@ -30,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -115,7 +116,9 @@ def waiting_actors(runner: Runner, session_id: str, turn: TurnInput) -> list[str
 
 def answer(request: ProviderRequest) -> dict[str, Any]:
     """Realistic-length scripted answers, deterministic per request."""
-    rng = random.Random(hash(request.messages[-1].content) & 0xFFFF)
+    # A digest, not `hash()`: str hashes change with each process's PYTHONHASHSEED, and
+    # so would every answer, who speaks, and the Character prompts the shares are taken on.
+    rng = random.Random(zlib.crc32(request.messages[-1].content.encode()) & 0xFFFF)
     if request.agent == "director":
         speaker = rng.choice(HALL)
         actors = ["C1"] if WAITING is None else WAITING[:4]
