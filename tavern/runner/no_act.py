@@ -34,10 +34,15 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - what the character is, said in the first person, `SELF_STATE`: Teodor Vask's intent was "I
   am a busy person, not sure what to do right now." (toll-house #56, seed 70, turn 1), shown
   to the human as his attempt; "I am trying to open the door" and "I'm walking out" stay;
-- words of the character's own appearance only (`recites_look`): Dorotea Sand's intent was
+- words of the character's own appearance only (`recites_sheet`): Dorotea Sand's intent was
   "read glasses on a chain" (vintners-wake #50, seed 66, turn 1), her sheet's "reading
   glasses on a chain"; the follow-up answered "Dorotea Sand fails", and the next Director
-  told the intent again as an event.
+  told the intent again as an event;
+- words of the character's own personality only (`recites_sheet` again): Lio Mendez's intent
+  was "talk to the casks when alone" (vintners-wake #57, seed 73, turn 4), his sheet's
+  "talks to the casks when alone", and the follow-up told the human "Lio Mendez attempts to
+  talk to the casks when alone was successful." A personality says how someone is, never
+  what they do this beat.
 "walk", "sleep" and "read" can be done without an object, and stay.
 """
 
@@ -181,20 +186,21 @@ def names_no_act(
     )
 
 
-def recites_look(intent: str, appearance: str) -> bool:
+def recites_sheet(intent: str, sheet_text: str) -> bool:
     """Whether every word of three letters or more of `intent` (small words aside) opens a
-    word of the speaker's own `appearance` or is opened by one ("read" and "reading"), and
-    there are two such words. Openings, not any part: "wanders there" holds "and", "the" and
-    "her" inside its words, and is an act whatever the appearance says.
+    word of `sheet_text` (the speaker's own appearance or personality) or is opened by one
+    ("read" and "reading"), and there are two such words. Openings, not any part: "wanders
+    there" holds "and", "the" and "her" inside its words, and is an act whatever the sheet
+    says.
 
     >>> look = "A grey-haired woman, a leather satchel, reading glasses on a chain."
-    >>> recites_look("read glasses on a chain", look), recites_look("adjusts her glasses", look)
+    >>> recites_sheet("read glasses on a chain", look), recites_sheet("adjusts her glasses", look)
     (True, False)
     """
     words = [w for w in _WORD.findall(intent.casefold()) if len(w) >= 3 and w not in FILLER]
-    looks = [w for w in _WORD.findall(appearance.casefold()) if len(w) >= 3 and w not in FILLER]
+    sheet = [w for w in _WORD.findall(sheet_text.casefold()) if len(w) >= 3 and w not in FILLER]
     return len(words) >= 2 and all(
-        any(a.startswith(w) or w.startswith(a) for a in looks) for w in words
+        any(a.startswith(w) or w.startswith(a) for a in sheet) for w in words
     )
 
 
@@ -202,14 +208,16 @@ def without_empty_intent(
     reply: CharacterReply,
     names: Collection[str] = (),
     own_traits: Collection[str] = (),
-    own_look: str = "",
+    own_sheet: Collection[str] = (),
 ) -> CharacterReply | None:
     """`reply` without an intent that names no act (`names`: the cast's display names,
-    `own_traits`: the speaker's `traits`) or only recites the speaker's own appearance
-    (`own_look`, see `recites_look`); None when nothing else is left."""
+    `own_traits`: the speaker's `traits`) or only recites one of the speaker's `own_sheet`
+    texts, its appearance or personality (see `recites_sheet`); None when nothing else is
+    left."""
     intent = reply.action_intent
     if intent is None or not (
-        names_no_act(intent, names, own_traits) or recites_look(intent, own_look)
+        names_no_act(intent, names, own_traits)
+        or any(recites_sheet(intent, text) for text in own_sheet)
     ):
         return reply
     if reply.speech is None and reply.thought is None:

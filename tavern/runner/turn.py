@@ -309,7 +309,7 @@ class TurnTransaction:
                     without_loops(reply),
                     prose.cast_names(staged),
                     traits(staged.cast[slot].mind.personality),
-                    staged.cast[slot].body.appearance,
+                    (staged.cast[slot].body.appearance, staged.cast[slot].mind.personality),
                 )
             if reply is not None:
                 reply = without_echo(reply, heard, slot)

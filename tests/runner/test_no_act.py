@@ -279,9 +279,9 @@ RECITED = "read glasses on a chain"
     ],
 )
 def test_an_intent_of_the_own_look_alone_is_no_act(intent: str, recited: bool) -> None:
-    assert no_act.recites_look(intent, DOROTEA_LOOK) is recited
+    assert no_act.recites_sheet(intent, DOROTEA_LOOK) is recited
     reply = CharacterReply(speech="Evening.", action_intent=intent)
-    kept = without_empty_intent(reply, own_look=DOROTEA_LOOK)
+    kept = without_empty_intent(reply, own_sheet=[DOROTEA_LOOK])
     assert kept == (CharacterReply(speech="Evening.") if recited else reply)
 
 
@@ -300,7 +300,7 @@ def test_a_turn_commits_no_recited_look_as_an_intent(tmp_path: Path) -> None:
 def test_negative_control_without_the_look_the_recital_is_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(no_act, "recites_look", lambda intent, appearance: False)
+    monkeypatch.setattr(no_act, "recites_sheet", lambda intent, sheet_text: False)
     assert _replies(tmp_path, _dorotea_recites, WHO) == [
         ("speech", "Evening."),
         ("action", RECITED),
@@ -320,5 +320,66 @@ def test_negative_control_without_the_self_state_pattern_the_busy_person_acts(
 def test_small_words_inside_an_intents_words_are_no_recital() -> None:
     """ "wanders there" holds the look's "and" and "her" inside its words: an act."""
     look = "A tall woman and her hound."
-    assert not no_act.recites_look("wanders there", look)
-    assert no_act.recites_look("tall hound", look)
+    assert not no_act.recites_sheet("wanders there", look)
+    assert no_act.recites_sheet("tall hound", look)
+
+
+LIO_MANNER = "Nervous, loyal, overly honest; talks to the casks when alone."
+"""Lio Mendez's personality (the-vintners-wake, slot C3)."""
+LIO_LOOK = (
+    "A lanky young man with wine-stained sleeves, a lantern in one hand and cobwebs in his hair."
+)
+MANNER_RECITED = "talk to the casks when alone"
+"""Vintners-wake #57 (seed 73), turn 4: Lio Mendez's intent, his own personality's words; the
+follow-up told the human "Lio Mendez attempts to talk to the casks when alone was
+successful."."""
+
+
+@pytest.mark.parametrize(
+    ("intent", "recited"),
+    [
+        (MANNER_RECITED, True),
+        ("overly honest", True),
+        ("carries the lantern to the casks", False),
+        ("hides behind the oldest cask", False),
+        ("honest", False),  # one word: too little to call a recital
+    ],
+)
+def test_an_intent_of_the_own_personality_alone_is_no_act(intent: str, recited: bool) -> None:
+    assert no_act.recites_sheet(intent, LIO_MANNER) is recited
+    reply = CharacterReply(speech="Evening.", action_intent=intent)
+    kept = without_empty_intent(reply, own_sheet=[LIO_LOOK, LIO_MANNER])
+    assert kept == (CharacterReply(speech="Evening.") if recited else reply)
+
+
+def _lio_recites(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C3"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    # Only Lio recites: another Character asked (the question's hearer) says the same words,
+    # which are not its own sheet's.
+    intent = MANNER_RECITED if request.agent == "character:C3" else None
+    return {"speech": "Evening.", "thought": None, "action_intent": intent}
+
+
+def test_a_turn_commits_no_recited_personality_as_an_intent(tmp_path: Path) -> None:
+    assert not no_act.recites_sheet(MANNER_RECITED, LIO_LOOK)
+    assert _replies(tmp_path, _lio_recites, WHO) == [("speech", "Evening."), ("speech", "Evening.")]
+
+
+def test_negative_control_with_the_look_alone_the_personality_is_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    only_look = turn.without_empty_intent
+
+    def without_personality(reply: CharacterReply, *args: Any) -> CharacterReply | None:
+        names, own_traits, (look, _manner) = args
+        return only_look(reply, names, own_traits, (look,))
+
+    monkeypatch.setattr(turn, "without_empty_intent", without_personality)
+    assert _replies(tmp_path, _lio_recites, WHO) == [
+        ("speech", "Evening."),
+        ("speech", "Evening."),
+        ("action", MANNER_RECITED),
+    ]
