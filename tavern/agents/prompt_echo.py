@@ -4,9 +4,10 @@ The embedded 0.5B model, live, wrote two kinds of sentence that tell a reader no
 story and show the machinery behind it:
 - the transcript's content-free attempt marker, "(Teodor Vask makes an attempt.)", as prose:
   "Teodor Vask makes an attempt." and "Ilse Brandt and Maren Holt make attempts to make an
-  attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8); and its speech marker, "(Agnese
-  Corvo speaks.)": "Agnese Corvo speaks. Someone speaks. Someone speaks." (vintners-wake soak
-  #23, seed 36, turn 5; the reader has the line itself on screen);
+  attempt." (toll-house soaks #3 and #4, turns 3, 5, 7, 8), or without its make-verb,
+  "(Dorotea Sand attempts to...)" (vintners-wake #57, seed 73, turn 10); and its speech
+  marker, "(Agnese Corvo speaks.)": "Agnese Corvo speaks. Someone speaks. Someone speaks."
+  (vintners-wake soak #23, seed 36, turn 5; the reader has the line itself on screen);
 - a labelled line of the scene block: "Present: Agnese Corvo in the long hall with the open
   coffin; Brother Caspar in ..." (vintners-wake soaks #8 and #9, turns 3 and 10);
 - the session title, the transcript's first line, as a sentence of its own: "The Vintner's
@@ -72,6 +73,11 @@ _MARKER_WORDS = frozenset(
 )
 """What a sentence made from the attempt marker holds besides names."""
 _MARKER_VERBS = frozenset("make makes made making".split())
+_ATTEMPT_ONLY = frozenset("attempt attempts to and both".split())
+"""What a sentence made from the attempt marker holds besides names when the model left out
+its make-verb: live (vintners-wake #57, seed 73, turn 10), "(Dorotea Sand attempts to...)"
+was the whole committed narration. "Maren Holt attempts it again." points at an act, and
+stays."""
 _EMPTY_BEAT_WORDS = frozenset("no nothing material happens happen happened here this beat".split())
 """What a copy of the empty beat's placeholder holds ("No material happens.")."""
 _MARKER_NOUNS = frozenset(("attempt", "attempts"))
@@ -253,6 +259,8 @@ def _copies_prompt(
         return True
     if rest and len(rest) == len(_words(sentence)) and BARE_OUTCOMES.issuperset(rest):
         return True  # "Fails.": an outcome event's word without anyone who failed
+    if not _MARKER_NOUNS.isdisjoint(rest) and _ATTEMPT_ONLY.issuperset(rest):
+        return True  # "Dorotea Sand attempts to...": the marker, its make-verb left out
     # Nothing but the marker's own words, with a make-verb and the noun.
     return (
         not _MARKER_NOUNS.isdisjoint(rest)

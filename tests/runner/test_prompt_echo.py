@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import find, given
@@ -13,10 +14,11 @@ from hypothesis import strategies as st
 
 from tavern.agents import prompt_echo, prose
 from tavern.agents.prompt_echo import PROMPT_LABEL, cut_copies, drop_prompt_echo
+from tavern.llm.provider import ProviderRequest
 from tavern.records import NarrationRecord, SessionState, TurnInput
 from tavern.runner.limits import KernelLimits
 
-from .kit import recording_runner, run
+from .kit import director_answer, recording_runner, run
 from .test_narration_contract import _prose_says
 
 TOLL = ["Ilse Brandt", "Maren Holt", "Teodor Vask"]
@@ -435,3 +437,63 @@ def test_negative_control_without_the_orphan_test_it_succeeds_is_narrated(
 ) -> None:
     monkeypatch.setattr(prompt_echo, "_orphan_outcome", lambda sentence: False)
     assert _cut("It succeeds.", wake) == "It succeeds."
+
+
+LIVE_BARE_MARKER = "(Dorotea Sand attempts to...)"
+"""Vintners-wake #57 (seed 73), turn 10: the whole committed narration, the attempt marker
+without its make-verb, unfinished."""
+
+
+@pytest.mark.parametrize(
+    "story", ["Maren Holt attempts it again.", "Dorotea Sand attempts to lift the lid."]
+)
+def test_the_marker_without_its_verb_is_cut(story: str, wake: SessionState) -> None:
+    assert _cut(LIVE_BARE_MARKER, wake) == ""
+    assert _cut(f"Rain. {LIVE_BARE_MARKER}", wake) == "Rain."
+    assert _cut("Dorotea Sand and Felix Aubert attempt.", wake) == ""
+    assert _cut(story, wake) == story
+
+
+LIVE_BACKING = "Dorotea Sand's attempt to read aloud over the coffin was not successful."
+"""The outcome in that turn of Dorotea Sand's attempt of the beat before, "read aloud over the
+coffin": it backs her "attempts" for `physics.agency`, which would otherwise cut the marker
+as an act no event confirms."""
+
+
+def _narrated_beside_backing(tmp_path: Path, narration: str) -> list[str]:
+    """The narration of a second turn whose event is the outcome of Dorotea Sand's (C4)
+    attempt of the first."""
+    beats: list[str] = []
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            beats.append(request.agent)
+            if len(beats) == 1:
+                return director_answer(["C4"])
+            event = {"kind": "action_outcome", "text": LIVE_BACKING, "actor_id": "C4",
+                     "witness_ids": ["C1", "C2", "C4", "C5"], "utterance_ref": None}  # fmt: skip
+            return director_answer([], events=[event])
+        if request.agent == "prose":
+            return {"narration": "Rain." if len(beats) == 1 else narration}
+        if request.agent.startswith("character"):
+            return {"speech": None, "thought": None, "action_intent": "read aloud over the coffin"}
+        return {"outcome": LIVE_BACKING}
+
+    runner, store, _ = recording_runner(tmp_path, answer, KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake")).id
+    run(runner.play_turn(sid, TurnInput(speech="Read it.")))
+    run(runner.play_turn(sid, TurnInput(speech="Let's get on with it.")))
+    return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+def test_a_turn_commits_no_marker_without_its_verb(tmp_path: Path) -> None:
+    told = _narrated_beside_backing(tmp_path, f"The bolt holds. {LIVE_BARE_MARKER}")
+    assert told == ["Rain.", "The bolt holds."]
+
+
+def test_negative_control_without_the_attempt_only_words_the_marker_is_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "_ATTEMPT_ONLY", frozenset())
+    told = f"The bolt holds. {LIVE_BARE_MARKER}"
+    assert _narrated_beside_backing(tmp_path, told) == ["Rain.", told]
