@@ -49,7 +49,9 @@ A bare outcome ("Ilse Brandt fails") of a character whose attempt waits stays, t
 earlier beat said the same words: it answers the new attempt (`bare_outcome`).
 
 A known sentence told of another subject, its last `TAIL_WORDS` words the same, is known too
-(the river's "too high to cross until dawn" said of the toll box).
+(the river's "too high to cross until dawn" said of the toll box); so is a standing fact told
+with "is" for its verb of placing ("The toll box is now locked ..." for "sits locked":
+`_as_placed`).
 
 A recital goes even when an attempt waits: an event of two or more known sentences in a row
 (the last one may be cut short), as in a third soak (vintners-wake #8, turn 6), where two
@@ -145,7 +147,9 @@ def drop_restated_events(
 
     names_items = tuple(names.items())
     names_key = _EVENT_KEYS.number(names_items)
-    known = set(_standing_keys((*ctx.scene.facts, *ctx.public_texts), names_items))
+    standing = (*ctx.scene.facts, *ctx.public_texts)
+    known = set(_standing_keys(standing, names_items))
+    placed = _placed_keys(standing, names_items)
     known.update(_EVENT_KEYS.all(events, names_key, key))
     known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
     facts_and_events = list(known)  # attempts told as done are `act_borrowed`'s to judge
@@ -182,7 +186,11 @@ def drop_restated_events(
         if _recites(text, known):
             return True
         text_key = fact_key(text)
-        if text_key not in known and not transplanted(text_key):
+        if (
+            text_key not in known
+            and not transplanted(text_key)
+            and not (placed and _as_placed(text_key) in placed)
+        ):
             return False
         if ev.actor_id is not None:
             attempts = waiting.get(ev.actor_id, [])
@@ -247,6 +255,26 @@ def _standing_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -
     and of most beats (the stage and the cast change seldom)."""
     named = dict(names)
     return frozenset(fact_key(with_names(t, named)) for t in texts if t)
+
+
+@lru_cache(maxsize=32)
+def _placed_keys(texts: tuple[str, ...], names: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """`_standing_keys` of the standing texts that place a thing with a `STANCE_WORDS` verb,
+    that verb read as "is" (`_as_placed`)."""
+    keys = _standing_keys(texts, names)
+    return frozenset(_as_placed(k) for k in keys if not STANCE_WORDS.isdisjoint(k.split()))
+
+
+def _as_placed(key: str) -> str:
+    """`key` with its verbs of placing read as "is": a standing fact told with "is" for its
+    "sits" is the fact again. Live (toll-house #59, seed 73, turn 1), "The toll box is now
+    locked on the counting table." for the fact "The toll box sits locked on the counting
+    table." was committed as an event of the human's greeting and narrated.
+
+    >>> _as_placed("the toll box sits locked on the counting table")
+    'the toll box is locked on the counting table'
+    """
+    return " ".join("is" if w in STANCE_WORDS else w for w in key.split())
 
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")

@@ -668,3 +668,41 @@ def test_negative_control_without_bare_attempts_they_are_outcomes(
     door = WALK.model_copy(update={"text": "reaches for the door"})
     told = [_by_ana(t) for t in LIVE_BARE_ATTEMPTS]
     assert _clamped(told, history=[door], turn_number=2) == LIVE_BARE_ATTEMPTS
+
+
+TOLL_BOX = "The toll box sits locked on the counting table."
+"""A standing fact of the-toll-house that places a thing with a verb of placing."""
+PLACED_AS_IS = "The toll box is now locked on the counting table."
+"""Toll-house #59 (seed 73), turn 1: TOLL_BOX with "is now" for "sits", an event of the
+human's greeting, committed and narrated."""
+
+
+def _clamped_at_the_box(events: list[PerceptionEvent], **context: object) -> list[str]:
+    scene = SCENE.model_copy(update={"facts": [TOLL_BOX]})
+    ctx = ClampContext(scene=scene, cast=CAST, **context)  # type: ignore[arg-type]
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    assert clamp_decision(out, ctx) == (out, [])
+    return [e.text for e in out.events]
+
+
+def test_a_placed_fact_told_with_is_goes() -> None:
+    news = "A tin cup sits on the counting table."
+    lies = "The toll box lies locked on the counting table."
+    events = [_event(PLACED_AS_IS), _event(lies), _event(news)]
+    assert _clamped_at_the_box(events) == [news]
+
+
+def test_a_placed_fact_told_with_is_may_be_an_outcome() -> None:
+    tried = PULL.model_copy(update={"text": "tries to open the toll box"})
+    by_ana = _event(PLACED_AS_IS).model_copy(update={"actor_id": "C1"})
+    assert _clamped_at_the_box([by_ana], history=[tried], turn_number=3) == [PLACED_AS_IS]
+
+
+def test_negative_control_with_placing_verbs_as_written_the_restatement_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _without_tails(monkeypatch)
+    monkeypatch.setattr(restated, "_as_placed", lambda key: key)
+    # Uncached, so keys cached by an earlier test with the real `_as_placed` are not read.
+    monkeypatch.setattr(restated, "_placed_keys", restated._placed_keys.__wrapped__)
+    assert _clamped_at_the_box([_event(PLACED_AS_IS)]) == [PLACED_AS_IS]
