@@ -40,7 +40,8 @@ LIVE = [
     LOCKED,
 ]
 """Toll-house soak #53 (seed 67), turn 2: the Director's events, while the human walked to the
-window and Maren Holt tried to "sign book"; the open box was committed and narrated."""
+window and Maren Holt tried to "sign book"; the open box was committed and narrated. LOCKED,
+the standing fact told with "is" for "sits", goes as a restatement (clamp `restated_event`)."""
 LIVE_ATTEMPTS = [
     ("C1", "walks slowly to the nearest window and looks outside"),
     ("C2", "sign book"),
@@ -75,13 +76,13 @@ def _told(
 
 
 def test_the_live_box_opened_by_nobody_stays_shut() -> None:
-    assert _told(LIVE) == [LIVE[0], LOCKED]
+    assert _told(LIVE) == [LIVE[0]]
 
 
 def test_an_attempt_naming_the_thing_lets_the_world_answer() -> None:
     attempts = [("C2", "opens the toll box with her key")]
     assert _told([OPENED], attempts) == [OPENED]
-    assert _told([OPENED, LOCKED], attempts) == [OPENED, LOCKED]
+    assert _told([OPENED, LOCKED], attempts) == [OPENED]
 
 
 def test_a_state_the_story_already_turned_over_is_the_one_judged() -> None:
@@ -149,7 +150,7 @@ def test_negative_control_without_the_rule_the_live_box_opens(
 ) -> None:
     rules = [(name, rule) for name, rule in clamps_module.CLAMP_RULES if name != "fact_flip"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", rules)
-    assert _told(LIVE) == LIVE
+    assert _told(LIVE) == [LIVE[0], OPENED]
 
 
 # Narration: the renderer tells what the events confirmed.
