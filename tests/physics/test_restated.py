@@ -601,8 +601,9 @@ TRANSPLANTED = [
 """Toll-house #34 (seed 48), turns 5 and 8: the standing fact RIVER told of other subjects."""
 
 
-def _clamped_by_the_river(events: list[PerceptionEvent], **context: object) -> list[str]:
-    scene = SCENE.model_copy(update={"facts": [RIVER]})
+def _clamped_with(fact: str, events: list[PerceptionEvent], **context: object) -> list[str]:
+    """`_clamped` with `fact` as the scene's one standing fact."""
+    scene = SCENE.model_copy(update={"facts": [fact]})
     ctx = ClampContext(scene=scene, cast=CAST, **context)  # type: ignore[arg-type]
     out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
     assert clamp_decision(out, ctx) == (out, [])
@@ -612,7 +613,7 @@ def _clamped_by_the_river(events: list[PerceptionEvent], **context: object) -> l
 def test_a_fact_told_of_another_subject_goes() -> None:
     news = "Rain starts to fall on the river."
     events = [*map(_event, TRANSPLANTED), _event(news)]
-    assert _clamped_by_the_river(events) == [news]
+    assert _clamped_with(RIVER, events) == [news]
 
 
 THIS_IS = "This is the trapdoor to the cellar is shut and bolted from the hall side."
@@ -630,14 +631,14 @@ def test_a_fact_told_of_another_subject_may_be_an_outcome() -> None:
     cross = PULL.model_copy(update={"text": "tries to cross the river"})
     found = "Ana finds the river too high to cross until dawn."
     by_ana = _event(found).model_copy(update={"actor_id": "C1"})
-    assert _clamped_by_the_river([by_ana], history=[cross], turn_number=3) == [found]
+    assert _clamped_with(RIVER, [by_ana], history=[cross], turn_number=3) == [found]
 
 
 def test_negative_control_without_tails_the_transplants_stay(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _without_tails(monkeypatch)
-    assert _clamped_by_the_river(list(map(_event, TRANSPLANTED))) == TRANSPLANTED
+    assert _clamped_with(RIVER, list(map(_event, TRANSPLANTED))) == TRANSPLANTED
     assert _clamped([_event(THIS_IS)]) == [THIS_IS]
 
 
@@ -677,25 +678,17 @@ PLACED_AS_IS = "The toll box is now locked on the counting table."
 human's greeting, committed and narrated."""
 
 
-def _clamped_at_the_box(events: list[PerceptionEvent], **context: object) -> list[str]:
-    scene = SCENE.model_copy(update={"facts": [TOLL_BOX]})
-    ctx = ClampContext(scene=scene, cast=CAST, **context)  # type: ignore[arg-type]
-    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
-    assert clamp_decision(out, ctx) == (out, [])
-    return [e.text for e in out.events]
-
-
 def test_a_placed_fact_told_with_is_goes() -> None:
     news = "A tin cup sits on the counting table."
     lies = "The toll box lies locked on the counting table."
     events = [_event(PLACED_AS_IS), _event(lies), _event(news)]
-    assert _clamped_at_the_box(events) == [news]
+    assert _clamped_with(TOLL_BOX, events) == [news]
 
 
 def test_a_placed_fact_told_with_is_may_be_an_outcome() -> None:
     tried = PULL.model_copy(update={"text": "tries to open the toll box"})
     by_ana = _event(PLACED_AS_IS).model_copy(update={"actor_id": "C1"})
-    assert _clamped_at_the_box([by_ana], history=[tried], turn_number=3) == [PLACED_AS_IS]
+    assert _clamped_with(TOLL_BOX, [by_ana], history=[tried], turn_number=3) == [PLACED_AS_IS]
 
 
 def test_negative_control_with_placing_verbs_as_written_the_restatement_stays(
@@ -705,4 +698,4 @@ def test_negative_control_with_placing_verbs_as_written_the_restatement_stays(
     monkeypatch.setattr(restated, "_as_placed", lambda key: key)
     # Uncached, so keys cached by an earlier test with the real `_as_placed` are not read.
     monkeypatch.setattr(restated, "_placed_keys", restated._placed_keys.__wrapped__)
-    assert _clamped_at_the_box([_event(PLACED_AS_IS)]) == [PLACED_AS_IS]
+    assert _clamped_with(TOLL_BOX, [_event(PLACED_AS_IS)]) == [PLACED_AS_IS]

@@ -266,42 +266,30 @@ RECITED = "read glasses on a chain"
 """Vintners-wake #50 (seed 66), turn 1: Dorotea Sand's intent, her own appearance's words."""
 
 
-@pytest.mark.parametrize(
-    ("intent", "recited"),
-    [
-        (RECITED, True),
-        ("reading glasses", True),
-        ("a leather satchel", True),
-        ("adjusts her reading glasses", False),
-        ("opens the leather satchel", False),
-        ("glasses", False),  # one word: too little to call a recital
-        ("walks to the window", False),
-    ],
-)
-def test_an_intent_of_the_own_look_alone_is_no_act(intent: str, recited: bool) -> None:
-    assert no_act.recites_sheet(intent, DOROTEA_LOOK) is recited
-    reply = CharacterReply(speech="Evening.", action_intent=intent)
-    kept = without_empty_intent(reply, own_sheet=[DOROTEA_LOOK])
-    assert kept == (CharacterReply(speech="Evening.") if recited else reply)
+def _reciting(slot: str, intent: str) -> Callable[[ProviderRequest], Any]:
+    """Answers in which the Character of `slot` attempts `intent`, and any other one asked
+    (the question's hearer) attempts nothing: the words are not its own sheet's."""
 
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([slot])
+        if request.agent == "prose":
+            return {"narration": "Rain."}
+        own = intent if request.agent == f"character:{slot}" else None
+        return {"speech": "Evening.", "thought": None, "action_intent": own}
 
-def _dorotea_recites(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C4"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    return {"speech": "Evening.", "thought": None, "action_intent": RECITED}
+    return answer
 
 
 def test_a_turn_commits_no_recited_look_as_an_intent(tmp_path: Path) -> None:
-    assert _replies(tmp_path, _dorotea_recites, WHO) == [("speech", "Evening.")]
+    assert _replies(tmp_path, _reciting("C4", RECITED), WHO) == [("speech", "Evening.")]
 
 
 def test_negative_control_without_the_look_the_recital_is_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(no_act, "recites_sheet", lambda intent, sheet_text: False)
-    assert _replies(tmp_path, _dorotea_recites, WHO) == [
+    assert _replies(tmp_path, _reciting("C4", RECITED), WHO) == [
         ("speech", "Evening."),
         ("action", RECITED),
     ]
@@ -336,36 +324,38 @@ successful."."""
 
 
 @pytest.mark.parametrize(
-    ("intent", "recited"),
+    ("sheet", "intent", "recited"),
     [
-        (MANNER_RECITED, True),
-        ("overly honest", True),
-        ("carries the lantern to the casks", False),
-        ("hides behind the oldest cask", False),
-        ("honest", False),  # one word: too little to call a recital
+        ([DOROTEA_LOOK], RECITED, True),
+        ([DOROTEA_LOOK], "reading glasses", True),
+        ([DOROTEA_LOOK], "a leather satchel", True),
+        ([DOROTEA_LOOK], "adjusts her reading glasses", False),
+        ([DOROTEA_LOOK], "opens the leather satchel", False),
+        ([DOROTEA_LOOK], "glasses", False),  # one word: too little to call a recital
+        ([DOROTEA_LOOK], "walks to the window", False),
+        ([LIO_LOOK, LIO_MANNER], MANNER_RECITED, True),
+        ([LIO_LOOK, LIO_MANNER], "overly honest", True),
+        ([LIO_LOOK, LIO_MANNER], "carries the lantern to the casks", False),
+        ([LIO_LOOK, LIO_MANNER], "hides behind the oldest cask", False),
+        ([LIO_LOOK, LIO_MANNER], "honest", False),
     ],
 )
-def test_an_intent_of_the_own_personality_alone_is_no_act(intent: str, recited: bool) -> None:
-    assert no_act.recites_sheet(intent, LIO_MANNER) is recited
+def test_an_intent_of_the_own_sheet_words_alone_is_no_act(
+    sheet: list[str], intent: str, recited: bool
+) -> None:
+    """Words of the look (Dorotea Sand's) or of the personality (Lio Mendez's) alone."""
+    assert any(no_act.recites_sheet(intent, text) for text in sheet) is recited
     reply = CharacterReply(speech="Evening.", action_intent=intent)
-    kept = without_empty_intent(reply, own_sheet=[LIO_LOOK, LIO_MANNER])
+    kept = without_empty_intent(reply, own_sheet=sheet)
     assert kept == (CharacterReply(speech="Evening.") if recited else reply)
-
-
-def _lio_recites(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C3"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    # Only Lio recites: another Character asked (the question's hearer) says the same words,
-    # which are not its own sheet's.
-    intent = MANNER_RECITED if request.agent == "character:C3" else None
-    return {"speech": "Evening.", "thought": None, "action_intent": intent}
 
 
 def test_a_turn_commits_no_recited_personality_as_an_intent(tmp_path: Path) -> None:
     assert not no_act.recites_sheet(MANNER_RECITED, LIO_LOOK)
-    assert _replies(tmp_path, _lio_recites, WHO) == [("speech", "Evening."), ("speech", "Evening.")]
+    assert _replies(tmp_path, _reciting("C3", MANNER_RECITED), WHO) == [
+        ("speech", "Evening."),
+        ("speech", "Evening."),
+    ]
 
 
 def test_negative_control_with_the_look_alone_the_personality_is_committed(
@@ -378,7 +368,7 @@ def test_negative_control_with_the_look_alone_the_personality_is_committed(
         return only_look(reply, names, own_traits, (look,))
 
     monkeypatch.setattr(turn, "without_empty_intent", without_personality)
-    assert _replies(tmp_path, _lio_recites, WHO) == [
+    assert _replies(tmp_path, _reciting("C3", MANNER_RECITED), WHO) == [
         ("speech", "Evening."),
         ("speech", "Evening."),
         ("action", MANNER_RECITED),
