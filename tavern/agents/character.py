@@ -150,22 +150,7 @@ ASK_AGAIN = "Say, think or try something: set at least one of the three fields."
 With the client's fixed seed the same prompt draws the same answer: live (vintners-wake #22,
 seed 35, turn 1), Caspar's prompt drew `{"speech": "", "thought": null, "action_intent":
 null}` twice, and the turn failed."""
-ECHO_AGAIN = (
-    "Those words were already said or done here. In your own words: what do you say, think"
-    " or try now?"
-)
-"""Added to the prompt when a Character is asked again after an answer whose speech and
-attempt all repeated what it heard or saw (`runner.echo`) or named no act. Live (toll-house
-#59, seed 73), 6 of the 7 Character replies committed nothing: each repeated the lines and
-attempts of the beat before, and the story went on without them."""
-PROMPT_LINES = (
-    NOTHING_NEW,
-    ONE_NEW,
-    SOME_NEW.format(count=""),
-    IN_A_WHISPER,
-    ASK_AGAIN,
-    ECHO_AGAIN,
-)
+PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER, ASK_AGAIN)
 """The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (`runner.in_world`).
 "What do you do now?" is not among them: one person may well ask it of another."""
 
@@ -203,10 +188,10 @@ def parse(data: dict[str, Any]) -> CharacterReply:
     return CharacterReply(speech=speech, thought=thought, action_intent=intent)
 
 
-def asked_again(messages: list[ChatMessage], note: str = ASK_AGAIN) -> list[ChatMessage]:
-    """`messages` with `note` closing the last one: the prompt of a second ask."""
+def asked_again(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """`messages` with `ASK_AGAIN` closing the last one: the prompt of a second ask."""
     last = messages[-1]
-    return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n{note}"})]
+    return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n{ASK_AGAIN}"})]
 
 
 def move_stage_directions(speech: str | None) -> tuple[str | None, str | None]:

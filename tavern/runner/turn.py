@@ -303,21 +303,24 @@ class TurnTransaction:
             heard = self._context()  # what this speaker heard; its reply is not in it yet
             observation = prepared or observe(staged, heard, slot)
             first = False
-            answer = await self._character(staged, slot, observation)
-            reply = _kept(staged, slot, answer, heard)
-            if _says_or_tries(answer) and not _says_or_tries(reply):
-                answer = await self._character(staged, slot, observation, echoed=True)
-                reply = _kept(staged, slot, answer, heard)
+            reply = in_world(await self._character(staged, slot, observation))
+            if reply is not None:
+                reply = without_empty_intent(
+                    without_loops(reply),
+                    prose.cast_names(staged),
+                    traits(staged.cast[slot].mind.personality),
+                    (staged.cast[slot].body.appearance, staged.cast[slot].mind.personality),
+                )
+            if reply is not None:
+                reply = without_echo(reply, heard, slot)
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
         return False, None
 
     async def _character(
-        self, staged: SessionState, slot: str, observation: Observation, echoed: bool = False
+        self, staged: SessionState, slot: str, observation: Observation
     ) -> CharacterReply:
-        """One Character call; an answer with nothing in it is asked again once, saying so.
-        `echoed`: the ask after an answer whose words and attempt were all cut (`_kept`),
-        saying that (`character.ECHO_AGAIN`), with seeds of its own."""
+        """One Character call; an answer with nothing in it is asked again once, saying so."""
         sheet = own_sheet(staged, slot)
         messages = fitted(
             lambda budget: character.build_messages(
@@ -326,16 +329,10 @@ class TurnTransaction:
             self.limits.character_memory_tokens,
             self.limits.room("character"),
         )
-        if echoed:
-            messages = character.asked_again(messages, character.ECHO_AGAIN)
         agent = f"character:{slot}"
         for attempt in (1, 2):
             raw = await self.caller.call(
-                agent,
-                messages,
-                character.OUTPUT_SCHEMA,
-                self.turn_number,
-                seed_offset=attempt - 1 + (2 if echoed else 0),
+                agent, messages, character.OUTPUT_SCHEMA, self.turn_number, seed_offset=attempt - 1
             )
             try:
                 return own_reply(staged, slot, character.parse(raw))
@@ -344,27 +341,6 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
-
-
-def _kept(
-    staged: SessionState, slot: str, answer: CharacterReply, heard: list[HistoryRecord]
-) -> CharacterReply | None:
-    """What of `slot`'s `answer` may be committed: no words out of the world, no loop, no
-    intent that names no act, nothing echoed of what it `heard` or saw."""
-    reply = in_world(answer)
-    if reply is not None:
-        member = staged.cast[slot]
-        reply = without_empty_intent(
-            without_loops(reply),
-            prose.cast_names(staged),
-            traits(member.mind.personality),
-            (member.body.appearance, member.mind.personality),
-        )
-    return None if reply is None else without_echo(reply, heard, slot)
-
-
-def _says_or_tries(reply: CharacterReply | None) -> bool:
-    return reply is not None and bool(reply.speech or reply.action_intent)
 
 
 def _clamp_public(state: SessionState) -> list[str]:

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.agents import character
 from tavern.llm.provider import ProviderRequest
 from tavern.physics.observation import observe
 from tavern.records import (
@@ -76,8 +75,6 @@ def _memory_blocks(data_dir: Path, turns: int) -> list[str]:
         for ledger in ledgers.values()
     )
     prompts = [c.request.messages[-1].content for c in calls if c.agent == "character:C2"]
-    # An answer that happens to repeat a heard line is asked again (`character.ECHO_AGAIN`).
-    prompts = [p for p in prompts if not p.endswith(character.ECHO_AGAIN)]
     return [p.split("## What you remember\n")[1].split("\n\n## ")[0] for p in prompts]
 
 
