@@ -42,6 +42,14 @@ counting table at 0:00 AM."), of a line of their own memory with its label ("Ils
 Director's window as interiority and into the thinker's memory as a new line ("You thought: You
 thought: ..."). A thought whose words are those of a line the character perceived (its own
 thoughts included), alone or after a label (see `LABEL_WORDS`), is dropped.
+
+Asking a Character again when its speech and intent were all cut was tried on 2026-12-03 and
+taken out: the prompt closed by "Those words were already said or done here. In your own
+words: what do you say, think or try now?", under seeds of its own. On the embedded 0.5B model
+the reruns of toll-house and vintners-wake soaks on seed 73 asked 5 replies again: 4 echoed
+the same lines a second time, and the fifth answered the note itself ("I'm not sure what
+you're thinking. You're just saying 'I'm not sure'."), which was committed as speech. More
+calls, no better story.
 """
 
 from __future__ import annotations
