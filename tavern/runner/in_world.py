@@ -25,7 +25,8 @@ soak #16 (seed 33, turn 7), Teodor Vask's speech and thought were his sheet read
 Teodor Vask, a thin man in a rain-soaked blue greatcoat ... Personality: Courteous, precise,
 and lonely; ... Secrets: He was sent because the river guild suspects someone at this
 crossing; ...": his secrets, said aloud to the room and into every listener's memory, by a
-prompt copied, not by a choice. A character may still tell a secret in its own words.
+prompt copied, not by a choice. A character may still tell a secret in its own words. A label
+turned to the first person ("I look like this:", `OWN_LABELS`) is the sheet's too.
 """
 
 from __future__ import annotations
@@ -48,8 +49,15 @@ _INSTRUCTION_RUNS = frozenset(
 )
 
 
+OWN_LABELS = tuple(label.replace("You ", "I ", 1) for label in SHEET_LABELS if "You " in label)
+"""The sheet's labels said in the first person: live (toll-house #59's rerun, seed 73, turn
+8), Maren Holt answered "Who are you, exactly?" with "I'm a dry patient who quickly with
+numbers and slow to anger. I look like this: A broad-shouldered woman in her forties, ...",
+her personality and appearance read out behind "I look like this:"."""
+
+
 def _steps_out(text: str) -> bool:
-    if OUT_OF_WORLD.search(text) or any(label in text for label in SHEET_LABELS):
+    if OUT_OF_WORLD.search(text) or any(label in text for label in (*SHEET_LABELS, *OWN_LABELS)):
         return True
     return not _INSTRUCTION_RUNS.isdisjoint(word_runs(text, INSTRUCTION_RUN))
 

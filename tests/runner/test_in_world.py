@@ -208,6 +208,31 @@ def test_negative_control_without_the_labels_the_secrets_are_said(
     assert [r.text for r in said] == [SHEET_RECITAL]
 
 
+OWN_LOOK_RECITAL = (
+    "I'm a dry patient who quickly with numbers and slow to anger. I look like this: A"
+    " broad-shouldered woman in her forties, grey wool shawl, a ring of iron keys at her belt,"
+    " ink on her thumb."
+)
+"""Toll-house #59's rerun (seed 73), turn 8: Maren Holt's answer to "Who are you, exactly?",
+committed and shown to the human."""
+
+
+def test_a_sheet_label_in_the_first_person_is_not_said(tmp_path: Path) -> None:
+    reply = {"speech": OWN_LOOK_RECITAL, "action_intent": "signs the book"}
+    said = _beat(tmp_path, reply, speech="Who are you, exactly?")
+    assert [r.text for r in said] == ["signs the book"]
+    kept = CharacterReply(speech="I look like my mother, they say.")
+    assert in_world(kept) is kept
+
+
+def test_negative_control_without_the_own_labels_the_recital_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(in_world_module, "OWN_LABELS", ())
+    said = _beat(tmp_path, {"speech": OWN_LOOK_RECITAL}, speech="Who are you, exactly?")
+    assert [r.text for r in said] == [OWN_LOOK_RECITAL]
+
+
 def test_a_schema_word_is_taken_out_of_a_field() -> None:
     """Toll-house soak #22 (seed 39), turns 3, 6 and 7: the Characters' intent "talk_event"."""
     assert in_world(CharacterReply(speech="Evening.", action_intent="talk_event")) == (
