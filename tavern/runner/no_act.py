@@ -22,7 +22,8 @@ and vintners-wake #22, seed 35; the follow-up call then answered "Maren Holt fai
 - a lone verb that needs what or whom it acts on, `NEEDS_OBJECT`: "follow", "open", "visit";
 - a lone verb of perceiving, `PERCEIVING`: "listen" (toll-house #19, seed 36: three intents
   in two beats, each followed up and answered with a copy of another attempt). What a
-  character perceives is the kernel's to compute; "listens at the door" stays;
+  character perceives is the kernel's to compute; "listens at the door" stays; so is
+  perceiving someone speak, `_HEARING_SPEECH`: "To listen to what I'm saying";
 - a lone verb of thinking, `THINKING`: "think", "thought" (toll-house #49, seed 63);
 - not knowing what to do, `NOT_KNOWING`: "I don't know what you mean by 'try to do' here";
 - saying there is none, `NOTHING_AT_ALL`: "nothing new", "nothing to do", "no action", "not
@@ -91,6 +92,17 @@ NEEDS_OBJECT = frozenset(
 """Verbs that say nothing done when they stand alone: what is opened, whom followed?"""
 PERCEIVING = frozenset("listen listens watch watches observe observes look looks".split())
 """Verbs of perceiving: alone, they attempt nothing the world must decide."""
+PERSONS = frozenset(
+    "i i'm me my you you're your he he's him his she she's her they they're them we us what"
+    " who whom is am are was were".split()
+)
+"""Who speaks, in words that name no one in particular."""
+_HEARING_SPEECH = PERCEIVING | SPEAKING | PERSONS
+"""What an intent of perceiving someone speak holds, names aside: live (vintners-wake #58, seed
+74, turn 1), Brother Caspar's intent "To listen to what I'm saying" was shown to the human as
+his attempt, and the follow-up answered "Brother Caspar's attempt to listen to what I'm saying
+succeeds." What is said reaches its hearers by the kernel's audiences, not by an attempt;
+"listens at the door" and "watches Maren open the box" act."""
 THINKING = frozenset(
     "think thinks thinking thought thoughts ponder ponders wonder wonders reflect reflects".split()
 )
@@ -179,6 +191,8 @@ def names_no_act(
     name_words = {w for name in names for w in _WORD.findall(name.casefold())}
     rest = [w for w in words if w not in name_words and w not in ANYONE]
     spoken = [w for w in rest if w in SPEAKING]
+    if spoken and not PERCEIVING.isdisjoint(rest) and _HEARING_SPEECH.issuperset(rest):
+        return True  # "To listen to what I'm saying": perceiving someone speak
     # A placeholder beside a verb of speaking ("speak and act"), never beside a name alone:
     # "take Maren" acts.
     return len(spoken) == len(rest) or (

@@ -46,6 +46,7 @@ LIVE_NO_ACT = [
     "speak and act",
     "I am a busy person, not sure what to do right now.",
     "I'm not sure.",
+    "To listen to what I'm saying",
 ]
 """Toll-house #18 and vintners-wake #22 (seed 35), turns 4 and 7, and earlier soaks ("open",
 "visit"), toll-house #19 (seed 36, "listen" three times): an outcome, a placeholder, lone
@@ -55,7 +56,8 @@ follow-up, which answered "Maren Holt failed" or "Felix Aubert tries this to tak
 5; "nothing new", vintners-wake #29's rerun (seed 44), turn 3; "not stated", toll-house #31
 (seed 45), turn 6; "think" and "thought", toll-house #49 (seed 63), turns 6 and 7; "speak and
 act", vintners-wake #49 (seed 65), turn 1, the words of the Character's identity line; "I am a
-busy person, ...", toll-house #56 (seed 70), turn 1."""
+busy person, ...", toll-house #56 (seed 70), turn 1; "To listen to what I'm saying",
+vintners-wake #58 (seed 74), turn 1."""
 KEPT = [
     "walk",
     "sleep",
@@ -84,6 +86,8 @@ KEPT = [
     "I'm walking out to the landing",
     "I am going to read the will",
     "I'm off to the cellar",
+    "listens for footsteps on the stair",
+    "watches Maren open the box",
 ]
 
 
@@ -373,3 +377,11 @@ def test_negative_control_with_the_look_alone_the_personality_is_committed(
         ("speech", "Evening."),
         ("action", MANNER_RECITED),
     ]
+
+
+def test_negative_control_without_the_hearing_words_the_listening_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    listening = "To listen to what I'm saying"
+    monkeypatch.setattr(no_act, "_HEARING_SPEECH", frozenset())
+    assert not names_no_act(listening)
