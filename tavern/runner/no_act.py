@@ -96,7 +96,8 @@ PERSONS = frozenset(
     "i i'm me my you you're your he he's him his she she's her they they're them we us what"
     " who whom is am are was were".split()
 )
-"""Who speaks, in words that name no one in particular."""
+"""Who speaks or is spoken of, and its "is", in words that name no one in particular ("what
+I'm saying", "what he is saying")."""
 _HEARING_SPEECH = PERCEIVING | SPEAKING | PERSONS
 """What an intent of perceiving someone speak holds, names aside: live (vintners-wake #58, seed
 74, turn 1), Brother Caspar's intent "To listen to what I'm saying" was shown to the human as
