@@ -181,6 +181,32 @@ def bare_attempt(text: str, actor_name: str) -> bool:
     return act is not None and len(act) > 0 and HOW_IT_WENT.isdisjoint(act)
 
 
+def attempts_joined(text: str, actor_name: str, own: Sequence[str]) -> bool:
+    """Whether `text` is a `bare_attempt` of `actor_name` joined by "and" to one of the
+    actor's `own` attempts told again, no word of how either went: two attempts, no outcome.
+    Live (toll-house #60, seed 74, turn 5), the human's "reaches for the door", beside the
+    line "I think we should open it now.", got "Ilse Brandt tries the toll box and reaches for
+    the door": an act nobody attempted, written for the human's character.
+
+    >>> own = ["reaches for the door"]
+    >>> attempts_joined("Ilse Brandt tries the box and reaches for the door.", "Ilse Brandt", own)
+    True
+    >>> attempts_joined("Ilse Brandt tries the box and it opens.", "Ilse Brandt", own)
+    False
+    """
+    first, joined, second = text.strip().rstrip(".!").partition(" and ")
+    tried = _act_of(first, actor_name) if joined else None
+    if not tried or tried[0] not in _TRYING_VERBS or len(tried) < 2:
+        return False
+    told = _act_words(second)
+    return HOW_IT_WENT.isdisjoint((*tried, *told)) and told in _attempted_acts(own)
+
+
+_TRYING_VERBS = frozenset(("trie", "try", "attempt"))
+"""A verb of attempting with its object right after it ("tries the box"), in `_act_words`
+form ("tries" and "attempts" lose their "s")."""
+
+
 MIN_BORROWED_WORDS = 3
 """Shorter acts ("sits down") may well be two characters' own."""
 

@@ -36,7 +36,8 @@ the hall side." came back the next beat as an event of its second sentence alone
 two beats later; each was a memory line of every witness.
 
 An action_outcome that only retells its actor's attempt (`attempt_retold`), or tells its
-actor doing another character's (`act_borrowed`), goes too (`physics.attempt_told`).
+actor doing another character's (`act_borrowed`), or a new attempt joined to the actor's own
+(`attempts_joined`), goes too (`physics.attempt_told`).
 
 An event of several sentences is judged sentence by sentence too: each sentence that would
 go as an event of its own is cut, and the rest stays. Live (vintners-wake #30, seed 45, turn
@@ -71,6 +72,7 @@ from typing import TYPE_CHECKING
 from tavern.physics.attempt_told import (
     act_borrowed,
     attempt_retold,
+    attempts_joined,
     bare_attempt,
     bare_outcome,
 )
@@ -181,7 +183,9 @@ def drop_restated_events(
             others = [a.text for a in tried if a.speaker != ev.actor_id]
             if attempt_retold(text, name, own) or act_borrowed(text, name, own, others):
                 return True
-            if ev.kind == "action_outcome" and bare_attempt(text, name):
+            if ev.kind == "action_outcome" and (
+                bare_attempt(text, name) or attempts_joined(text, name, own)
+            ):
                 return True
         if _recites(text, known):
             return True

@@ -699,3 +699,28 @@ def test_negative_control_with_placing_verbs_as_written_the_restatement_stays(
     # Uncached, so keys cached by an earlier test with the real `_as_placed` are not read.
     monkeypatch.setattr(restated, "_placed_keys", restated._placed_keys.__wrapped__)
     assert _clamped_with(TOLL_BOX, [_event(PLACED_AS_IS)]) == [PLACED_AS_IS]
+
+
+JOINED = "Ana tries the toll box and reaches for the door"
+"""Toll-house #60 (seed 74), turn 5, under the test cast's name for C1: the human had said
+"I think we should open it now." and attempted "reaches for the door"; the outcome gave her
+an attempt she never made beside hers, and told neither's outcome."""
+
+
+def test_a_new_attempt_joined_to_the_own_one_is_no_outcome() -> None:
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    kept = [
+        "Ana tries the toll box and the door opens.",
+        "Ana tries the toll box and reaches for the door, but it is locked.",
+        "Ana reaches for the door and tries the handle.",
+    ]
+    out = _clamped([_by_ana(JOINED), *map(_by_ana, kept)], history=[door], turn_number=2)
+    assert out == kept
+
+
+def test_negative_control_without_joined_attempts_the_live_one_is_an_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "attempts_joined", lambda text, name, own: False)
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    assert _clamped([_by_ana(JOINED)], history=[door], turn_number=2) == [JOINED]
