@@ -200,14 +200,6 @@ def test_sheet_words_without_the_sheets_labels_are_said(line: str) -> None:
     assert in_world(reply) is reply
 
 
-def test_negative_control_without_the_labels_the_secrets_are_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(in_world_module, "SHEET_LABELS", ())
-    said = _beat(tmp_path, {"speech": SHEET_RECITAL}, speech="Who are you, exactly?")
-    assert [r.text for r in said] == [SHEET_RECITAL]
-
-
 OWN_LOOK_RECITAL = (
     "I'm a dry patient who quickly with numbers and slow to anger. I look like this: A"
     " broad-shouldered woman in her forties, grey wool shawl, a ring of iron keys at her belt,"
@@ -225,12 +217,15 @@ def test_a_sheet_label_in_the_first_person_is_not_said(tmp_path: Path) -> None:
     assert in_world(kept) is kept
 
 
-def test_negative_control_without_the_own_labels_the_recital_is_said(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("labels", "recital"), [("SHEET_LABELS", SHEET_RECITAL), ("OWN_LABELS", OWN_LOOK_RECITAL)]
+)
+def test_negative_control_without_the_labels_the_recital_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, labels: str, recital: str
 ) -> None:
-    monkeypatch.setattr(in_world_module, "OWN_LABELS", ())
-    said = _beat(tmp_path, {"speech": OWN_LOOK_RECITAL}, speech="Who are you, exactly?")
-    assert [r.text for r in said] == [OWN_LOOK_RECITAL]
+    monkeypatch.setattr(in_world_module, labels, ())
+    said = _beat(tmp_path, {"speech": recital}, speech="Who are you, exactly?")
+    assert [r.text for r in said] == [recital]
 
 
 def test_a_schema_word_is_taken_out_of_a_field() -> None:
