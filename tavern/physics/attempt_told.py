@@ -182,8 +182,10 @@ def bare_attempt(text: str, actor_name: str) -> bool:
 
 
 def attempts_joined(text: str, actor_name: str, own: Sequence[str]) -> bool:
-    """Whether `text` is a `bare_attempt` of `actor_name` joined by "and" to one of the
-    actor's `own` attempts told again, no word of how either went: two attempts, no outcome.
+    """Whether `text` is `actor_name`, a verb of attempting (`_TRYING_VERBS`, with or without
+    "to": "tries the box", which `bare_attempt` does not read) and its act, joined by "and" to
+    one of the actor's `own` attempts told again, no word of how either went: two attempts, no
+    outcome.
     Live (toll-house #60, seed 74, turn 5), the human's "reaches for the door", beside the
     line "I think we should open it now.", got "Ilse Brandt tries the toll box and reaches for
     the door": an act nobody attempted, written for the human's character.
