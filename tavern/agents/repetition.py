@@ -10,7 +10,8 @@ keeps the model's whole answer.
 
 `cut_runaway` keeps the text up to the first sign of a loop:
 - a sentence of `MIN_SENTENCE_WORDS` or more words that already occurred, word for word
-  (case, spacing, punctuation and articles aside: `ARTICLES`), ends the text before it; so
+  (case, spacing, punctuation and articles aside: `ARTICLES`), as a sentence or as a clause
+  of one (`clause_keys`), ends the text before it; so
   does a shorter one said again right after itself ("Someone speaks. Someone speaks.",
   vintners-wake soak #23, seed 36, turns 3 and 5, with "Time passes. Time passes.");
 - a run of `MIN_UNIT_WORDS` to `MAX_UNIT_WORDS` words said `LOOP_COPIES` times in a row ends
@@ -28,7 +29,7 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
@@ -127,8 +128,9 @@ def repeats_a_sentence(text: str) -> bool:
     >>> repeats_a_sentence("The door is shut. A bell rings. The door is shut.")
     True
     """
-    keys = list(map(_key, sentence_texts(text)[:-1]))  # the last one may go on
-    return _first_repeat(keys) is not None or _first_stutter(keys) is not None
+    texts = sentence_texts(text)[:-1]  # the last one may go on
+    keys = list(map(_key, texts))
+    return _first_repeat(keys, texts) is not None or _first_stutter(keys) is not None
 
 
 @lru_cache(maxsize=64)
@@ -204,7 +206,12 @@ def _key_words(text: str) -> list[str]:
 
 
 def _before_repeated_sentence(text: str) -> str:
-    found = [i for i in (_first_repeat(_keys(text)), _first_stutter(_keys(text))) if i is not None]
+    keys = _keys(text)
+    found = [
+        i
+        for i in (_first_repeat(keys, sentence_texts(text)), _first_stutter(keys))
+        if i is not None
+    ]
     return text if not found else text[: sentence_spans(text)[min(found)][0]]
 
 
@@ -219,16 +226,50 @@ def _first_stutter(keys: Iterable[str]) -> int | None:
     return None
 
 
-def _first_repeat(keys: Iterable[str]) -> int | None:
+def _first_repeat(keys: Iterable[str], texts: Sequence[str] = ()) -> int | None:
     """The position of the first key ("" and short ones aside) equal to an earlier one, or
-    None."""
+    to a clause of an earlier sentence of `texts` (the sentences the keys were made of; see
+    `clause_keys`), or None."""
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key in seen:
             return index
         if key and not key.startswith(SHORT):
             seen.add(key)
+            if index < len(texts):
+                seen.update(clause_keys(texts[index]))
     return None
+
+
+_CLAUSE_MARK = re.compile(r"[,;:]")
+CLAUSE_OPENERS = frozenset(("and", "but", "then", "so", "or", "while", "as"))
+"""Words that join a clause to the one before it: "..., and the coffin lies open" tells the
+clause "the coffin lies open"."""
+
+
+def clause_keys(sentence: str) -> list[str]:
+    """The keys of the clauses of a sentence that has more than one (split at a comma, a
+    semicolon or a colon, without a joining word of `CLAUSE_OPENERS`), each of
+    `MIN_SENTENCE_WORDS` words or more. A sentence said again after it was told as a clause is
+    a loop too: live (vintners-wake #59, seed 75, turn 8), "The coffin lies open in the middle
+    of the hall, and Dorotea Sand opens the coffin. The coffin lies open in the middle of the
+    hall." was narrated.
+
+    >>> clause_keys("The coffin lies open in the hall, and Dorotea Sand opens the coffin.")
+    ['coffin lies open in hall', 'dorotea sand opens coffin']
+    >>> clause_keys("Rain falls, softly."), clause_keys("The coffin lies open in the hall.")
+    ([], [])
+    """
+    if not _CLAUSE_MARK.search(sentence):
+        return []
+    found = []
+    for clause in _CLAUSE_MARK.split(sentence):
+        words = _key_words(clause)
+        if words and words[0] in CLAUSE_OPENERS:
+            words = words[1:]
+        if len(words) >= MIN_SENTENCE_WORDS:
+            found.append(" ".join([w for w in words if w not in ARTICLES]))
+    return found
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -244,3 +244,26 @@ def test_negative_control_without_the_stutter_test_the_live_text_stays(
 ) -> None:
     monkeypatch.setattr(repetition, "_first_stutter", lambda keys: None)
     assert repetition.cut_runaway(LIVE_STUTTER) == LIVE_STUTTER
+
+
+CLAUSE_THEN_SENTENCE = (
+    "In the long hall with the open coffin, a stone house is built. The coffin lies open in the"
+    " middle of the hall, and Dorotea Sand opens the coffin. The coffin lies open in the middle"
+    " of the hall."
+)
+"""Vintners-wake #59 (seed 75), turn 8, as committed: a clause told again as a sentence."""
+
+
+def test_a_sentence_told_before_as_a_clause_ends_the_text() -> None:
+    told_once = CLAUSE_THEN_SENTENCE[: CLAUSE_THEN_SENTENCE.rindex(" The coffin")]
+    assert cut_runaway(CLAUSE_THEN_SENTENCE) == told_once
+    assert repetition.repeats_a_sentence(CLAUSE_THEN_SENTENCE)  # the stream stops there too
+    kept = "The door opens, and a cold wind blows in. The wind is cold tonight."
+    assert cut_runaway(kept) == kept
+
+
+def test_negative_control_without_clause_keys_the_clause_is_told_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(repetition, "clause_keys", lambda sentence: [])
+    assert cut_runaway(CLAUSE_THEN_SENTENCE) == CLAUSE_THEN_SENTENCE

@@ -396,7 +396,9 @@ def test_negative_control_without_the_link_pattern_the_copy_stays(
     wake: SessionState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(prompt_echo, "LINK_STAGING", re.compile(r"(?!)"))
-    assert _cut(f"A bell tolls. {LIVE_LINKS}", wake) == f"A bell tolls. {LIVE_LINKS}"
+    # The repetition cut still takes the second telling (a clause said again as a sentence).
+    told = LIVE_LINKS[: LIVE_LINKS.rindex(" The sound")]
+    assert _cut(f"A bell tolls. {LIVE_LINKS}", wake) == f"A bell tolls. {told}"
 
 
 def test_an_outcome_pointing_at_nothing_opens_no_narration(wake: SessionState) -> None:
