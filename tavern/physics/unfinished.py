@@ -6,10 +6,11 @@ witness remembered the broken sentence. A last sentence that ends, with no closi
 a word no English sentence ends on (an article, a preposition, a conjunction, a possessive:
 `DANGLING`) is cut; an event that is only such a sentence goes. A text without a closing
 mark that ends on any other word ("C1 walks to the window") is finished: the Director often
-writes events so. So is a last sentence of `MAX_FRAGMENT_WORDS` words or fewer, unclosed,
-that opens on a subordinating word and holds no clause after it ("Despite his efforts":
-vintners-wake #35's rerun, seed 50, turn 5, after "Agnese Corvo attempts to reach the door
-and reaches for the door.").
+writes events so. One that ends on a comma, a semicolon or a colon broke off where its next
+clause began, and loses the mark (`_OPEN_CLAUSE`). Cut too is a last sentence of
+`MAX_FRAGMENT_WORDS` words or fewer, unclosed, that opens on a subordinating word and holds no
+clause after it ("Despite his efforts": vintners-wake #35's rerun, seed 50, turn 5, after
+"Agnese Corvo attempts to reach the door and reaches for the door.").
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ MAX_FRAGMENT_WORDS = 4
 _LAST_WORD = re.compile(r"([^\W\d_]+)\W*$")
 _CLOSED = re.compile(r"[.!?…\"'”’)\]]\s*$")
 _CLAUSE_BREAK = re.compile(r"(\s*[;,:]\s*)")
+_OPEN_CLAUSE = re.compile(r"[;,:]$")
+"""A text that ends on a clause mark broke off where its next clause began: live
+(vintners-wake #59, seed 75, turn 7) the follow-up's outcome ended "... The coffin lies open,"
+and was committed so. The sentence stands without the mark."""
 
 
 def without_unfinished_end(text: str) -> str:
@@ -59,12 +64,16 @@ def without_unfinished_end(text: str) -> str:
     'Agnese Corvo reaches for the door.'
     >>> without_unfinished_end("The bolt holds against the"), without_unfinished_end("Let in")
     ('', 'Let in')
+    >>> without_unfinished_end("Dorotea Sand opens the coffin. The coffin lies open,")
+    'Dorotea Sand opens the coffin. The coffin lies open'
     """
     stripped = text.rstrip()
     if not stripped or _CLOSED.search(stripped):
         return text
     last = _LAST_WORD.search(stripped)
-    dangling = last is not None and last.group(1).casefold() in DANGLING
+    dangling = _OPEN_CLAUSE.search(stripped) is not None or (
+        last is not None and last.group(1).casefold() in DANGLING
+    )
     if not dangling and not _OPENER.search(stripped):
         return text  # most unclosed events: no sentence split
     start = sentence_spans(stripped)[-1][0]

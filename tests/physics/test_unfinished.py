@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -80,3 +82,17 @@ def test_a_finished_text_stays_and_cutting_twice_is_cutting_once(
     assert without_unfinished_end(once) == once
     if mark or words[-1] not in {"the", "and", "of", "."}:
         assert once == text
+
+
+OPEN_CLAUSE = "Dorotea Sand opens the coffin. The coffin lies open,"
+"""Vintners-wake #59 (seed 75), turn 7: the follow-up's outcome, committed so."""
+
+
+def test_an_event_ending_on_a_clause_mark_loses_the_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _clamped(OPEN_CLAUSE, "Rain falls;", "The lamp gutters: the oil") == [
+        OPEN_CLAUSE.removesuffix(","),
+        "Rain falls",
+        "The lamp gutters: the oil",
+    ]
+    monkeypatch.setattr(unfinished, "_OPEN_CLAUSE", re.compile(r"(?!)"))  # negative control
+    assert _clamped(OPEN_CLAUSE) == [OPEN_CLAUSE]
