@@ -17,6 +17,13 @@ A run is `FACT_RUN_WORDS` words in a row of a fact (the whole fact when shorter,
 `MIN_FACT_WORDS`), compared without the state adverbs ("is now shut" tells "is shut").
 Facts the beat itself added are news and free to be told, and so is a run that one of this
 beat's events holds (the narration then tells the event).
+
+A fact told of something else goes too (`without_misattributed`): live (toll-house #61, seed
+75, turns 4 and 5), the renderer narrated "The toll house is too high to cross until dawn."
+and "Ilse Brandt fails, leaving the toll house too high to cross until dawn.", the river's
+fact with another subject. A sentence that holds a fact's predicate after its verb
+(`MIN_TAIL_WORDS` words or more: "too high to cross until dawn") and no word of the fact's
+subject ("river") tells the fact of the wrong thing.
 """
 
 from __future__ import annotations
@@ -108,6 +115,7 @@ def drop_fact_recitals(
     ...                    ["Rain. The lamp has perhaps two hours of oil."])
     ''
     """
+    text = without_misattributed(text, facts, allowed)
     runs = _fact_runs(tuple(facts))
     if not runs or not text:
         return text
@@ -127,4 +135,69 @@ def drop_fact_recitals(
         kept.append(span)
     if len(kept) == len(spans):
         return text
+    return "".join(text[a:b] for a, b in kept).strip()
+
+
+PREDICATE_VERBS = frozenset(
+    "is are was were sits sit lies lie stands stand hangs hang rests rest remains remain has"
+    " have holds hold".split()
+)
+"""The verbs that join a fact's subject to what it tells of it ("The lamp has ...")."""
+MIN_TAIL_WORDS = 5
+"""A shorter predicate ("is on the table") is said of many things in earnest, and so is one
+that tells only where the thing is ("in the notary's satchel": `_PREPOSITIONS`)."""
+_PREPOSITIONS = frozenset("of to in on at from by with under beside behind inside".split())
+_NOT_SUBJECT = frozenset(("the", "a", "an", "its", "his", "her", "their")) | _PREPOSITIONS
+
+
+@lru_cache(maxsize=64)
+def _fact_tails(facts: tuple[str, ...]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Per fact with a predicate of `MIN_TAIL_WORDS` words after its verb, not of place:
+    those words (space separated, between spaces) and the words of its subject."""
+    found = []
+    for fact in facts:
+        words = _words(fact)
+        verb = next((i for i, w in enumerate(words) if i and w in PREDICATE_VERBS), None)
+        if (
+            verb is None
+            or len(words) - verb - 1 < MIN_TAIL_WORDS
+            or words[verb + 1] in _PREPOSITIONS
+        ):
+            continue
+        subject = frozenset(w for w in words[:verb] if w not in _NOT_SUBJECT)
+        if subject:
+            found.append((f" {' '.join(words[verb + 1 :])} ", subject))
+    return tuple(found)
+
+
+def without_misattributed(text: str, facts: Sequence[str], allowed: Sequence[str] = ()) -> str:
+    """`text` without its sentences telling a fact's predicate of something else (see the
+    module); a sentence that one of `allowed` (this beat's event texts) also says stays.
+
+    >>> facts = ["The river is too high to cross until dawn."]
+    >>> without_misattributed("Rain. The toll house is too high to cross until dawn.", facts)
+    'Rain.'
+    >>> without_misattributed("The river is now too high to cross until dawn.", facts)
+    'The river is now too high to cross until dawn.'
+    """
+    tails = _fact_tails(tuple(facts))
+    if not tails or not text:
+        return text
+    plain = f" {' '.join(_words(text))} "
+    held = [(tail, subject) for tail, subject in tails if tail in plain]
+    if not held:
+        return text  # most narrations: one join and a substring test per fact
+    said = [f" {' '.join(_words(t))} " for t in allowed]
+    kept = []
+    for a, b in sentence_spans(text):
+        words = _words(text[a:b])
+        sentence = f" {' '.join(words)} "
+        wrong = any(
+            tail in sentence
+            and subject.isdisjoint(words)
+            and not any(tail in e and subject.isdisjoint(e.split()) for e in said)
+            for tail, subject in held
+        )
+        if not wrong:
+            kept.append((a, b))
     return "".join(text[a:b] for a, b in kept).strip()

@@ -128,3 +128,42 @@ def test_a_fact_sentence_stays_only_when_it_is_the_narrations_only_fact(
     kept = fact_recital.drop_fact_recitals(" ".join(sentences), VW_FACTS, [])
     expected = sentences if len(told) < 2 else [s for s in sentences if s not in VW_FACTS]
     assert kept == " ".join(expected)
+
+
+TOLL_HOUSE_61 = [
+    "The toll house is too high to cross until dawn.",
+    "Ilse Brandt fails, leaving the toll house too high to cross until dawn.",
+]
+"""Toll-house #61 (seed 75), turns 4 and 5: the river's fact told of the toll house."""
+
+
+def test_a_fact_told_of_another_thing_is_cut(tmp_path: Path) -> None:
+    narrations = [f"{RAIN} {TOLL_HOUSE_61[0]}", f"Wind. {TOLL_HOUSE_61[1]}"]
+    assert _narrated(tmp_path, *narrations) == [RAIN, "Wind."]
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "The river is now too high to cross until dawn.",  # the fact itself, told once
+        "Teodor Vask keeps his hand in the notary's satchel.",  # only a place
+        "The box is locked and the lamp is low.",  # a predicate too short
+    ],
+)
+def test_a_fact_of_its_own_subject_or_a_short_predicate_stays(kept: str) -> None:
+    facts = [*VW_FACTS, "The river is too high to cross until dawn."]
+    assert fact_recital.without_misattributed(kept, facts) == kept
+
+
+def test_a_misattribution_an_event_of_the_beat_says_stays() -> None:
+    event = "The ford is too high to cross until dawn."
+    facts = ["The river is too high to cross until dawn."]
+    told = f"{RAIN} {event}"
+    assert fact_recital.without_misattributed(told, facts, [event]) == told
+
+
+def test_negative_control_without_the_tails_the_live_misattribution_is_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fact_recital, "_fact_tails", lambda facts: ())
+    assert _narrated(tmp_path, f"{RAIN} {TOLL_HOUSE_61[0]}") == [f"{RAIN} {TOLL_HOUSE_61[0]}"]
