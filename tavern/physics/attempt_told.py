@@ -183,25 +183,51 @@ def bare_attempt(text: str, actor_name: str) -> bool:
 
 def attempts_joined(text: str, actor_name: str, own: Sequence[str]) -> bool:
     """Whether `text` is `actor_name`, a verb of attempting (`_TRYING_VERBS`, with or without
-    "to": "tries the box", which `bare_attempt` does not read) and its act, joined by "and" to
-    one of the actor's `own` attempts told again, no word of how either went: two attempts, no
-    outcome.
+    "to": "tries the box", which `bare_attempt` does not read) and its act, joined by "and" or
+    a comma to one of the actor's `own` attempts told again (its verb in "-ing" too), no word
+    of how either went: two attempts, no outcome.
     Live (toll-house #60, seed 74, turn 5), the human's "reaches for the door", beside the
     line "I think we should open it now.", got "Ilse Brandt tries the toll box and reaches for
-    the door": an act nobody attempted, written for the human's character.
+    the door": an act nobody attempted, written for the human's character; and toll-house
+    #58 (seed 72, turn 5) got "Ilse Brandt tries to open the toll box now, reaching for the
+    door." for the same attempt.
 
     >>> own = ["reaches for the door"]
     >>> attempts_joined("Ilse Brandt tries the box and reaches for the door.", "Ilse Brandt", own)
     True
+    >>> attempts_joined("Ilse Brandt tries the box, reaching for the door.", "Ilse Brandt", own)
+    True
     >>> attempts_joined("Ilse Brandt tries the box and it opens.", "Ilse Brandt", own)
     False
     """
-    first, joined, second = text.strip().rstrip(".!").partition(" and ")
+    plain = text.strip().rstrip(".!")
+    return any(_joined_at(plain.partition(joint), actor_name, own) for joint in (" and ", ", "))
+
+
+def _joined_at(parts: tuple[str, str, str], actor_name: str, own: Sequence[str]) -> bool:
+    first, joined, second = parts
     tried = _act_of(first, actor_name) if joined else None
     if not tried or tried[0] not in _TRYING_VERBS or len(tried) < 2:
         return False
-    told = _act_words(second)
-    return HOW_IT_WENT.isdisjoint((*tried, *told)) and told in _attempted_acts(own)
+    told = _act_words(second.removeprefix("and "))
+    if not told or not HOW_IT_WENT.isdisjoint((*tried, *told)):
+        return False
+    acts = _attempted_acts(own)
+    return told in acts or any((verb, *told[1:]) in acts for verb in _participle_verbs(told[0]))
+
+
+def _participle_verbs(word: str) -> tuple[str, ...]:
+    """The `act_stem` forms a verb in "-ing" may have: "reaching" ~ "reach", "taking" ~
+    "take", "sitting" ~ "sit" (none for a word that is not one).
+
+    >>> _participle_verbs("reaching"), _participle_verbs("sitting"), _participle_verbs("king")
+    (('reach', 'reache'), ('sitt', 'sitte', 'sit'), ())
+    """
+    stem = word.removesuffix("ing")
+    if stem == word or len(stem) < 2:
+        return ()
+    doubled = (stem[:-1],) if stem[-1] == stem[-2] else ()
+    return (stem, stem + "e", *doubled)
 
 
 _TRYING_VERBS = frozenset(("trie", "try", "attempt"))

@@ -707,15 +707,30 @@ JOINED = "Ana tries the toll box and reaches for the door"
 an attempt she never made beside hers, and told neither's outcome."""
 
 
-def test_a_new_attempt_joined_to_the_own_one_is_no_outcome() -> None:
+PARTICIPLE = "Ana tries to open the toll box now, reaching for the door."
+"""Toll-house #58 (seed 72), turn 5, for the same attempt and line: the own one in "-ing"."""
+
+
+@pytest.mark.parametrize("joined", [JOINED, PARTICIPLE])
+def test_a_new_attempt_joined_to_the_own_one_is_no_outcome(joined: str) -> None:
     door = WALK.model_copy(update={"text": "reaches for the door"})
     kept = [
         "Ana tries the toll box and the door opens.",
         "Ana tries the toll box and reaches for the door, but it is locked.",
         "Ana reaches for the door and tries the handle.",
+        "Ana tries the toll box, reaching for the door handle.",
+        "Ana tries the toll box, finding it locked.",
     ]
-    out = _clamped([_by_ana(JOINED), *map(_by_ana, kept)], history=[door], turn_number=2)
+    out = _clamped([_by_ana(joined), *map(_by_ana, kept)], history=[door], turn_number=2)
     assert out == kept
+
+
+def test_negative_control_without_participles_the_live_one_is_an_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(attempt_told, "_participle_verbs", lambda word: ())
+    door = WALK.model_copy(update={"text": "reaches for the door"})
+    assert _clamped([_by_ana(PARTICIPLE)], history=[door], turn_number=2) == [PARTICIPLE]
 
 
 def test_negative_control_without_joined_attempts_the_live_one_is_an_outcome(
