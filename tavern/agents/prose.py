@@ -46,6 +46,7 @@ from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
+from tavern.physics.respelt import respelt_names
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -285,7 +286,8 @@ def parse(
     staged: Sequence[str] = (),
 ) -> str:
     """The narration text of a schema-valid answer, cut in code where the model broke the
-    renderer's contract: up to any runaway repetition, without the answers' schema words
+    renderer's contract: up to any runaway repetition, with the `names` spelt right
+    (`physics.respelt`), without the answers' schema words
     (`physics.prompt_labels`), without the sentences in `told`
     (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
@@ -311,7 +313,9 @@ def parse(
     # the cap still counts the characters the model wrote.
     text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
     cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    kept = without_schema_words(without_stutter(cut_runaway(text, cap=cap)))
+    # Names spelt right first, so that every rule below knows each name the model wrote.
+    kept = respelt_names(cut_runaway(text, cap=cap), names)
+    kept = without_schema_words(without_stutter(kept))
     kept = drop_out_of_world(drop_quoted_speech(kept, public))
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
     stage = [*recited, *staged]

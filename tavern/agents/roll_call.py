@@ -70,11 +70,13 @@ def drop_roster(
     text: str, names: Sequence[str], stage: Sequence[str] = (), events: Sequence[str] = ()
 ) -> str:
     """`text` without its sentences of two or more cast names and nothing else (but "and"),
-    or of such names then a presence verb and a place told in the words of `stage` (the
-    prompt's location, description and staging) that this beat's `events` do not all hold
-    (a roster telling a move of the beat tells news): the prompt's roster, not a story. "Ilse
-    Brandt, Maren Holt, Teodor Vask." was a whole narration (toll-house seed 40 on the final
-    code of stop 20, turn 7).
+    or of such names then a presence verb or a preposition and a place told in the words of
+    `stage` (the prompt's location, description and staging) that this beat's `events` do not
+    all hold (a roster telling a move of the beat tells news): the prompt's roster, not a
+    story. "Ilse Brandt, Maren Holt, Teodor Vask." was a whole narration (toll-house seed 40
+    on the final code of stop 20, turn 7); vintners-wake #60 (seed 76, turn 3) narrated the
+    staging line, "Lio Mendez in the vaulted wine cellar beneath the hall, Brother Caspar in
+    the vaulted wine cellar beneath the hall, ...".
 
     >>> names = ["Ilse Brandt", "Maren Holt"]
     >>> drop_roster("Ilse Brandt and Maren Holt. The lamp gutters.", names)
@@ -87,6 +89,8 @@ def drop_roster(
     'Ilse Brandt and Maren Holt are at the door.'
     >>> drop_roster("Rain. Ilse Brandt and Maren Holt are present.", names)
     'Rain.'
+    >>> drop_roster("Ilse Brandt by the hearth, Maren Holt at the door.", names, ["hearth door"])
+    ''
     """
     stage_words = _words(tuple(stage))
     news = _words(tuple(events))
@@ -112,9 +116,11 @@ def _is_roster(
         del rest[0]
     if not rest:
         return True
-    if rest[0] not in PRESENCE_VERBS:
+    if rest[0] in PRESENCE_VERBS:
+        rest = rest[1:]
+    elif rest[0] not in PLACE_WORDS:  # "Name in <place>, Name in <place>": the staging line
         return False
-    place = [w for w in rest[1:] if w not in PLACE_WORDS and w not in STATE_ADVERBS]
+    place = [w for w in rest if w not in PLACE_WORDS and w not in STATE_ADVERBS]
     if all(w in HERE for w in place):  # "are present", "are all here"
         return True
     return all(w in stage for w in place) and not all(w in news for w in place)

@@ -21,7 +21,7 @@ letter added before a name that still holds the name whole ("AIlse Brandt") is n
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -83,7 +83,16 @@ def respelt(text: str, cast: Mapping[str, Character]) -> str:
     >>> respelt("Ilse Brandt and Else wait.", cast)
     'Ilse Brandt and Else wait.'
     """
-    cast_names = _names(tuple(c.body.display_name for c in cast.values()))
+    return respelt_names(text, tuple(c.body.display_name for c in cast.values()))
+
+
+def respelt_names(text: str, display_names: Sequence[str]) -> str:
+    """`respelt` for a cast known by its display names only (the renderer's answer).
+
+    >>> respelt_names("Dorootea Sand waits.", ["Dorotea Sand"])
+    'Dorotea Sand waits.'
+    """
+    cast_names = _names(tuple(display_names))
     names = [
         (name, words)
         for name, words in cast_names

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tavern.agents import prose
+from tavern.agents import prose, roll_call
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 
 NAMES = ["Ilse Brandt", "Maren Holt", "Teodor Vask"]
@@ -137,3 +137,42 @@ def test_a_roster_that_only_says_they_are_there_goes_even_when_an_event_says_it(
     assert kept == "The lamp gutters."
     assert drop_roster("Maren Holt and Teodor Vask are all here. Rain.", NAMES) == "Rain."
     assert drop_roster("Maren Holt and Teodor Vask are late. Rain.", NAMES).startswith("Maren")
+
+
+VW_STAGED = [
+    "Agnese Corvo in the long hall with the open coffin",
+    "Brother Caspar in the long hall with the open coffin",
+    "Lio Mendez in the vaulted wine cellar beneath the hall",
+    "Dorotea Sand in the long hall with the open coffin",
+    "Felix Aubert in the narrow balcony above the hall",
+]
+"""The "Present:" line of the renderer's prompt (`prose.staging_parts`)."""
+VW_60 = (
+    "Lio Mendez in the vaulted wine cellar beneath the hall, Brother Caspar in the vaulted wine"
+    " cellar beneath the hall, Dorootea Sand in the long hall with the open coffin, Felix Aubert"
+    " in the narrow balcony above the hall."
+)
+"""Vintners-wake #60 (seed 76), turn 3, as the renderer wrote it (one name one letter off)."""
+
+
+def test_the_staging_line_told_as_a_sentence_is_no_narration() -> None:
+    narration = f"{VW_60} The chapel bell tolls over the coffin."
+    kept = prose.parse({"narration": narration}, names=VW_NAMES, staged=VW_STAGED)
+    assert kept == "The chapel bell tolls over the coffin."
+    story = "Lio Mendez in the cellar hears Felix Aubert on the balcony."
+    assert drop_roster(story, VW_NAMES, VW_STAGED) == story
+
+
+@pytest.mark.parametrize(
+    "without",
+    ["staging form", "respelling"],
+)
+def test_negative_control_the_live_staging_line_needs_both_rules(
+    without: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if without == "respelling":
+        monkeypatch.setattr(prose, "respelt_names", lambda text, names: text)
+    else:
+        monkeypatch.setattr(roll_call, "PLACE_WORDS", frozenset(("and",)))
+    kept = prose.parse({"narration": VW_60}, names=VW_NAMES, staged=VW_STAGED)
+    assert "Felix Aubert in the narrow balcony" in kept
