@@ -56,7 +56,8 @@ from tavern.physics.acts import (
     words_of,
 )
 from tavern.physics.attempt_told import attempt_retold
-from tavern.physics.restated import content_words, recent_acts, shares_a_word
+from tavern.physics.awaiting import recent_acts
+from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
     Character,

@@ -39,8 +39,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import sentence_spans, without_sentences
+from tavern.physics.awaiting import attempt_records
 from tavern.physics.dropping import rewrite_events
-from tavern.physics.restated import attempt_records
 from tavern.records import ClampChange, DirectorDecision, EventRecord
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tavern.physics.restated import attempt_records, content_words, shares_a_word
+from tavern.physics.awaiting import attempt_records
+from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import ClampChange, DirectorDecision
 
 if TYPE_CHECKING:

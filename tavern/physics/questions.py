@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tavern.physics.restated import since_director_call
+from tavern.physics.awaiting import since_director_call
 from tavern.records import (
     NARRATOR,
     Character,

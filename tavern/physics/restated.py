@@ -64,7 +64,7 @@ coffin lies open in the middle of the hall. The trapd".
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
@@ -76,6 +76,7 @@ from tavern.physics.attempt_told import (
     bare_attempt,
     bare_outcome,
 )
+from tavern.physics.awaiting import waiting_attempts
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events, rewrite_events
 from tavern.physics.identity import display_names, with_names
@@ -87,7 +88,6 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
-    SpeechRecord,
 )
 
 if TYPE_CHECKING:
@@ -302,67 +302,31 @@ def _part_keys(text: str) -> frozenset[str]:
 
 
 def _recites(text: str, known: set[str]) -> bool:
-    """Whether `text` is two or more known sentences in a row (its last one may be cut short
-    by the length limit): a recital of the facts is no attempt's outcome."""
-    sentences = [fact_key(s) for s in _SENTENCE_BREAK.split(text.strip())]
+    """Whether `text` is two or more known sentences in a row, or clauses (`_CLAUSE_LIST`),
+    its last one maybe cut short by the length limit: a recital of the facts is no attempt's
+    outcome. Live (vintners-wake #60, seed 76, turn 5), the follow-up answered "reaches for
+    the door" with "The trapdoor to the cellar is shut and bolted from the hall side, the will
+    is in the notary's satchel, the coffin lies open in the middle of the hall, and the
+    trapdoor to the cellar is shut and bolted", committed since "door" is in "trapdoor"."""
+    stripped = text.strip()
+    if _all_known(_SENTENCE_BREAK.split(stripped), known):
+        return True
+    return ("," in stripped or ";" in stripped) and _all_known(_CLAUSE_LIST.split(stripped), known)
+
+
+_CLAUSE_LIST = re.compile(r"(?:(?<=[.!?])|\s*[,;])\s+(?:and\s+)?")
+"""Where a list of sentences or clauses breaks: a sentence's end, or a comma or semicolon
+with an "and" after it or not."""
+
+
+def _all_known(parts: Sequence[str], known: set[str]) -> bool:
+    sentences = [fact_key(s) for s in parts]
     if len(sentences) < 2 or not all(sentences):
         return False
     *whole, last = sentences
     return all(s in known for s in whole) and (
         last in known or any(k.startswith(last) for k in known)
     )
-
-
-def waiting_attempts(
-    history: Sequence[HistoryRecord], turn: int | None = None
-) -> dict[str, list[str]]:
-    """The attempts awaiting adjudication by the Director of beat `turn`, by actor (see
-    `recent_acts`)."""
-    return recent_acts(history, turn)[0]
-
-
-def recent_acts(
-    history: Sequence[HistoryRecord], turn: int | None = None
-) -> tuple[dict[str, list[str]], frozenset[str]]:
-    """What the cast did since the last Director call of a beat: the attempts awaiting
-    adjudication, by slot, and who spoke. `turn`: the beat being played (default: that of
-    the last record). The last beat's replies came after its Director call, its human's
-    records before it."""
-    attempts: dict[str, list[str]] = {}
-    spoke: set[str] = set()
-    for r in since_director_call(history, turn):
-        if isinstance(r, ActionRecord) and not r.resolved:
-            attempts.setdefault(r.speaker, []).append(r.text)
-        elif isinstance(r, SpeechRecord):
-            spoke.add(r.speaker)
-    return attempts, frozenset(spoke)
-
-
-def attempt_records(
-    history: Sequence[HistoryRecord], turn: int | None = None
-) -> list[ActionRecord]:
-    """The attempts awaiting adjudication by the Director of beat `turn`, oldest first."""
-    found = [
-        r
-        for r in since_director_call(history, turn)
-        if isinstance(r, ActionRecord) and not r.resolved
-    ]
-    return found[::-1]
-
-
-def since_director_call(
-    history: Sequence[HistoryRecord], turn: int | None
-) -> Iterator[HistoryRecord]:
-    """The records since the last Director call of beat `turn`, newest first (see
-    `recent_acts`)."""
-    if turn is None:
-        turn = history[-1].turn_number if history else 0
-    for r in reversed(history):
-        if r.turn_number < turn - 1:
-            return
-        if r.turn_number < turn and r.author != "character":
-            continue
-        yield r
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")

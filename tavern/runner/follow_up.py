@@ -26,7 +26,8 @@ from functools import lru_cache
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
 from tavern.physics.attempt_told import act_stem
-from tavern.physics.restated import attempt_records, content_words, shares_a_word
+from tavern.physics.awaiting import attempt_records
+from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
     ChatMessage,

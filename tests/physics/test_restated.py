@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, attempt_told, clamp_decision, restated
-from tavern.physics.restated import waiting_attempts
+from tavern.physics.awaiting import waiting_attempts
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -174,6 +174,45 @@ def test_a_recital_of_known_sentences_goes_even_while_an_attempt_waits() -> None
     by_puller = _event(RECITAL).model_copy(update={"actor_id": "C1"})
     news = _event(f"{FACT} The bolt snaps.").model_copy(update={"actor_id": "C1"})
     assert _clamped([by_puller, news], history=[EARLIER, PULL]) == [news.text]
+
+
+VW_FACTS = [
+    FACT,
+    "The will is in the notary's satchel.",
+    "The coffin lies open in the middle of the hall.",
+]
+CLAUSE_RECITAL = (
+    "The trapdoor to the cellar is shut and bolted from the hall side, the will is in the"
+    " notary's satchel, the coffin lies open in the middle of the hall, and the trapdoor to the"
+    " cellar is shut and bolted"
+)
+"""Vintners-wake #60 (seed 76), turn 5: the follow-up's outcome of "reaches for the door"."""
+
+
+def _reach_outcome(text: str) -> list[str]:
+    scene = SCENE.model_copy(update={"facts": VW_FACTS})
+    event = _event(text).model_copy(update={"actor_id": "C1", "kind": "action_outcome"})
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER, REACH])
+    out, _ = clamp_decision(DirectorDecision(events=[event], next_speakers=[NARRATOR]), ctx)
+    return [e.text for e in out.events]
+
+
+def test_the_facts_recited_as_clauses_are_no_outcome() -> None:
+    assert _reach_outcome(CLAUSE_RECITAL) == []
+    kept = [
+        FACT,  # one fact may answer the reach ("door" is in "trapdoor")
+        "The trapdoor to the cellar is shut and bolted from the hall side, and it holds.",
+        "Ana reaches for the door, the trapdoor to the cellar is shut, and it holds.",
+    ]
+    for text in kept:
+        assert _reach_outcome(text) == [text]
+
+
+def test_negative_control_without_the_clause_split_the_live_recital_is_an_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_CLAUSE_LIST", restated._SENTENCE_BREAK)
+    assert _reach_outcome(CLAUSE_RECITAL) == [CLAUSE_RECITAL]
 
 
 def test_negative_control_without_the_recital_check_the_recital_stays(

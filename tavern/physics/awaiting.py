@@ -1,0 +1,61 @@
+"""What the cast did since the last Director call of a beat: the attempts that await its
+adjudication, and who spoke. Read by the clamps that judge acts against attempts (`agency`,
+`restated`, `fact_state`, `outcome_kind`), the unanswered-question rule and the follow-up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from tavern.records import ActionRecord, HistoryRecord, SpeechRecord
+
+
+def waiting_attempts(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> dict[str, list[str]]:
+    """The attempts awaiting adjudication by the Director of beat `turn`, by actor (see
+    `recent_acts`)."""
+    return recent_acts(history, turn)[0]
+
+
+def recent_acts(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> tuple[dict[str, list[str]], frozenset[str]]:
+    """What the cast did since the last Director call of a beat: the attempts awaiting
+    adjudication, by slot, and who spoke. `turn`: the beat being played (default: that of
+    the last record). The last beat's replies came after its Director call, its human's
+    records before it."""
+    attempts: dict[str, list[str]] = {}
+    spoke: set[str] = set()
+    for r in since_director_call(history, turn):
+        if isinstance(r, ActionRecord) and not r.resolved:
+            attempts.setdefault(r.speaker, []).append(r.text)
+        elif isinstance(r, SpeechRecord):
+            spoke.add(r.speaker)
+    return attempts, frozenset(spoke)
+
+
+def attempt_records(
+    history: Sequence[HistoryRecord], turn: int | None = None
+) -> list[ActionRecord]:
+    """The attempts awaiting adjudication by the Director of beat `turn`, oldest first."""
+    found = [
+        r
+        for r in since_director_call(history, turn)
+        if isinstance(r, ActionRecord) and not r.resolved
+    ]
+    return found[::-1]
+
+
+def since_director_call(
+    history: Sequence[HistoryRecord], turn: int | None
+) -> Iterator[HistoryRecord]:
+    """The records since the last Director call of beat `turn`, newest first (see
+    `recent_acts`)."""
+    if turn is None:
+        turn = history[-1].turn_number if history else 0
+    for r in reversed(history):
+        if r.turn_number < turn - 1:
+            return
+        if r.turn_number < turn and r.author != "character":
+            continue
+        yield r
