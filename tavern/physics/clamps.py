@@ -43,6 +43,7 @@ from tavern.physics.redaction import redact
 from tavern.physics.respelt import respell_names
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.roster_event import drop_roster_events
+from tavern.physics.told_mind import drop_told_thoughts
 from tavern.physics.unfinished import drop_unfinished_ends
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
@@ -391,6 +392,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("prompt_label", drop_label_copies),
     ("prompt_copy", drop_prompt_copies),
     ("directive_copy", drop_directive_copies),
+    ("told_mind", drop_told_thoughts),
     ("restated_event", drop_restated_events),
     ("agency", drop_unattempted_acts),
     ("fact_flip", drop_state_flips),

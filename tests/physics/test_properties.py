@@ -115,7 +115,7 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     # dropped.
     dropping = (
         "unfinished_sentence", "spoken_copy", "thought_copy", "authored_speech", "mind_copy",
-        "restated_event", "agency", "fact_flip", "redacted_event", "roster_event",
+        "told_mind", "restated_event", "agency", "fact_flip", "redacted_event", "roster_event",
         "duplicate_event", "near_duplicate_event",
     )  # in CLAMP_RULES order  # fmt: skip
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]
