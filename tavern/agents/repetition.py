@@ -230,14 +230,18 @@ def _first_repeat(keys: Iterable[str], texts: Sequence[str] = ()) -> int | None:
     """The position of the first key ("" and short ones aside) equal to an earlier one, or
     to a clause of an earlier sentence of `texts` (the sentences the keys were made of; see
     `clause_keys`), or None."""
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # key -> the index of its sentence
     for index, key in enumerate(keys):
         if key in seen:
             return index
         if key and not key.startswith(SHORT):
-            seen.add(key)
-            if index < len(texts):
-                seen.update(clause_keys(texts[index]))
+            # Clauses are split only for an earlier sentence whose key holds this one.
+            if texts and any(
+                key in k and i < len(texts) and key in clause_keys(texts[i])
+                for k, i in seen.items()
+            ):
+                return index
+            seen[key] = index
     return None
 
 

@@ -311,7 +311,17 @@ def _recites(text: str, known: set[str]) -> bool:
     stripped = text.strip()
     if _all_known(_SENTENCE_BREAK.split(stripped), known):
         return True
-    return ("," in stripped or ";" in stripped) and _all_known(_CLAUSE_LIST.split(stripped), known)
+    if "," not in stripped and ";" not in stripped:
+        return False
+    first = _FIRST_CLAUSE.match(stripped)  # most texts open with no known clause: no split
+    return (
+        first is not None
+        and fact_key(first[0]) in known
+        and _all_known(_CLAUSE_LIST.split(stripped), known)
+    )
+
+
+_FIRST_CLAUSE = re.compile(r"[^,;.!?]+")
 
 
 _CLAUSE_LIST = re.compile(r"(?:(?<=[.!?])|\s*[,;])\s+(?:and\s+)?")
@@ -320,13 +330,16 @@ with an "and" after it or not."""
 
 
 def _all_known(parts: Sequence[str], known: set[str]) -> bool:
-    sentences = [fact_key(s) for s in parts]
-    if len(sentences) < 2 or not all(sentences):
+    """Whether there are two `parts` or more, each known but the last, which may also begin a
+    known one. Read part by part: most texts fail on their first."""
+    if len(parts) < 2:
         return False
-    *whole, last = sentences
-    return all(s in known for s in whole) and (
-        last in known or any(k.startswith(last) for k in known)
-    )
+    *whole, last = parts
+    for part in whole:
+        if fact_key(part) not in known:
+            return False
+    key = fact_key(last)
+    return bool(key) and (key in known or any(k.startswith(key) for k in known))
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
