@@ -99,6 +99,8 @@ class ClampContext:
         prompt_sentences: The fixed sentences of the Director's prompts (clamp
             `prompt_copy`); none by default.
         directives: The scenario's tone directives (clamp `directive_copy`).
+        title: The session's title, the first line of the Director's history (clamp
+            `prompt_copy`); none by default.
     """
 
     scene: Scene
@@ -110,6 +112,7 @@ class ClampContext:
     turn_number: int | None = None
     prompt_sentences: Sequence[str] = ()
     directives: Sequence[str] = ()
+    title: str = ""
 
     @property
     def all_public_texts(self) -> list[str]:

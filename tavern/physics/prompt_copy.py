@@ -15,10 +15,19 @@ human's walk (vintners-wake #47, seed 63, turn 2, where the first version of thi
 it and the walk got no outcome). An event left without a sentence goes. Over the Director's
 and follow-up's answers of 26 soak journals, the test picked those four sentences and no
 other.
+
+A sentence that opens with the session's title goes too (`ClampContext.title`), unless the
+stage calls a place by it (its words are all in the location, the description or a zone's
+label): the title names the story, not a thing in it. Live, the embedded Director made it a
+subject three times in the toll-house: "The toll House at Low Water is now open." (#59, seed
+73, turn 1), "The toll house at Low Water opens with a small sigh and an audible voice."
+(#61, seed 75, turn 1) and "The toll House at Low Water arrives at the river crossing."
+(#62, seed 76, turn 9, the outcome of the human's "sits down by the fire").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -27,7 +36,7 @@ from tavern.physics.acts import sentence_spans, without_sentences
 from tavern.physics.attempt_told import BARE_OUTCOMES
 from tavern.physics.dropping import rewrite_events
 from tavern.physics.restated import content_words
-from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
+from tavern.records import ClampChange, DirectorDecision
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
@@ -74,17 +83,40 @@ def drop_prompt_copies(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """`d` without the event sentences that copy a prompt sentence (see the module)."""
-    if not d.events or not ctx.prompt_sentences:
+    if not d.events or not (ctx.prompt_sentences or ctx.title):
         return d, []
     keys = prompt_keys(tuple(ctx.prompt_sentences))
     names = _name_words(tuple(c.body.display_name for c in (ctx.cast or {}).values()))
+    title = _title_opening(ctx.title, _place_texts(ctx))
 
-    def rewrite(ev: PerceptionEvent) -> str:
-        return without_sentences(
-            ev.text, lambda sentence: copies_a_prompt_sentence(sentence, keys, names)
-        )
+    def copies(sentence: str) -> bool:
+        if title is not None and title.match(sentence):
+            return True
+        return bool(keys) and copies_a_prompt_sentence(sentence, keys, names)
 
-    return rewrite_events(d, RULE, rewrite)
+    return rewrite_events(d, RULE, lambda ev: without_sentences(ev.text, copies))
+
+
+def _place_texts(ctx: ClampContext) -> str:
+    scene = ctx.scene
+    return " ".join([scene.location, scene.description, *(z.label for z in scene.zones)])
+
+
+@lru_cache(maxsize=16)
+def _title_opening(title: str, places: str) -> re.Pattern[str] | None:
+    """What a sentence opening with `title` begins with (any case and spacing), or None when
+    there is no title or the stage's `places` hold all its content words.
+
+    >>> _title_opening("The Toll House at Low Water", "the toll house").match(
+    ...     "The toll House at  Low Water arrives.") is not None
+    True
+    >>> _title_opening("The Red Inn", "the Red Inn by the road") is None
+    True
+    """
+    words = title.split()
+    if not words or content_words(title) <= content_words(places):
+        return None
+    return re.compile(r"\s*" + r"\s+".join(map(re.escape, words)) + r"\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=16)

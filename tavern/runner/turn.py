@@ -197,6 +197,7 @@ class TurnTransaction:
             turn_number=self.turn_number,
             prompt_sentences=PROMPT_SENTENCES,
             directives=state.tone_directives,
+            title=state.title,
         )
 
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:

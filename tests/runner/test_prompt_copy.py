@@ -89,3 +89,37 @@ def test_negative_control_without_the_outcome_words_an_outcome_reads_as_a_copy(
 ) -> None:
     monkeypatch.setattr(prompt_copy, "_OUTCOME_WORDS", frozenset())
     assert copies_a_prompt_sentence("This attempts fail.", KEYS)
+
+
+TITLED = [
+    "The toll House at Low Water arrives at the river crossing.",  # #62 (seed 76), turn 9
+    "The toll house at Low Water opens with a small sigh and an audible voice.",  # #61, turn 1
+    "The toll House at Low Water is now open.",  # #59 (seed 73), turn 1
+]
+"""The toll-house's title as an event's subject, live."""
+TOLL_HOUSE = Scene(location="the toll house at the river crossing", present=["C1"])
+
+
+def _clamped_titled(texts: list[str], title: str, scene: Scene = TOLL_HOUSE) -> list[str]:
+    events = [PerceptionEvent(kind="world_event", text=t, witness_ids=["C1"]) for t in texts]
+    ctx = ClampContext(scene=scene, title=title)
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    return [e.text for e in out.events]
+
+
+def test_the_title_as_a_subject_goes_and_a_place_named_by_it_stays() -> None:
+    title = "The Toll House at Low Water"
+    kept = ["Rain falls on the toll house at Low Water.", "The toll house creaks."]
+    assert _clamped_titled([*TITLED, *kept], title) == kept
+    inn = Scene(location="the Sleeping Fox Inn by the road", present=["C1"])
+    opens = "The Sleeping Fox Inn shakes in the wind."
+    assert _clamped_titled([opens], "The Sleeping Fox Inn", inn) == [opens]
+
+
+def test_the_runner_gives_the_clamps_the_title(make_kit: KitFactory) -> None:
+    titled = [{**COPIES[0], "text": "The Vintner's Wake arrives at the hall."}]
+    assert events_committed(make_kit, titled) == []
+
+
+def test_negative_control_without_the_title_the_live_subjects_are_events() -> None:
+    assert _clamped_titled(TITLED, "") == TITLED
