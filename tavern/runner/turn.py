@@ -30,7 +30,6 @@ from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
 from tavern.physics.prompt_labels import TIME_PASSES
 from tavern.physics.pronouns import with_sheet_pronouns
-from tavern.physics.respelt import respelt
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -263,7 +262,8 @@ class TurnTransaction:
         told = without_directive_copies(told, staged.tone_directives)
         recent = [*self.history[-COPY_WINDOW:], *beat]
         # Pronouns are set while every sentence still stands before the one they follow.
-        spelt = with_sheet_pronouns(respelt(told, staged.cast), staged.cast)
+        # Names were spelt right by `prose.parse`, before its rules read them.
+        spelt = with_sheet_pronouns(told, staged.cast)
         return unconfirmed_acts(spelt, staged.cast, recent, self.turn_number)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:

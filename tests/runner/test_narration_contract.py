@@ -238,8 +238,7 @@ def test_a_misspelt_name_is_spelt_right_and_its_unconfirmed_act_cut(tmp_path: Pa
 def test_negative_control_unmended_the_misspelt_act_is_narrated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "respelt", lambda text, cast: text)
-    monkeypatch.setattr(prose, "respelt_names", lambda text, names: text)  # parse's own mend
+    monkeypatch.setattr(prose, "respelt_names", lambda text, names: text)
     assert _narrated(tmp_path, f"{MISSPELT_ACT} Candles gutter.") == [
         f"{MISSPELT_ACT} Candles gutter."
     ]
