@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -84,10 +86,19 @@ VW_ROSTER = (
 """Vintners-wake soak #36 (seed 51), turn 5: the narration's first sentence."""
 
 
+BELL = "The chapel bell tolls over the coffin."
+
+
+def _told_before_the_bell(
+    copy: str, recited: Sequence[str] = (), staged: Sequence[str] = ()
+) -> str:
+    """The wake's narration of `copy` then `BELL`, as `prose.parse` commits it."""
+    narration = {"narration": f"{copy} {BELL}"}
+    return prose.parse(narration, names=VW_NAMES, recited=recited, staged=staged)
+
+
 def test_the_live_roster_with_the_stage_is_no_narration() -> None:
-    narration = f"{VW_ROSTER} The chapel bell tolls over the coffin."
-    kept = prose.parse({"narration": narration}, names=VW_NAMES, recited=VW_STAGE)
-    assert kept == "The chapel bell tolls over the coffin."
+    assert _told_before_the_bell(VW_ROSTER, recited=VW_STAGE) == BELL
     staged = ["Agnese Corvo in the long hall with the open coffin"]
     both_in_hall = "Agnese Corvo and Felix Aubert stand in the long hall. Rain."
     assert drop_roster(both_in_hall, VW_NAMES, staged) == "Rain."
@@ -156,9 +167,7 @@ VW_60 = (
 
 
 def test_the_staging_line_told_as_a_sentence_is_no_narration() -> None:
-    narration = f"{VW_60} The chapel bell tolls over the coffin."
-    kept = prose.parse({"narration": narration}, names=VW_NAMES, staged=VW_STAGED)
-    assert kept == "The chapel bell tolls over the coffin."
+    assert _told_before_the_bell(VW_60, staged=VW_STAGED) == BELL
     story = "Lio Mendez in the cellar hears Felix Aubert on the balcony."
     assert drop_roster(story, VW_NAMES, VW_STAGED) == story
 
