@@ -137,7 +137,7 @@ def drop_prompt_echo(
     >>> drop_prompt_echo("Maren Holt in the hall. Rain.", [], staging=["Maren Holt in the hall"])
     'Rain.'
     """
-    text = without_title_heading(text, title)
+    text = without_title_heading(without_brackets(text), title)
     folded = text.casefold()
     if (
         "attempt" not in folded
@@ -154,6 +154,27 @@ def drop_prompt_echo(
     ):
         return text  # most narrations: a pass or two, no sentence split
     return cut_copies(text, names, title, staging)
+
+
+_BRACKETED = re.compile(r"(^|[.!?…]\s+|\n\s*)\(([^()]*?[.!?…])\)(?=\s|$)")
+
+
+def without_brackets(text: str) -> str:
+    """`text` with the parentheses taken off each run of whole sentences they enclose: the
+    transcript's lines in the prompt are so written ("(Agnese Corvo speaks.)"), and live
+    (vintners-wake #61, seed 77, turn 2) the renderer narrated an event of its beat so, "(Dorotea
+    Sand attempts to read the will at midnight as the law requires, ... She succeeds and
+    remains silent.)", which the reader saw in brackets. The sentences inside are then judged
+    like any other (a marker goes). A parenthesis inside a sentence stays.
+
+    >>> without_brackets("Rain. (Maren Holt opens the box. It is empty.) The lamp dies.")
+    'Rain. Maren Holt opens the box. It is empty. The lamp dies.'
+    >>> without_brackets("Maren (the keeper) nods.")
+    'Maren (the keeper) nods.'
+    """
+    if "(" not in text:
+        return text
+    return _BRACKETED.sub(lambda m: m.group(1) + m.group(2), text)
 
 
 def without_title_heading(text: str, title: str) -> str:

@@ -498,4 +498,28 @@ def test_negative_control_without_the_attempt_only_words_the_marker_is_committed
 ) -> None:
     monkeypatch.setattr(prompt_echo, "_ATTEMPT_ONLY", frozenset())
     told = f"The bolt holds. {LIVE_BARE_MARKER}"
-    assert _narrated_beside_backing(tmp_path, told) == ["Rain.", told]
+    unbracketed = f"The bolt holds. {LIVE_BARE_MARKER[1:-1]}"  # `without_brackets`
+    assert _narrated_beside_backing(tmp_path, told) == ["Rain.", unbracketed]
+
+
+BRACKETED = (
+    "The Vintner's Wake. (Agnese Corvo speaks.)\n(Dorotea Sand attempts to read the will at"
+    " midnight as the law requires, despite having no vision. She succeeds and remains silent.)"
+)
+"""Vintners-wake #61 (seed 77), turn 2: the renderer's whole answer, the transcript's form."""
+
+
+def test_sentences_in_the_transcripts_brackets_are_told_without_them(
+    wake: SessionState,
+) -> None:
+    event = BRACKETED[BRACKETED.index("(Dorotea") + 1 : -1]
+    assert _cut(BRACKETED, wake, [event]) == event
+    aside = "Maren (the keeper of the keys) nods."
+    assert _cut(aside, wake) == aside
+
+
+def test_negative_control_without_the_unbracketing_the_reader_sees_brackets(
+    wake: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prompt_echo, "without_brackets", lambda text: text)
+    assert _cut(BRACKETED, wake, [BRACKETED[BRACKETED.index("(Dorotea") + 1 : -1]]).startswith("(")
