@@ -1,15 +1,19 @@
 """Clamp `roster_event`: an event that only lists cast members, the Director's roster copied.
 
 The Director's prompt lists who is present. Live (vintners-wake #40, seed 56, turn 1), the
-embedded Director answered the human's greeting with the event "Agnese Corvo, Brother
-Caspar, Lio Mendez, Dorotea Sand, Felix Aubert": nothing happened, yet the hall witnessed it
-and the human's screen showed it, and the renderer then opened two narrations with the list.
+embedded Director answered the human's greeting with the event "Agnese Corvo, Brother Caspar,
+Lio Mendez, Dorotea Sand, Felix Aubert": nothing happened, yet the hall witnessed it and the
+human's screen showed it, and the renderer then opened two narrations with the list.
 
-An event whose words are all names (or ids, or words) of two cast members or more, with
-"and" between them, goes. A list with a verb ("Ilse Brandt and Maren Holt nod.") tells
-something and stays. The rule runs after the guards, on the texts as they will be shown: a
-secret word beside the names, masked, leaves a list (the idempotence property found "[...]
-Ana Prado Bruno" kept by a rule that ran before the mask and dropped by the next pass).
+An event whose words are all names (or ids, or words) of two cast members or more, with "and"
+between them, goes. So does one that places them as the prompt's staging line does, with "in"
+or "at" and the words of the stage's zones (ids and labels), after a "Present" label or not:
+live (vintners-wake #61, seed 77, turn 7), the event "Present: Agnese Corvo (C1) in hall;
+Brother Caspar (C2) in hall; Lio Mendez (C3) in cellar; ..." was the Director's scene line,
+witnessed by the hall and shown to the human. A list with a verb ("Ilse Brandt and Maren Holt
+nod.") tells something and stays. The rule runs after the guards, on the texts as they will be
+shown: a secret word beside the names, masked, leaves a list (the idempotence property found
+"[...] Ana Prado Bruno" kept by a rule that ran before the mask and dropped by the next pass).
 """
 
 from __future__ import annotations
@@ -30,8 +34,11 @@ _JOINERS = frozenset(("and", "e"))
 """What a list may hold between names (English, Portuguese)."""
 
 
-def is_roster(text: str, cast: Mapping[str, Character]) -> bool:
-    """Whether `text` names two cast members or more and says nothing else.
+def is_roster(
+    text: str, cast: Mapping[str, Character], places: frozenset[str] = frozenset()
+) -> bool:
+    """Whether `text` names two cast members or more and says nothing else, but where they
+    are in the words of `places` (`place_words`).
 
     >>> from tavern.records import Body, Mind
     >>> cast = {s: Character(id=s.lower(), mind=Mind(),
@@ -41,11 +48,32 @@ def is_roster(text: str, cast: Mapping[str, Character]) -> bool:
     (True, True)
     >>> is_roster("Ilse Brandt and Maren Holt nod.", cast), is_roster("Ilse Brandt.", cast)
     (False, False)
+    >>> is_roster("Present: Ilse (C1) in hall; Maren (C2) in loft", cast, frozenset({"hall"}))
+    False
+    >>> is_roster("Present: Ilse (C1) in hall; Maren (C2) in hall", cast, frozenset({"hall"}))
+    True
     """
     words = [w.casefold() for w in _WORD.findall(text)]
     owners = _owners(tuple((slot, c.body.display_name) for slot, c in cast.items()))
     named = {owner for w in words for owner in owners.get(w, ())}
-    return len(named) >= 2 and all(w in owners or w in _JOINERS for w in words)
+    if len(named) < 2:
+        return False
+    if places and words[0] == "present":
+        words = words[1:]
+    return all(
+        w in owners or w in _JOINERS or (bool(places) and (w in places or w in _PLACING))
+        for w in words
+    )
+
+
+_PLACING = frozenset(("in", "at"))
+"""How the staging line places a name: "Maren Holt (C2) in hall"."""
+
+
+def place_words(ctx: ClampContext) -> frozenset[str]:
+    """The words of the stage's zone ids and labels, case-folded (none for a flat stage)."""
+    zones = ctx.scene.zones
+    return frozenset(w.casefold() for z in zones for w in _WORD.findall(f"{z.id} {z.label}"))
 
 
 @lru_cache(maxsize=16)
@@ -64,5 +92,5 @@ def drop_roster_events(
     """Drop each event that only lists cast members (`is_roster`)."""
     if not d.events or not ctx.cast:
         return d, []
-    cast = ctx.cast
-    return drop_events(d, "roster_event", lambda ev: is_roster(ev.text, cast))
+    cast, places = ctx.cast, place_words(ctx)
+    return drop_events(d, "roster_event", lambda ev: is_roster(ev.text, cast, places))

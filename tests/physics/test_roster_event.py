@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
-from tavern.physics import ClampContext, clamp_decision
+from tavern.physics import ClampContext, clamp_decision, roster_event
 from tavern.physics.roster_event import drop_roster_events
-from tavern.records import Body, Character, DirectorDecision, Mind, PerceptionEvent, Scene
+from tavern.records import Body, Character, DirectorDecision, Mind, PerceptionEvent, Scene, Zone
 
 from .test_rules import CAST as INN
 from .test_rules import FLAT, ctx, thought
@@ -78,3 +78,41 @@ def test_a_list_left_by_the_guards_goes_at_once() -> None:
     clamped, changes = clamp_decision(d, context)
     assert clamped.events == [] and "roster_event" in {c.rule for c in changes}
     assert clamp_decision(clamped, context) == (clamped, [])
+
+
+STAGING = (
+    "Present: Agnese Corvo (C1) in hall; Brother Caspar (C2) in hall; Lio Mendez (C3) in"
+    " cellar; Dorotea Sand (C4) in hall; Felix Aubert (C5) in balcony"
+)
+"""Vintners-wake #61 (seed 77), turn 7: the Director's scene line as an event."""
+ZONED = Scene(
+    location="the vintner's house",
+    zones=[
+        Zone(id="hall", label="the long hall with the open coffin"),
+        Zone(id="cellar", label="the vaulted wine cellar beneath the hall"),
+        Zone(id="balcony", label="the narrow balcony above the hall"),
+    ],
+    positions={"C1": "hall", "C2": "hall", "C3": "cellar", "C4": "hall", "C5": "balcony"},
+    present=list(NAMES),
+)
+
+
+def _zoned_events(*texts: str) -> list[str]:
+    context = ClampContext(scene=ZONED, cast=CAST)
+    return [e.text for e in clamp_decision(_decision(*texts), context)[0].events]
+
+
+def test_the_staging_line_as_an_event_goes_and_news_in_a_zone_stays() -> None:
+    kept = [
+        "Lio Mendez and Dorotea Sand are soaked to the bone in the hall.",
+        "Agnese Corvo and Felix Aubert hear the bell in the hall.",
+        "In the hall, the candles gutter.",
+    ]
+    assert _zoned_events(STAGING, *kept) == kept
+
+
+def test_negative_control_without_the_places_the_staging_line_is_witnessed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(roster_event, "place_words", lambda ctx: frozenset())
+    assert _zoned_events(STAGING) != []
