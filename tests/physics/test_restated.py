@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -778,3 +780,31 @@ def test_negative_control_without_joined_attempts_the_live_one_is_an_outcome(
     monkeypatch.setattr(restated, "attempts_joined", lambda text, name, own: False)
     door = WALK.model_copy(update={"text": "reaches for the door"})
     assert _clamped([_by_ana(JOINED)], history=[door], turn_number=2) == [JOINED]
+
+
+TIMED = [
+    "The toll box is locked on the counting table at 00:00:00.",
+    "The lamp has perhaps two hours of oil at 00:00:00.",
+]
+"""Toll-house #63 (seed 77), turn 1: two standing facts with a clock time, on a greeting."""
+TH_FACTS = [TOLL_BOX, "The lamp has perhaps two hours of oil."]
+
+
+def _greeting_events(texts: list[str]) -> list[str]:
+    scene = SCENE.model_copy(update={"facts": TH_FACTS})
+    events = [_event(t).model_copy(update={"actor_id": "C1"}) for t in texts]
+    ctx = ClampContext(scene=scene, cast=CAST, history=[EARLIER])
+    out, _ = clamp_decision(DirectorDecision(events=events, next_speakers=[NARRATOR]), ctx)
+    return [e.text for e in out.events]
+
+
+def test_a_fact_with_a_clock_time_is_the_fact_again() -> None:
+    kept = "The ferry bell rings at 10:30."
+    assert _greeting_events([*TIMED, kept]) == [kept]
+
+
+def test_negative_control_without_the_clock_tail_the_timed_facts_are_events(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(restated, "_CLOCK_TAIL", re.compile(r"(?!)"))
+    assert _greeting_events(TIMED) == TIMED
