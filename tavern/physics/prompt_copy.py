@@ -63,7 +63,32 @@ def copies_a_prompt_sentence(
     said = content_words(sentence) - names
     if len(said) < MIN_WORDS or not said.isdisjoint(_OUTCOME_WORDS):
         return False
-    return any(said <= words for words in prompt)
+    if any(said <= words for words in prompt):
+        return True
+    return _blends(sentence, said, prompt, names)
+
+
+def _blends(
+    sentence: str, said: set[str], prompt: Sequence[frozenset[str]], names: frozenset[str]
+) -> bool:
+    """Whether the sentence's words all come from the prompt sentences and one of its clauses
+    copies one of them: live (toll-house #63, seed 77, turn 9), the follow-up's outcome of "sits
+    down by the fire" ended "The moment is exhausted, so no one needs to.", the instructions'
+    "compress time when the moment is exhausted" and "... when nobody needs to" in one."""
+    if "," not in sentence and ";" not in sentence:
+        return False
+    if not said <= _vocabulary(tuple(prompt)):
+        return False
+    clauses = (content_words(c) - names for c in _CLAUSE.split(sentence))
+    return any(len(c) >= MIN_WORDS and any(c <= words for words in prompt) for c in clauses)
+
+
+_CLAUSE = re.compile(r"[,;]")
+
+
+@lru_cache(maxsize=8)
+def _vocabulary(prompt: tuple[frozenset[str], ...]) -> frozenset[str]:
+    return frozenset().union(*prompt)
 
 
 _OUTCOME_WORDS = BARE_OUTCOMES | {"failure", "fails", "success", "succeeds"}

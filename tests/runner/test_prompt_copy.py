@@ -123,3 +123,28 @@ def test_the_runner_gives_the_clamps_the_title(make_kit: KitFactory) -> None:
 
 def test_negative_control_without_the_title_the_live_subjects_are_events() -> None:
     assert _clamped_titled(TITLED, "") == TITLED
+
+
+BLEND = "The moment is exhausted, so no one needs to."
+"""Toll-house #63 (seed 77), turn 9: the follow-up outcome's second sentence, committed as an
+event of the human's character: two instruction lines in one."""
+
+
+@pytest.mark.parametrize(
+    ("text", "copy"),
+    [
+        (BLEND, True),
+        ("The moment passes, and the bell tolls.", False),
+        ("Ilse Brandt waits, and the moment is exhausted.", False),  # "waits" is the story's
+        ("The fire dies, so nobody needs to speak of it.", False),
+    ],
+)
+def test_a_blend_of_instruction_lines_is_a_copy(text: str, copy: bool) -> None:
+    assert copies_a_prompt_sentence(text, KEYS) is copy
+
+
+def test_negative_control_without_blends_the_live_sentence_is_story(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prompt_copy, "_blends", lambda *args: False)
+    assert not copies_a_prompt_sentence(BLEND, KEYS)
