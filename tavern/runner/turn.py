@@ -55,6 +55,7 @@ from tavern.runner.loops import without_event_loops, without_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.no_act import traits, without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.recited_look import look_runs, without_recited_looks
 from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
 
@@ -306,6 +307,8 @@ class TurnTransaction:
             first = False
             reply = in_world(await self._character(staged, slot, observation))
             if reply is not None:
+                reply = without_recited_looks(reply, look_runs(appearances(staged)))
+            if reply is not None:
                 reply = without_empty_intent(
                     without_loops(reply),
                     prose.cast_names(staged),
@@ -344,9 +347,12 @@ class TurnTransaction:
         raise AssertionError("unreachable")
 
 
+def appearances(state: SessionState) -> tuple[str, ...]:
+    """The cast's appearances, in slot order."""
+    return tuple(c.body.appearance for c in state.cast.values())
+
+
 def _clamp_public(state: SessionState) -> list[str]:
     """Public words the clamps add to the stage's: the session title (the first line of every
     history), the cast's appearances and names."""
-    return [state.title, *(c.body.appearance for c in state.cast.values())] + [
-        c.body.display_name for c in state.cast.values()
-    ]
+    return [state.title, *appearances(state)] + [c.body.display_name for c in state.cast.values()]
