@@ -299,7 +299,7 @@ def parse(
     without a sentence told again for another of the `names`, holding only them or
     placing them where the stage is (`agents.roll_call`), without a stutter ("until dawn
     until dawn": `agents.stutter`), and without a sentence an earlier text told under another
-    subject (`agents.retold_subject`).
+    subject (`agents.retold_subject`); nothing when no word is left (`_A_WORD`).
 
     >>> parse({"narration": "Teodor speaks to Maren.}"})
     'Teodor speaks to Maren.'
@@ -320,7 +320,8 @@ def parse(
     kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
     stage = [*recited, *staged]
     kept = drop_retold(drop_roster(drop_roll_call(kept, names), names, stage, events), told)
-    return drop_retold_subjects(kept, told, names, events)
+    kept = drop_retold_subjects(kept, told, names, events)
+    return kept if _A_WORD.search(kept) else ""
 
 
 def staging_parts(state: SessionState) -> list[str]:
@@ -333,6 +334,10 @@ def cast_names(state: SessionState) -> list[str]:
     """The names the renderer's prompt gives the cast (`parse`'s `names`)."""
     return [c.body.display_name for c in state.cast.values()]
 
+
+_A_WORD = re.compile(r"\w")
+"""A narration of no word tells nothing: live (toll-house #64 and vintners-wake #62, seed 78),
+four of twenty narrations were "..." and reached the reader as the beat's prose."""
 
 _NARRATION_OPENS = re.compile(r'"narration"\s*:\s*"')
 

@@ -22,7 +22,7 @@ from tavern.runner import turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 
-from .kit import director_answer, recording_runner, run
+from .kit import director_answer, narrated_once, recording_runner, run
 
 LIVE = (
     "As Agnese Corvo opened the trapdoor, Brother Caspar speaks to him. He says, 'We have no"
@@ -242,3 +242,28 @@ def test_negative_control_unmended_the_misspelt_act_is_narrated(
     assert _narrated(tmp_path, f"{MISSPELT_ACT} Candles gutter.") == [
         f"{MISSPELT_ACT} Candles gutter."
     ]
+
+
+WORDLESS = "..."
+"""Toll-house #64 (seed 78), turns 3, 8 and 10, and vintners-wake #62 (seed 78), turn 10: the
+renderer's whole narration."""
+
+
+@pytest.mark.parametrize("text", [WORDLESS, "…", " - ", '".."'])
+def test_a_narration_of_no_word_is_none(text: str) -> None:
+    assert prose.parse({"narration": text}) == ""
+
+
+def test_a_narration_with_a_word_stays() -> None:
+    assert prose.parse({"narration": "Rain..."}) == "Rain..."
+
+
+def test_a_turn_commits_no_wordless_narration(tmp_path: Path) -> None:
+    assert narrated_once(tmp_path, WORDLESS) == []
+
+
+def test_negative_control_without_the_word_test_the_dots_are_narrated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prose, "_A_WORD", re.compile(""))
+    assert narrated_once(tmp_path, WORDLESS) == [WORDLESS]
