@@ -102,9 +102,10 @@ OUT_OF_WORLD = re.compile(
 )
 """Words of an assistant, not of a person in the world."""
 
-FIRST_PERSON = r"|(?:^|(?<=[.!?…]\s)|(?<=\n))\s*(?:i(?:'m|’m| am| was)|eu (?:sou|estou|estava))\b"
+FIRST_PERSON = r"|(?:^|(?<=[.!?…]\s)|(?<=\n))\s*(?:i(?=\s|['’]\w)|eu (?:sou|estou|estava)\b)"
 """A sentence opening on the narrator as "I": live (vintners-wake #56, seed 72, turn 7), "I
-am standing in the vintner's house on the hill." opened and closed a committed narration. A
+am standing in the vintner's house on the hill." opened and closed a committed narration, and
+(toll-house #64, seed 78, turn 1) "I can't believe it's happening." was a whole one. A
 third-person narrator has no "I"; a Character's "I am" reaches narration only inside quotes
 (which `agents.quoted` removes unless the stage holds them), and there the quote mark opens
 the sentence."""

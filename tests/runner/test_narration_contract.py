@@ -92,6 +92,8 @@ def test_a_quotation_never_survives_and_the_other_sentences_do(
         "O narrador não vê a janela.",
         "I am standing in the vintner's house on the hill.",  # vintners-wake #56 (seed 72)
         "I'm watching the candles.",
+        "I can't believe it's happening.",  # toll-house #64 (seed 78), turn 1, whole
+        "I wonder who opened it.",
         "Eu estou no salão.",
     ],
 )
@@ -111,6 +113,8 @@ def test_a_narrators_assistant_words_are_recognised(line: str) -> None:
         "The notary reads the will aloud to the hall.",
         'Ilse taps the placard. "I am the toll," it reads.',  # a quote opens the sentence
         "Ivan am Tor waits.",
+        "In the hall, Ilse waits.",
+        "It is late. Ink dries on the ledger.",
     ],
 )
 def test_a_narration_of_the_world_stays(line: str) -> None:
