@@ -532,3 +532,33 @@ def test_negative_control_without_the_appositive_reading_she_sits(
 ) -> None:
     monkeypatch.setattr(acts, "_APPOSITIVE", re.compile(r"(?!)"))
     assert unconfirmed_acts(APPOSITIVE, CAST, [_said(1, "C1")], TURN) == APPOSITIVE
+
+
+LIVE_ASKS_TOO = "C1 sees the toll box and asks who is on it."
+"""Toll-house #64 (seed 78), turn 3: the human only thought; the Director's event."""
+
+
+def test_a_verb_of_speaking_joined_to_an_act_is_read_too() -> None:
+    assert _clamped([LIVE_ASKS_TOO], [], kind="utterance", actor="C1") == []
+    # Had she spoken since the Director's last call, what she asked would still be her line's.
+    assert _clamped([LIVE_ASKS_TOO], [_said(1, "C1")], actor="C1") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "C1 sees the toll box and the lamp.",
+        "C1 and Maren Holt see the lamp.",
+        "The ferryman says nothing and rows on.",  # no cast member
+    ],
+)
+def test_no_joined_speech_of_the_cast_member_stays(text: str) -> None:
+    kept = _clamped([text], [_said(1, "C2")], actor="C1")
+    assert kept == [text]
+
+
+def test_negative_control_without_the_joined_speech_the_question_is_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "_joined_speech", lambda sentence, acts: [])
+    assert _clamped([LIVE_ASKS_TOO], [], kind="utterance", actor="C1") == [LIVE_ASKS_TOO]
