@@ -12,32 +12,46 @@ holds.").
 A masked sentence beside clean ones goes too: "Teodor Vask is still working on the [...]'s
 [...]." stood in an event of three sentences shown to the human (toll-house soak #38, seed
 52, turn 5), a line of masks in the middle of the story that tells only that a word is
-hidden. An event whose every sentence holds a mask keeps them ("Maren hands over the
+hidden. Names do not count as something told: live (toll-house #64, seed 78, turn 5), the
+follow-up outcome "Ilse Brandt does not work." lost "work" to the thought guard (it stood only
+in another character's thought) and "Ilse Brandt does not [...]." was committed, telling a
+reader that something about her is hidden and nothing else. An event whose every sentence
+holds a mask keeps them ("Maren hands over the
 [...]." still tells that she handed something over) unless it is emptied.
 """
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import sentence_spans
 from tavern.physics.dropping import rewrite_events
-from tavern.physics.redaction import MASK, salient_tokens
+from tavern.physics.redaction import MASK, salient_tokens, tokens_of
 from tavern.records import ClampChange, DirectorDecision
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
 
 
-def emptied_by_masks(text: str) -> bool:
-    """Whether `text` was masked and has no salient word left.
+def emptied_by_masks(text: str, names: AbstractSet[str] = frozenset()) -> bool:
+    """Whether `text` was masked and has no salient word left but the cast's `names` (as
+    `salient_tokens` gives them: see `name_tokens`).
 
     >>> emptied_by_masks("[...] [...]"), emptied_by_masks("He [...] it.")
     (True, True)
     >>> emptied_by_masks("Maren hands over the [...]."), emptied_by_masks("It holds.")
     (False, False)
+    >>> emptied_by_masks("Maren does not [...].", frozenset({"maren"}))
+    True
     """
-    return MASK in text and not salient_tokens(text)
+    return MASK in text and salient_tokens(text) <= names
+
+
+def name_tokens(ctx: ClampContext) -> frozenset[str]:
+    """The salient tokens of the cast's slot ids and display names."""
+    cast = ctx.cast or {}
+    return frozenset(tokens_of([*cast, *(c.body.display_name for c in cast.values())]))
 
 
 def without_masked_sentences(text: str) -> str:
@@ -62,9 +76,11 @@ def drop_emptied_events(
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop each event the guards emptied (`emptied_by_masks`), and each masked sentence of
     an event that has a clean one (`without_masked_sentences`)."""
-    del ctx
+    if not any(MASK in ev.text for ev in d.events):
+        return d, []
+    names = name_tokens(ctx)
     return rewrite_events(
         d,
         "redacted_event",
-        lambda ev: "" if emptied_by_masks(ev.text) else without_masked_sentences(ev.text),
+        lambda ev: "" if emptied_by_masks(ev.text, names) else without_masked_sentences(ev.text),
     )

@@ -8,12 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
+import tavern.physics.emptied as emptied
 from tavern.physics import audience_for, clamp_decision
 from tavern.physics.emptied import drop_emptied_events, emptied_by_masks, without_masked_sentences
 from tavern.physics.redaction import MASK
 from tavern.records import DirectorDecision, PerceptionEvent
 
-from .test_rules import FLAT, ctx, speech, thought
+from .test_rules import CAST, FLAT, attempt, ctx, speech, thought
 
 WHISPER = speech(0, "C1", "Quillfeather mill", audience_for(FLAT, "C1", "speech", ["C2"]))
 
@@ -129,3 +130,37 @@ def test_an_event_goes_only_when_masked_and_without_a_salient_word(words: list[s
     text = " ".join(words)
     salient = {"lantern", "Maren", "4471", "bolt"} & set(words)
     assert emptied_by_masks(text) == (MASK in words and not salient)
+
+
+LIVE_NAME_LEFT = "Rui Lopes does not work."
+"""Toll-house #64 (seed 78), turn 5: the follow-up outcome "Ilse Brandt does not work.", whose
+"work" stood only in another character's thought ("... my job at work."), here with a cast
+name of these tests."""
+WORK_THOUGHT = thought(0, "C3", "I am looking for someone to help me with my job at work.")
+
+
+def _masked(text: str) -> list[str]:
+    """The committed texts of `text` told as the outcome of Rui's waiting attempt."""
+    reach = attempt(1, "C2", "reaches for the door")
+    outcome = PerceptionEvent(
+        kind="action_outcome", text=text, actor_id="C2", witness_ids=["C1", "C2", "C3"]
+    )
+    d = DirectorDecision(events=[outcome])
+    out, _ = clamp_decision(d, ctx(FLAT, cast=CAST, history=[WORK_THOUGHT, reach], turn_number=1))
+    return [e.text for e in out.events]
+
+
+def test_an_event_left_with_only_a_name_and_masks_goes() -> None:
+    assert _masked(LIVE_NAME_LEFT) == []
+    assert _masked("Rui Lopes, C2, does not work.") == []
+
+
+def test_an_event_with_a_word_of_its_own_beside_the_name_stays() -> None:
+    assert _masked("Rui Lopes hands over the work.") == [f"Rui Lopes hands over the {MASK}."]
+
+
+def test_negative_control_with_names_counted_as_told_the_name_and_mask_are_committed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(emptied, "name_tokens", lambda ctx: frozenset())
+    assert _masked(LIVE_NAME_LEFT) == [f"Rui Lopes does not {MASK}."]

@@ -68,7 +68,8 @@ def test_a_list_goes_only_when_it_names_two_and_says_nothing(
 
 def test_a_list_left_by_the_guards_goes_at_once() -> None:
     """The idempotence property's find: a secret word beside two names, masked by the thought
-    guard, left "[...] Ana Tomas", which a rule running before the guards kept."""
+    guard, left "[...] Ana Tomas", which a rule running before the guards kept. Names and a
+    mask are now an emptied event (`redacted_event`), which runs before this rule."""
 
     context = ctx(FLAT, history=[thought(0, "C2", "the Quillfeather ledger")], cast=INN)
     d = DirectorDecision(
@@ -76,7 +77,7 @@ def test_a_list_left_by_the_guards_goes_at_once() -> None:
                                 witness_ids=["C1", "C2", "C3"])]
     )  # fmt: skip
     clamped, changes = clamp_decision(d, context)
-    assert clamped.events == [] and "roster_event" in {c.rule for c in changes}
+    assert clamped.events == [] and "redacted_event" in {c.rule for c in changes}
     assert clamp_decision(clamped, context) == (clamped, [])
 
 
