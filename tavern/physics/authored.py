@@ -11,11 +11,11 @@ reached screens with the spoken words masked ("I [...]'t have any [...]") and th
 re-invented the masked words. None of the 261 other events had such a word.
 
 An event goes when its text, outside quotation marks, has a first- or second-person word
-(English or Portuguese) or a question mark, or when it quotes `MIN_QUOTED_WORDS` or more
-words that are not in the public text of the scene (its location, description and facts,
-the cast's public words, the context's public texts: a sign, an inscription). It runs before
-the guards, on the text as the Director wrote it. A Roman numeral one ("Item I of the will")
-reads as "I" and goes too; no live event had one.
+(English or Portuguese), a question mark or a sentence opening on a greeting (`GREETING`), or
+when it quotes `MIN_QUOTED_WORDS` or more words that are not in the public text of the scene
+(its location, description and facts, the cast's public words, the context's public texts: a
+sign, an inscription). It runs before the guards, on the text as the Director wrote it. A
+Roman numeral one ("Item I of the will") reads as "I" and goes too; no live event had one.
 """
 
 from __future__ import annotations
@@ -36,12 +36,20 @@ FIRST_PERSON = re.compile(
     r"|(?i:\b(?:eu|meu|minha|meus|minhas|comigo|n[oó]s|nosso|nossa|nossos|nossas)\b)"
 )
 """First-person words: a narrator of events never says them, a speaker does."""
+GREETING = (
+    r"|(?i:(?:^|(?<=[.!?]\s))\s*(?:hello|hi|hey|greetings|welcome|goodbye|farewell"
+    r"|good (?:morning|evening|night|day|afternoon))(?:\s+there)?\s*[,!.])"
+)
+"""A sentence opening on a greeting said to someone ("Hello, C3.", "Hey there!"): live
+(toll-house #65, seed 79, turns 2, 4, 8-10), the Director's events "Hello, C1." and "Hello,
+Maren Holt." were committed, the first a line for the human's character. "Welcome news
+arrives." stays: the greeting must stand alone before its comma or mark."""
 SPOKEN_MARKS = re.compile(
     FIRST_PERSON.pattern + r"|(?i:\b(?:you|your|yours|yourself|yourselves)\b)"
     r"|(?i:\b(?:voc[eê]s?|tu|te|teu|tua|teus|tuas|contigo)\b)"
-    r"|\?"
+    r"|\?" + GREETING
 )
-"""What marks a speaker: the first or the second person, or a question."""
+"""What marks a speaker: the first or the second person, a question or a greeting."""
 _UPPER_I = re.compile(r"\bI\b")
 _SPOKEN_LOWER = re.compile(SPOKEN_MARKS.pattern.replace(r"\bI\b|", "", 1).replace("(?i:", "(?:"))
 """`SPOKEN_MARKS` but "I", for lower-cased text: without IGNORECASE, `re` tries the

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tavern.physics.authored as authored
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
 from tavern.physics.authored import SPOKEN_MARKS, is_authored_speech
@@ -117,10 +120,44 @@ def test_negative_control_without_the_rule_the_dialogue_is_an_event(
     assert _clamped(LIVE_DIALOGUE[:1]) == LIVE_DIALOGUE[:1]
 
 
-MIXED = st.sampled_from("I i me ME We you YOUR você VOCÊ Nós eu ? Item rain the".split())
+MIXED = st.sampled_from(
+    "I i me ME We you YOUR você VOCÊ Nós eu ? Item rain the Hello hello, Hey! there, .".split()
+)
 
 
 @given(st.lists(MIXED, max_size=8))
 def test_the_lower_case_shortcut_agrees_with_the_pattern(words: list[str]) -> None:
     text = " ".join(words)
     assert is_authored_speech(text) == bool(SPOKEN_MARKS.search(text))
+
+
+LIVE_GREETINGS = ["Hello, C3.", "Hello, C1.", "Hello, Maren Holt."]
+"""Toll-house #65 (seed 79), turns 2-4 and 8-10: Director events, the second a line for the
+human's character (C1)."""
+
+
+def test_the_live_greetings_go() -> None:
+    assert _clamped([*LIVE_GREETINGS, *LIVE_EVENTS]) == LIVE_EVENTS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Welcome news arrives from the ferry.",
+        "Maren says hello and sits.",
+        "Greetings are exchanged by the fire.",
+        "A hey-wain creaks past the gate.",
+    ],
+)
+def test_a_greeting_word_not_said_to_someone_stays(text: str) -> None:
+    assert not is_authored_speech(text)
+
+
+def test_negative_control_without_the_greeting_pattern_the_greetings_are_events(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pattern = authored.SPOKEN_MARKS.pattern.replace(authored.GREETING, "")
+    monkeypatch.setattr(authored, "SPOKEN_MARKS", re.compile(pattern))
+    lower = pattern.replace(r"\bI\b|", "", 1).replace("(?i:", "(?:")
+    monkeypatch.setattr(authored, "_SPOKEN_LOWER", re.compile(lower))
+    assert _clamped(LIVE_GREETINGS) == LIVE_GREETINGS
