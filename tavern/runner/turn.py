@@ -57,6 +57,7 @@ from tavern.runner.no_act import traits, without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.recited_look import look_runs, without_recited_looks
 from tavern.runner.screen import display_names
+from tavern.runner.self_address import without_self_greeting
 from tavern.runner.speech_guard import speech_guard
 
 _turn_number = attrgetter("turn_number")
@@ -308,6 +309,8 @@ class TurnTransaction:
             reply = in_world(await self._character(staged, slot, observation))
             if reply is not None:
                 reply = without_recited_looks(reply, look_runs(appearances(staged)))
+            if reply is not None:
+                reply = without_self_greeting(reply, staged.cast[slot].body.display_name)
             if reply is not None:
                 reply = without_empty_intent(
                     without_loops(reply),

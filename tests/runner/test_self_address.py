@@ -1,0 +1,75 @@
+"""A Character greeting itself by its own name is not said (`runner.self_address`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tavern.llm.provider import ProviderRequest
+from tavern.records import CharacterReply, SpeechRecord, TurnInput
+from tavern.runner import turn
+from tavern.runner.limits import KernelLimits
+from tavern.runner.self_address import without_self_greeting
+
+from .kit import director_answer, recording_runner, run
+
+LIVE = [
+    ("Hello there, Maren.", None),  # toll-house #64 (seed 78), turn 7
+    ("Hello there, Maren Holt.", None),  # toll-house #64, turn 9
+    ("Hello, Maren.", None),  # toll-house #65 (seed 79), turn 1
+    ("Hey, Maren Holt! What brings everyone here tonight?", "What brings everyone here tonight?"),
+]
+"""Maren Holt's speech, as the model wrote it; the last, toll-house #65's turn 8, asked the
+human's question back (which `runner.echo` judges)."""
+
+
+@pytest.mark.parametrize(("speech", "kept"), LIVE)
+def test_the_live_self_greetings_go(speech: str, kept: str | None) -> None:
+    reply = without_self_greeting(CharacterReply(speech=speech, thought="Hm."), "Maren Holt")
+    assert reply is not None and reply.speech == kept
+
+
+@pytest.mark.parametrize(
+    "speech",
+    [
+        "Hello, Ilse.",  # another's name
+        "Hello, I am Maren Holt.",  # says more
+        "Maren Holt keeps the keys. Good evening.",
+        "Good evening to you all.",
+    ],
+)
+def test_other_greetings_and_own_name_stay(speech: str) -> None:
+    reply = CharacterReply(speech=speech)
+    assert without_self_greeting(reply, "Maren Holt") == reply
+
+
+def test_a_reply_of_only_a_self_greeting_says_nothing() -> None:
+    assert without_self_greeting(CharacterReply(speech="Hello, Maren."), "Maren Holt") is None
+
+
+def _answers(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C2"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    return {"speech": "Hey, Maren Holt! The river is high.", "thought": None, "action_intent": None}
+
+
+def _said(tmp_path: Path) -> list[str]:
+    runner, store, _ = recording_runner(tmp_path, _answers, KernelLimits())
+    sid = run(runner.create_session("the-toll-house", "C1")).id
+    run(runner.play_turn(sid, TurnInput(speech="Who are you, exactly?")))
+    return [r.text for r in store.history(sid) if isinstance(r, SpeechRecord) and r.speaker == "C2"]
+
+
+def test_a_turn_commits_no_self_greeting(tmp_path: Path) -> None:
+    assert _said(tmp_path) == ["The river is high."]
+
+
+def test_negative_control_without_the_rule_the_self_greeting_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turn, "without_self_greeting", lambda reply, name: reply)
+    assert _said(tmp_path) == ["Hey, Maren Holt! The river is high."]
