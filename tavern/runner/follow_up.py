@@ -5,7 +5,8 @@ When the clamped decision holds no action_outcome by that actor, the runner asks
 Director once more, about that attempt only (`tavern.agents.outcome`), and the answer
 becomes an action_outcome event by the actor, witnessed by whoever perceived the attempt,
 which then goes through every clamp the decision went through. An outcome's sentence that
-tells another attempt or a recent event (`without_borrowed`, `COPY_RULE`) is not told. An
+tells another attempt or a recent event (`without_borrowed`, `COPY_RULE`) is not told, nor
+an answer naming someone of the cast but never the actor (`OTHER_ACTOR_RULE`). An
 attempt whose answer was refused is asked about once more, worded apart, after the first round
 (`MAX_ASKED_AGAIN`). A dropped or empty outcome then leaves the attempt as it was: the code
 never writes an outcome itself.
@@ -19,17 +20,19 @@ two Characters' "read" took both calls).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
+from tavern.physics.acts import Names, named, words_of
 from tavern.physics.attempt_told import act_stem
 from tavern.physics.awaiting import attempt_records
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import (
     ActionRecord,
+    Character,
     ChatMessage,
     ClampChange,
     DirectorDecision,
@@ -106,6 +109,12 @@ a standing fact: the small model reaches for the prompt's facts instead of the a
 the toll box.", the locked box of the facts opened by nobody's attempt; over the 84 follow-up
 answers of 24 soak journals the test picked 8, each about something the attempt never touched
 ("The trapdoor is sealed and bolted from the hall side." for a walk to the window)."""
+OTHER_ACTOR_RULE = "follow_up_other_actor"
+"""The change reported when a follow-up answer names someone of the cast and never the actor:
+it tells another's outcome. Live (vintners-wake #63, seed 79, turn 9), Agnese Corvo's "sits
+down by the fire" got "Lio Mendez succeeds.", copied from the answer about Lio's attempt, and
+it was committed as her outcome; vintners-wake #73 (turn 9), her attempt got "Brother
+Caspar's attempt to read the will is successful." (`names_only_others`)."""
 
 EMPTY_WORDS = FILLER | frozenset(
     "this that it tried attempted did make makes made take takes taking action actions act"
@@ -244,6 +253,24 @@ def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
     return {words[i : i + n] for i in range(len(words) - n + 1)}
 
 
+def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:
+    """Whether `text` names someone of the `cast` and not the `actor` (a slot id): by name,
+    description or id (`physics.acts.Names`).
+
+    >>> from tavern.records import Body, Mind
+    >>> def member(name: str) -> Character:
+    ...     body = Body(display_name=name, description_ref="x")
+    ...     return Character(id=name[:3].lower(), mind=Mind(), body=body)
+    >>> cast = {"C1": member("Agnese Corvo"), "C3": member("Lio Mendez")}
+    >>> names_only_others("Lio Mendez succeeds.", "C1", cast)
+    True
+    >>> names_only_others("Agnese Corvo sits; Lio Mendez nods.", "C1", cast)
+    False
+    """
+    found = set(named(words_of(text), Names.of(cast)))
+    return bool(found) and actor not in found
+
+
 def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
     """The proposed outcome of `attempt`: by its actor, witnessed by who perceived it."""
     return PerceptionEvent(
@@ -345,6 +372,7 @@ class _Beat:
         )
         related = without_unrelated(copied, attempt.text, name, state.scene.facts)
         told = without_empty(related, name)
+        own = "" if names_only_others(told, attempt.speaker, state.cast) else told
         path = f"outcome of #{attempt.seq}"
         changes = [
             ClampChange(rule=rule, path=path, before=before, after=after)
@@ -352,14 +380,15 @@ class _Beat:
                 (COPY_RULE, text, copied),
                 (UNRELATED_RULE, copied, related),
                 (EMPTY_RULE, related, told),
+                (OTHER_ACTOR_RULE, told, own),
             ]
             if after != before
         ]
-        if not told:
+        if not own:
             return decision, changes
         proposal = decision.model_copy(
             update={
-                "events": [*decision.events, outcome_event(attempt, told)],
+                "events": [*decision.events, outcome_event(attempt, own)],
                 "nothing_happens": False,
             }
         )

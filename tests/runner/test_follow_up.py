@@ -269,6 +269,43 @@ def test_negative_control_without_the_rule_the_facts_become_the_outcome(
     assert [o[2] for o in _outcomes(kit.history(sid))] == [UNRELATED]
 
 
+OTHERS = "Lio Mendez succeeds."
+"""Vintners-wake #63 (seed 79), turn 9: the answer about Agnese Corvo's "sits down by the
+fire", copied from the one about Lio's attempt."""
+
+
+def _as_live(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Live, the clamp `agency` let the sentence through: Lio's own waiting intent ended
+    "Lio Mendez succeeds.". Here Lio attempted nothing, so `agency` is taken out."""
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+
+
+def test_an_outcome_naming_only_someone_else_is_asked_again(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_live(monkeypatch)
+    kit = make_kit(fn=_refused_then_told(OTHERS))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 2
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
+    commit = [line for line in read_journal(journal_path(kit.data_dir, sid))
+              if isinstance(line, CommitLine)][-1]  # fmt: skip
+    assert follow_up.OTHER_ACTOR_RULE in {c.rule for c in commit.clamp_changes}
+
+
+def test_negative_control_without_the_rule_anothers_outcome_is_hers(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_live(monkeypatch)
+    monkeypatch.setattr(follow_up, "names_only_others", lambda text, actor, cast: False)
+    kit = make_kit(fn=_refused_then_told(OTHERS))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert [o[:3] for o in _outcomes(kit.history(sid))] == [(1, "C1", OTHERS)]
+
+
 SESSION_SEED = 50
 
 
