@@ -53,6 +53,7 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
+from tavern.agents.repetition import sentence_spans
 from tavern.records import CharacterReply
 
 SPEAKING = frozenset(
@@ -79,6 +80,11 @@ OUTCOME_OR_PLACEHOLDER = frozenset(
 )
 """Words of an intent that states an outcome ("fails") or stands in for an act ("take
 action"): with a word of an act beside them ("takes the key"), the intent stays."""
+OUTCOMES = frozenset(
+    "fail fails failed failing succeed succeeds succeeded succeeding success failure".split()
+)
+"""The outcome words of `OUTCOME_OR_PLACEHOLDER`: beside names only, still an outcome ("Lio
+Mendez succeeds."); "take Maren" takes someone."""
 DEMONSTRATIVES = frozenset("this that it these those".split())
 """Alone (small words aside), they point at an act without naming one: "try this" (toll-house
 soak #24, seed 41, turn 8, after the follow-up's "Ilse Brandt tries this and succeeds."), "do
@@ -174,6 +180,8 @@ def names_no_act(
     (False, False)
     >>> names_no_act("nothing new"), names_no_act("notices nothing new at the door")
     (True, False)
+    >>> names_no_act("Lio Mendez succeeds.", ["Lio Mendez"])
+    True
     """
     folded = intent.casefold()
     if NOT_KNOWING.search(folded) or NOTHING_AT_ALL.match(folded) or SELF_STATE.match(folded):
@@ -187,9 +195,12 @@ def names_no_act(
         or words[0] in THINKING
         or words[0] in own_traits
     )
+    name_words = {w for name in names for w in _WORD.findall(name.casefold())}
+    unnamed = [w for w in words if w not in name_words]
     if lone or OUTCOME_OR_PLACEHOLDER.issuperset(words) or DEMONSTRATIVES.issuperset(words):
         return True
-    name_words = {w for name in names for w in _WORD.findall(name.casefold())}
+    if unnamed and OUTCOMES.issuperset(unnamed):
+        return True  # "Lio Mendez succeeds."
     rest = [w for w in words if w not in name_words and w not in ANYONE]
     spoken = [w for w in rest if w in SPEAKING]
     if spoken and not PERCEIVING.isdisjoint(rest) and _HEARING_SPEECH.issuperset(rest):
@@ -228,13 +239,25 @@ def without_empty_intent(
     """`reply` without an intent that names no act (`names`: the cast's display names,
     `own_traits`: the speaker's `traits`) or only recites one of the speaker's `own_sheet`
     texts, its appearance or personality (see `recites_sheet`); None when nothing else is
-    left."""
+    left. Of an intent naming an act, the sentences naming none go: live
+    (vintners-wake #63, seed 79, turn 8), Lio Mendez's intent "Look for the old vintner's
+    letter and the trapdoor. ... Lio Mendez succeeds." told its own outcome, and the
+    follow-up for another's attempt copied it."""
     intent = reply.action_intent
-    if intent is None or not (
+    if intent is None:
+        return reply
+    if not (
         names_no_act(intent, names, own_traits)
         or any(recites_sheet(intent, text) for text in own_sheet)
     ):
-        return reply
+        if "." not in intent.rstrip(". "):
+            return reply
+        spans = sentence_spans(intent)
+        acts = [intent[a:b] for a, b in spans if not names_no_act(intent[a:b], names, own_traits)]
+        if len(acts) == len(spans):
+            return reply
+        if acts:
+            return reply.model_copy(update={"action_intent": "".join(acts).strip()})
     if reply.speech is None and reply.thought is None:
         return None
     return reply.model_copy(update={"action_intent": None})

@@ -182,6 +182,7 @@ def test_negative_control_without_the_object_test_a_lone_verb_stays(
     monkeypatch.setattr(no_act, "PERCEIVING", frozenset())
     monkeypatch.setattr(no_act, "THINKING", frozenset())
     monkeypatch.setattr(no_act, "OUTCOME_OR_PLACEHOLDER", frozenset())
+    monkeypatch.setattr(no_act, "OUTCOMES", frozenset())
     monkeypatch.setattr(no_act, "DEMONSTRATIVES", frozenset())
     monkeypatch.setattr(no_act, "NOT_KNOWING", re.compile("\x00"))
     monkeypatch.setattr(no_act, "NOTHING_AT_ALL", re.compile("\x00"))
@@ -385,3 +386,30 @@ def test_negative_control_without_the_hearing_words_the_listening_acts(
     listening = "To listen to what I'm saying"
     monkeypatch.setattr(no_act, "_HEARING_SPEECH", frozenset())
     assert not names_no_act(listening)
+
+
+OWN_OUTCOME = (
+    "Look for the old vintner's letter and the trapdoor. If not, read the will aloud over the"
+    " coffin. If not, consult the notary's satchel. Lio Mendez succeeds."
+)
+"""Vintners-wake #63 (seed 79), turn 8: Lio Mendez's intent, its own outcome at the end (the
+next beat's follow-up for Agnese Corvo's attempt answered "Lio Mendez succeeds.")."""
+VINTNERS = ["Agnese Corvo", "Brother Caspar", "Lio Mendez", "Dorotea Sand", "Felix Aubert"]
+
+
+def test_a_sentence_of_an_intent_telling_its_outcome_goes() -> None:
+    reply = without_empty_intent(CharacterReply(action_intent=OWN_OUTCOME), VINTNERS)
+    assert reply is not None
+    assert reply.action_intent == OWN_OUTCOME.removesuffix(" Lio Mendez succeeds.")
+    alone = CharacterReply(speech="Well.", action_intent="Lio Mendez succeeds.")
+    assert without_empty_intent(alone, VINTNERS) == CharacterReply(speech="Well.")
+    two_acts = CharacterReply(action_intent="Open the door. Walk out.")
+    assert without_empty_intent(two_acts, VINTNERS) == two_acts
+
+
+def test_negative_control_without_the_outcome_words_the_outcome_is_attempted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(no_act, "OUTCOMES", frozenset())
+    reply = without_empty_intent(CharacterReply(action_intent=OWN_OUTCOME), VINTNERS)
+    assert reply is not None and reply.action_intent == OWN_OUTCOME
