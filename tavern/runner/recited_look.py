@@ -16,6 +16,16 @@ empty says nothing this beat. The rest stays: "I am Maren Holt." is an introduct
 speaker telling of themselves: a character who learned nobody's name speaks of others by what
 they look like ("I'm sure the woman with a ring of iron keys at her belt took it"), and that
 is how the ledger meant it.
+
+A speaker's own secret read out word for word is the sheet too (`without_recited_secrets`):
+live (vintners-wake #63, seed 79, turn 1), Brother Caspar answered "What brings everyone here
+tonight?" with "I'm a forger hired by someone in the house to copy the vintner's hand.", his
+sheet's "He is no friar: he is a forger hired by someone in the house to copy the vintner's
+hand.", to the whole room in the first beat. A sentence of speech holding `SECRET_RUN` words
+in a row of the speaker's secrets goes; a secret told in the character's own words stays, and
+so does a thought (only its thinker and the Director read it). Over the soak journals kept, no
+other speech had such a run; the goals' runs came back as intents ("read the will at midnight
+as the law requires"), which is what goals are for.
 """
 
 from __future__ import annotations
@@ -39,6 +49,10 @@ _FIRST_PERSON = re.compile(
 ...", "I'm the woman with the ring of keys, a ...": a name the speaker did not learn is
 rendered as its description) or to look like something ("I look like this:"); "I'm sure the
 woman with ..." speaks of another."""
+
+
+SECRET_RUN = 8
+"""Words in a row of a secret: as `agents.recital.RECITAL_WORDS`, a copy, not a telling."""
 
 
 @lru_cache(maxsize=16)
@@ -81,4 +95,33 @@ def without_recited_looks(reply: CharacterReply, runs: frozenset[Run]) -> Charac
     if not fields:
         return reply
     left = reply.model_copy(update=fields)
+    return left if left.speech or left.thought or left.action_intent else None
+
+
+@lru_cache(maxsize=64)
+def _secret_runs(secrets: tuple[str, ...]) -> frozenset[Run]:
+    return frozenset(run for text in secrets for run in word_runs(text, SECRET_RUN))
+
+
+def without_recited_secrets(
+    reply: CharacterReply, secrets: tuple[str, ...]
+) -> CharacterReply | None:
+    """`reply` without the sentences of its speech copying the speaker's `secrets` (see the
+    module); None when nothing is left.
+
+    >>> secret = ("He is a forger hired by someone in the house to copy the hand.",)
+    >>> reply = CharacterReply(speech="Evening. I'm a forger hired by someone in the house.")
+    >>> without_recited_secrets(reply, secret).speech
+    'Evening.'
+    """
+    runs = _secret_runs(secrets)
+    speech = reply.speech
+    if not speech or not runs or runs.isdisjoint(word_runs(speech, SECRET_RUN)):
+        return reply
+    kept = "".join(
+        speech[a:b]
+        for a, b in sentence_spans(speech)
+        if runs.isdisjoint(word_runs(speech[a:b], SECRET_RUN))
+    ).strip()
+    left = reply.model_copy(update={"speech": kept or None})
     return left if left.speech or left.thought or left.action_intent else None

@@ -44,20 +44,16 @@ from tavern.records import (
 )
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
-from tavern.runner.echo import without_echo
 from tavern.runner.fit import fitted
 from tavern.runner.follow_up import follow_up
-from tavern.runner.in_world import in_world
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
-from tavern.runner.loops import without_event_loops, without_loops
+from tavern.runner.loops import without_event_loops
 from tavern.runner.memory import capture_memory
-from tavern.runner.no_act import traits, without_empty_intent
 from tavern.runner.own_view import own_reply, own_sheet
-from tavern.runner.recited_look import look_runs, without_recited_looks
+from tavern.runner.replies import said_reply
 from tavern.runner.screen import display_names
-from tavern.runner.self_address import without_self_greeting
 from tavern.runner.speech_guard import speech_guard
 
 _turn_number = attrgetter("turn_number")
@@ -306,20 +302,8 @@ class TurnTransaction:
             heard = self._context()  # what this speaker heard; its reply is not in it yet
             observation = prepared or observe(staged, heard, slot)
             first = False
-            reply = in_world(await self._character(staged, slot, observation))
-            if reply is not None:
-                reply = without_recited_looks(reply, look_runs(appearances(staged)))
-            if reply is not None:
-                reply = without_self_greeting(reply, staged.cast[slot].body.display_name)
-            if reply is not None:
-                reply = without_empty_intent(
-                    without_loops(reply),
-                    prose.cast_names(staged),
-                    traits(staged.cast[slot].mind.personality),
-                    (staged.cast[slot].body.appearance, staged.cast[slot].mind.personality),
-                )
-            if reply is not None:
-                reply = without_echo(reply, heard, slot)
+            answer = await self._character(staged, slot, observation)
+            reply = said_reply(answer, staged, slot, heard)
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
         return False, None
@@ -350,12 +334,9 @@ class TurnTransaction:
         raise AssertionError("unreachable")
 
 
-def appearances(state: SessionState) -> tuple[str, ...]:
-    """The cast's appearances, in slot order."""
-    return tuple(c.body.appearance for c in state.cast.values())
-
-
 def _clamp_public(state: SessionState) -> list[str]:
     """Public words the clamps add to the stage's: the session title (the first line of every
     history), the cast's appearances and names."""
-    return [state.title, *appearances(state)] + [c.body.display_name for c in state.cast.values()]
+    return [state.title, *(c.body.appearance for c in state.cast.values())] + [
+        c.body.display_name for c in state.cast.values()
+    ]

@@ -19,7 +19,7 @@ from tavern.records import (
     ThoughtRecord,
     TurnInput,
 )
-from tavern.runner import echo, turn
+from tavern.runner import echo, replies
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 
@@ -113,7 +113,7 @@ def test_a_line_the_character_did_not_hear_is_no_echo(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_the_echo_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply: dict[str, str], said: dict[str, str]
 ) -> None:
-    monkeypatch.setattr(turn, "without_echo", lambda reply, records, viewer: reply)
+    monkeypatch.setattr(replies, "without_echo", lambda reply, records, viewer: reply)
     assert [r.text for r in _beat(tmp_path, reply, **said)] == list(reply.values())
 
 

@@ -11,7 +11,7 @@ from tavern.agents import out_of_world
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.records import CharacterReply, SpeechRecord, ThoughtRecord
 from tavern.runner import in_world as in_world_module
-from tavern.runner import turn
+from tavern.runner import replies
 from tavern.runner.in_world import in_world
 
 from .test_echo import _beat
@@ -120,7 +120,7 @@ def test_a_refusal_is_not_said_and_the_thought_stays(tmp_path: Path) -> None:
 def test_negative_control_without_the_guard_the_refusal_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "in_world", lambda reply: reply)
+    monkeypatch.setattr(replies, "in_world", lambda reply: reply)
     said = _beat(tmp_path, {"speech": REFUSAL}, speech="Hello.")
     assert [(type(r), r.text) for r in said] == [(SpeechRecord, REFUSAL)]
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tavern.agents.stutter import without_stutter
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, CommitLine, TurnInput
-from tavern.runner import echo, loops, turn
+from tavern.runner import echo, loops, replies, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 from tavern.runner.loops import (
@@ -112,7 +112,7 @@ def test_a_looped_copy_of_the_humans_attempt_is_cut_then_dropped_as_an_echo(
 def test_negative_control_without_the_cut_the_loop_is_attempted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_loops", lambda reply: reply)
+    monkeypatch.setattr(replies, "without_loops", lambda reply: reply)
     # The looped copy opens with the human's attempt: the echo's head rule would drop it too.
     monkeypatch.setattr(echo, "_repeats", lambda key, seen: key in seen)
     assert _c2_attempts(tmp_path) == [LIVE_LOOP]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ActionRecord, CharacterReply, SpeechRecord, TurnInput
-from tavern.runner import no_act, turn
+from tavern.runner import no_act, replies
 from tavern.runner.limits import KernelLimits
 from tavern.runner.no_act import (
     FILLER,
@@ -155,7 +155,7 @@ def test_a_turn_commits_no_empty_intent(tmp_path: Path) -> None:
 def test_negative_control_without_the_filter_the_empty_intents_are_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_empty_intent", lambda reply, *_: reply)
+    monkeypatch.setattr(replies, "without_empty_intent", lambda reply, *_: reply)
     assert _replies(tmp_path) == [
         ("action", "try to talk"),
         ("speech", "Not tonight."),
@@ -255,7 +255,7 @@ def test_a_turn_commits_no_trait_as_an_intent(tmp_path: Path) -> None:
 def test_negative_control_without_the_traits_the_trait_is_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "traits", lambda personality: frozenset())
+    monkeypatch.setattr(replies, "traits", lambda personality: frozenset())
     assert _replies(tmp_path, _caspar_talkative, WHO) == [
         ("speech", "Evening."),
         ("action", "Talkative"),
@@ -366,13 +366,13 @@ def test_a_turn_commits_no_recited_personality_as_an_intent(tmp_path: Path) -> N
 def test_negative_control_with_the_look_alone_the_personality_is_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    only_look = turn.without_empty_intent
+    only_look = replies.without_empty_intent
 
     def without_personality(reply: CharacterReply, *args: Any) -> CharacterReply | None:
         names, own_traits, (look, _manner) = args
         return only_look(reply, names, own_traits, (look,))
 
-    monkeypatch.setattr(turn, "without_empty_intent", without_personality)
+    monkeypatch.setattr(replies, "without_empty_intent", without_personality)
     assert _replies(tmp_path, _reciting("C3", MANNER_RECITED), WHO) == [
         ("speech", "Evening."),
         ("speech", "Evening."),

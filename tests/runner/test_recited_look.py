@@ -11,9 +11,14 @@ import pytest
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import CharacterReply, SpeechRecord, ThoughtRecord, TurnInput
-from tavern.runner import recited_look, turn
+from tavern.runner import recited_look, replies
 from tavern.runner.limits import KernelLimits
-from tavern.runner.recited_look import look_runs, without_recited_look, without_recited_looks
+from tavern.runner.recited_look import (
+    look_runs,
+    without_recited_look,
+    without_recited_looks,
+    without_recited_secrets,
+)
 
 from .kit import director_answer, recording_runner, run
 
@@ -92,7 +97,7 @@ def test_a_turn_commits_no_recited_look(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_the_looks_are_committed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_recited_looks", lambda reply, runs: reply)
+    monkeypatch.setattr(replies, "without_recited_looks", lambda reply, runs: reply)
     assert _said(tmp_path) == [f"C2: {OWN_LOOK}", f"C3: {RENDERED}", "C3: Hm."]
 
 
@@ -104,3 +109,45 @@ def test_negative_control_without_the_first_person_test_nothing_is_cut(
     assert without_recited_look(OWN_LOOK, RUNS) == OWN_LOOK
     spoken_of = "The woman with a ring of iron keys at her belt is lying."
     assert without_recited_look(spoken_of, RUNS) == ""
+
+
+CASPAR_SECRET = (
+    "He is no friar: he is a forger hired by someone in the house to copy the vintner's hand."
+)
+"""Brother Caspar's first secret (the-vintners-wake, slot C2)."""
+TOLD_SECRET = "I'm a forger hired by someone in the house to copy the vintner's hand."
+"""Vintners-wake #63 (seed 79), turn 1: Brother Caspar's speech to the whole room."""
+
+
+def test_the_live_secret_read_out_goes_and_own_words_stay() -> None:
+    told = CharacterReply(speech=f"Evening. {TOLD_SECRET}", thought=TOLD_SECRET)
+    kept = without_recited_secrets(told, (CASPAR_SECRET,))
+    assert kept == CharacterReply(speech="Evening.", thought=TOLD_SECRET)  # a thought is his
+    own_words = CharacterReply(speech="Someone here paid me to fake the old man's writing.")
+    assert without_recited_secrets(own_words, (CASPAR_SECRET,)) == own_words
+
+
+def _caspar_tells(request: ProviderRequest) -> Any:
+    if request.agent == "director":
+        return director_answer(["C2"])
+    if request.agent == "prose":
+        return {"narration": "Rain."}
+    return {"speech": TOLD_SECRET, "thought": "Careful.", "action_intent": None}
+
+
+def _caspar_said(tmp_path: Path) -> list[str]:
+    runner, store, _ = recording_runner(tmp_path, _caspar_tells, KernelLimits())
+    sid = run(runner.create_session("the-vintners-wake", "C1")).id
+    run(runner.play_turn(sid, TurnInput(speech="What brings everyone here tonight?")))
+    return [r.text for r in store.history(sid) if isinstance(r, SpeechRecord) and r.speaker == "C2"]
+
+
+def test_a_turn_commits_no_secret_read_out(tmp_path: Path) -> None:
+    assert _caspar_said(tmp_path) == []
+
+
+def test_negative_control_without_the_rule_the_secret_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(replies, "without_recited_secrets", lambda reply, secrets: reply)
+    assert _caspar_said(tmp_path) == [TOLD_SECRET]

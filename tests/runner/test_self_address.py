@@ -9,7 +9,7 @@ import pytest
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import CharacterReply, SpeechRecord, TurnInput
-from tavern.runner import turn
+from tavern.runner import replies
 from tavern.runner.limits import KernelLimits
 from tavern.runner.self_address import without_self_greeting
 
@@ -71,5 +71,5 @@ def test_a_turn_commits_no_self_greeting(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_the_self_greeting_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_self_greeting", lambda reply, name: reply)
+    monkeypatch.setattr(replies, "without_self_greeting", lambda reply, name: reply)
     assert _said(tmp_path) == ["Hey, Maren Holt! The river is high."]
