@@ -60,11 +60,13 @@ SPEAKING = frozenset(
     "talk talks talking speak speaks speaking say says saying chat chats chatting tell tells"
     " reply replies answer answers converse converses discuss discusses swear swears swearing"
     " curse curses cursing shout shouts shouting yell yells yelling whisper whispers whispering"
-    " mutter mutters muttering murmur murmurs murmuring call calls calling".split()
+    " mutter mutters muttering murmur murmurs murmuring call calls calling ask asks asking"
+    " question questions questioning".split()
 )
 """Verbs that say someone speaks, not what their body does ("swear" was the intent of two
 Characters in one beat: vintners-wake soak #28, seed 42, turn 2; "to call someone" Maren
-Holt's in two beats of toll-house #31, seed 45)."""
+Holt's in two beats of toll-house #31, seed 45; "ask" hers in toll-house #66, seed 80, turn
+1, shown to the human as her attempt)."""
 ANYONE = frozenset("someone somebody anyone anybody everyone everybody".split())
 """Whom a verb of speaking may go to and still name no act ("to call someone")."""
 FILLER = frozenset(

@@ -413,3 +413,19 @@ def test_negative_control_without_the_outcome_words_the_outcome_is_attempted(
     monkeypatch.setattr(no_act, "OUTCOMES", frozenset())
     reply = without_empty_intent(CharacterReply(action_intent=OWN_OUTCOME), VINTNERS)
     assert reply is not None and reply.action_intent == OWN_OUTCOME
+
+
+def test_asking_is_speaking() -> None:
+    """Toll-house #66 (seed 80), turn 1: Maren Holt's whole intent."""
+    assert names_no_act("ask")
+    assert names_no_act("asks a question")
+    assert names_no_act("question Maren", ["Maren Holt"])
+    assert not names_no_act("asks for the key and takes it")
+
+
+def test_negative_control_with_the_old_speaking_words_ask_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    old = no_act.SPEAKING - {"ask", "asks", "asking", "question", "questions", "questioning"}
+    monkeypatch.setattr(no_act, "SPEAKING", old)
+    assert not names_no_act("ask")
