@@ -66,10 +66,13 @@ like you're trying to do something that doesn't align with my personality."."""
 HELP_OFFER = (
     r"|\b(?:how|what) (?:else )?(?:can|may|could) i (?:assist you|help you(?: with)? today)\b"
     r"|\b(?:como|em que) (?:posso|poderia) (?:te |lhe )?(?:ajudar|auxiliar) hoje\b"
+    r"|\bhelp you with any (?:other|further|more) (?:information|questions?|tasks?|requests?)\b"
 )
-"""The assistant's opening offer: live (toll-house #48, seed 62, turn 8), Maren Holt answered
-"Who are you, exactly?" with "Hello, everyone! How can I assist you today?". "How can I help
-you?" stays: a tavern keeper says it."""
+"""The assistant's offers: live (toll-house #48, seed 62, turn 8), Maren Holt answered "Who are
+you, exactly?" with "Hello, everyone! How can I assist you today?", and (toll-house #66, seed
+80, turn 5) "I think we should open it now." with "... I would be happy to help you with any
+other information or tasks you have.". "How can I help you?" and "happy to help you with the
+bags" stay: a tavern keeper says them."""
 
 NOT_HUMAN = (
     r"|\bi(?:'m|’m| am) not (?:a )?(?:human|real person)(?: being)?\s*,?\s*(?:so|therefore)\b"

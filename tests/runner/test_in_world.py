@@ -33,6 +33,11 @@ LIVE_ASKS = (
 )
 """Vintners-wake soak #33 (seed 48), turn 4: Dorotea Sand's speech, and her intent too."""
 LIVE_OFFER = "Hello, everyone! How can I assist you today?"
+LIVE_OTHER_TASKS = (
+    "I'm sorry, but I am not able to answer this question as it pertains to a private matter. I"
+    " would be happy to help you with any other information or tasks you have."
+)
+"""Toll-house #66 (seed 80), turn 5: Maren Holt's answer to "I think we should open it now."."""
 """Toll-house soak #48 (seed 62), turn 8: Maren Holt's answer to "Who are you, exactly?"."""
 LIVE_NOT_HUMAN = "I am not a human, so I do not have an intent to do anything now."
 """Toll-house soak #50 (seed 64), turn 1: Maren Holt's intent."""
@@ -65,6 +70,8 @@ now.", the assistant's refusal formula said whole."""
         LIVE_ASKS,
         "Você poderia fornecer mais contexto?",
         LIVE_OFFER,
+        LIVE_OTHER_TASKS,
+        "I can help you with any further questions.",
         "What can I help you with today?",
         "Como posso ajudar hoje?",
         LIVE_NOT_HUMAN,
@@ -101,6 +108,8 @@ def test_an_assistants_words_are_recognised(line: str) -> None:
         "Give me more light, and some bread.",
         "Tell me what you're looking for in the cellar.",
         "How can I help you?",
+        "I'd be happy to help you with the bags.",
+        "I can't help you with any other toll, only this one.",
         "What can I do for you, girl?",
         "I am not human.",
         "I am not a human being you can bribe.",
@@ -244,6 +253,7 @@ LIVE_STEPS_OUT = [
     (LIVE_CANT_HELP, "REFUSAL_FORMULA", "I think we should open it now."),
     (LIVE_ASKS, "ASKS_FOR_CONTEXT", "Good evening to you all."),
     (LIVE_OFFER, "HELP_OFFER", "Who are you, exactly?"),
+    (LIVE_OTHER_TASKS, "HELP_OFFER", "I think we should open it now."),
     (LIVE_NOT_HUMAN, "NOT_HUMAN", "Good evening to you all."),
 ]
 """Live answers (line, the part of `OUT_OF_WORLD` that knows it, what the human said)."""
