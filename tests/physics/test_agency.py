@@ -146,7 +146,11 @@ def test_a_pronoun_whose_subject_went_goes_with_it() -> None:
     assert unconfirmed_acts(ORPHAN, CAST, [], TURN) == "The sound is sealed."
     hears = "Maren Holt hears a loud sound. She covers her ears."
     assert unconfirmed_acts(hears, CAST, [], TURN) == "Maren Holt hears a loud sound."
-    assert unconfirmed_acts("She hears a sound.", CAST, [], TURN) == "She hears a sound."
+    # Alone, the pronoun names no one a reader can tell (`without_pronoun_opening`).
+    assert unconfirmed_acts("She hears a sound.", CAST, [], TURN) == ""
+    assert (
+        unconfirmed_acts("Rain. She hears a sound.", CAST, [], TURN) == "Rain. She hears a sound."
+    )
 
 
 COFFIN = (
@@ -440,9 +444,10 @@ def test_a_leading_pronoun_names_the_beats_one_actor() -> None:
     walk = attempt(3, "C1", "walks slowly to the nearest window and looks outside")
     recent = [walk, _event(5, HE_SEES, "C1")]
     assert unconfirmed_acts(HE_OPENS, CAST, recent, TURN) == HE_SEES
-    # Two actors in the beat: "He" names no one, and the act is judged by nobody's events.
+    # Two actors in the beat: "He" names no one, so the sentences opening on it go
+    # (`without_pronoun_opening`).
     two = [*recent, _event(6, "Maren Holt fails.", "C2")]
-    assert unconfirmed_acts(HE_OPENS, CAST, two, TURN) == HE_OPENS
+    assert unconfirmed_acts(HE_OPENS, CAST, two, TURN) == ""
 
 
 def test_negative_control_with_no_actor_for_the_pronoun_the_act_is_narrated(
@@ -562,3 +567,27 @@ def test_negative_control_without_the_joined_speech_the_question_is_committed(
 ) -> None:
     monkeypatch.setattr(agency, "_joined_speech", lambda sentence, acts: [])
     assert _clamped([LIVE_ASKS_TOO], [], kind="utterance", actor="C1") == [LIVE_ASKS_TOO]
+
+
+LIVE_SHE_OPENS = (
+    "She is in the middle of the hall and the coffin is open. She is walking slowly to the"
+    " nearest window. The trapdoor is shut."
+)
+"""Vintners-wake #64 (seed 80), turn 4: the narration after a rule took out its first sentence
+(the one naming Agnese Corvo); the last sentence here stands for one that tells the world."""
+
+
+def test_a_narration_opening_on_a_pronoun_with_no_actor_loses_the_opening() -> None:
+    assert unconfirmed_acts(LIVE_SHE_OPENS, CAST, [], TURN) == "The trapdoor is shut."
+    named = f"Ilse Brandt is by the fire. {LIVE_SHE_OPENS}"
+    assert unconfirmed_acts(named, CAST, [], TURN) == named.replace(
+        " She is walking slowly to the nearest window.", ""
+    )  # named first: only the unconfirmed walk goes
+
+
+def test_negative_control_without_the_opening_rule_the_pronoun_is_narrated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "without_pronoun_opening", lambda narration: narration)
+    kept = unconfirmed_acts(LIVE_SHE_OPENS, CAST, [], TURN)
+    assert kept.startswith("She is in the middle of the hall")

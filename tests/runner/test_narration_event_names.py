@@ -20,9 +20,10 @@ WALK = "walks slowly to the nearest window and looks outside"
 
 
 def _narrations_of_a_repeated_walk(tmp_path: Path) -> list[str]:
-    """Beat 1 narrates her walk (with no event); beat 2's event tells it again with her slot
+    """Beat 1 narrates her walk (with no event; "She" after a sentence, since a narration
+    opening on a pronoun with no actor loses it); beat 2's event tells it again with her slot
     id (as the Director may write it), and the narration tells that event under her name."""
-    narrations = iter([f"She {WALK}.", f"Agnese Corvo {WALK}."])
+    narrations = iter([f"Rain falls. She {WALK}.", f"Agnese Corvo {WALK}."])
     outcomes = iter([[], [f"C1 {WALK}."]])
 
     def answer(request: ProviderRequest) -> Any:
