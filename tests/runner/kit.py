@@ -18,6 +18,7 @@ from tavern.records import (
     LlmCallLine,
     NarrationRecord,
     SessionState,
+    SpeechRecord,
     TurnInput,
 )
 from tavern.records.views import TurnResult
@@ -124,6 +125,25 @@ def narrated_once(data_dir: Path, narration: str, scenario: str = "the-toll-hous
     sid = run(runner.create_session(scenario)).id
     run(runner.play_turn(sid, TurnInput(speech="Well?")))
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
+
+
+def said_once(
+    data_dir: Path, scenario: str, slot: str, reply: dict[str, Any], speech: str
+) -> list[str]:
+    """The lines `slot` says in one turn in which the human says `speech`, the Director
+    queues only `slot` and its Character answers `reply` (a reply dict)."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer([slot])
+        if request.agent == "prose":
+            return {"narration": "Rain."}
+        return reply
+
+    runner, store, _ = recording_runner(data_dir, answer, KernelLimits())
+    sid = run(runner.create_session(scenario, "C1")).id
+    run(runner.play_turn(sid, TurnInput(speech=speech)))
+    return [r.text for r in store.history(sid) if isinstance(r, SpeechRecord) and r.speaker == slot]
 
 
 def events_committed(make_kit: KitFactory, events: list[dict[str, Any]]) -> list[str]:

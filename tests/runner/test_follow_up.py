@@ -249,14 +249,19 @@ UNRELATED = "Agnese Corvo lifts the will out of the notary's satchel."
 def test_an_outcome_about_the_facts_and_not_the_attempt_is_asked_again(
     make_kit: KitFactory,
 ) -> None:
-    kit = make_kit(fn=_refused_then_told(UNRELATED))
+    _assert_asked_again(make_kit, UNRELATED, follow_up.UNRELATED_RULE)
+
+
+def _assert_asked_again(make_kit: KitFactory, refused: str, rule: str) -> None:
+    """The first answer, `refused`, is refused by `rule` and asked again; OUTCOME is told."""
+    kit = make_kit(fn=_refused_then_told(refused))
     sid = kit.create()
     kit.play(sid, action=BOLT)
     assert _agents(kit, sid, 1).count(FOLLOW_UP) == 2
     assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
     commit = [line for line in read_journal(journal_path(kit.data_dir, sid))
               if isinstance(line, CommitLine)][-1]  # fmt: skip
-    assert follow_up.UNRELATED_RULE in {c.rule for c in commit.clamp_changes}
+    assert rule in {c.rule for c in commit.clamp_changes}
 
 
 def test_negative_control_without_the_rule_the_facts_become_the_outcome(
@@ -285,14 +290,7 @@ def test_an_outcome_naming_only_someone_else_is_asked_again(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _as_live(monkeypatch)
-    kit = make_kit(fn=_refused_then_told(OTHERS))
-    sid = kit.create()
-    kit.play(sid, action=BOLT)
-    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 2
-    assert [o[2] for o in _outcomes(kit.history(sid))] == [OUTCOME]
-    commit = [line for line in read_journal(journal_path(kit.data_dir, sid))
-              if isinstance(line, CommitLine)][-1]  # fmt: skip
-    assert follow_up.OTHER_ACTOR_RULE in {c.rule for c in commit.clamp_changes}
+    _assert_asked_again(make_kit, OTHERS, follow_up.OTHER_ACTOR_RULE)
 
 
 def test_negative_control_without_the_rule_anothers_outcome_is_hers(

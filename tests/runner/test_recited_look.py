@@ -20,7 +20,7 @@ from tavern.runner.recited_look import (
     without_recited_secrets,
 )
 
-from .kit import director_answer, recording_runner, run
+from .kit import director_answer, recording_runner, run, said_once
 
 MAREN_LOOK = (
     "A broad-shouldered woman in her forties, grey wool shawl, a ring of iron keys at her belt,"
@@ -127,19 +127,9 @@ def test_the_live_secret_read_out_goes_and_own_words_stay() -> None:
     assert without_recited_secrets(own_words, (CASPAR_SECRET,)) == own_words
 
 
-def _caspar_tells(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C2"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    return {"speech": TOLD_SECRET, "thought": "Careful.", "action_intent": None}
-
-
 def _caspar_said(tmp_path: Path) -> list[str]:
-    runner, store, _ = recording_runner(tmp_path, _caspar_tells, KernelLimits())
-    sid = run(runner.create_session("the-vintners-wake", "C1")).id
-    run(runner.play_turn(sid, TurnInput(speech="What brings everyone here tonight?")))
-    return [r.text for r in store.history(sid) if isinstance(r, SpeechRecord) and r.speaker == "C2"]
+    told = {"speech": TOLD_SECRET, "thought": "Careful.", "action_intent": None}
+    return said_once(tmp_path, "the-vintners-wake", "C2", told, "What brings everyone here?")
 
 
 def test_a_turn_commits_no_secret_read_out(tmp_path: Path) -> None:

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tavern.llm.provider import ProviderRequest
-from tavern.records import CharacterReply, SpeechRecord, TurnInput
+from tavern.records import CharacterReply
 from tavern.runner import replies
-from tavern.runner.limits import KernelLimits
 from tavern.runner.self_address import without_self_greeting
 
-from .kit import director_answer, recording_runner, run
+from .kit import said_once
 
 LIVE = [
     ("Hello there, Maren.", None),  # toll-house #64 (seed 78), turn 7
@@ -49,19 +46,13 @@ def test_a_reply_of_only_a_self_greeting_says_nothing() -> None:
     assert without_self_greeting(CharacterReply(speech="Hello, Maren."), "Maren Holt") is None
 
 
-def _answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C2"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    return {"speech": "Hey, Maren Holt! The river is high.", "thought": None, "action_intent": None}
-
-
 def _said(tmp_path: Path) -> list[str]:
-    runner, store, _ = recording_runner(tmp_path, _answers, KernelLimits())
-    sid = run(runner.create_session("the-toll-house", "C1")).id
-    run(runner.play_turn(sid, TurnInput(speech="Who are you, exactly?")))
-    return [r.text for r in store.history(sid) if isinstance(r, SpeechRecord) and r.speaker == "C2"]
+    greeting = {
+        "speech": "Hey, Maren Holt! The river is high.",
+        "thought": None,
+        "action_intent": None,
+    }
+    return said_once(tmp_path, "the-toll-house", "C2", greeting, "Who are you, exactly?")
 
 
 def test_a_turn_commits_no_self_greeting(tmp_path: Path) -> None:
