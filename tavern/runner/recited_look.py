@@ -39,7 +39,7 @@ from tavern.records import CharacterReply
 
 LOOK_RUN = 6
 """Words in a row of an appearance: the live recitals shared 14 and more. Over the 311
-speeches and thoughts of the 25 soak sessions kept on 2026-12-03, the 12 fields this rule
+speeches and thoughts of the 23 soak sessions kept on 2026-12-03, the 12 fields this rule
 cut were all appearances read out ("... I look like this: A broad-shouldered woman ...")."""
 
 _FIRST_PERSON = re.compile(
