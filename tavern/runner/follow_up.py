@@ -113,7 +113,7 @@ OTHER_ACTOR_RULE = "follow_up_other_actor"
 """The change reported when a follow-up answer names someone of the cast and never the actor:
 it tells another's outcome. Live (vintners-wake #63, seed 79, turn 9), Agnese Corvo's "sits
 down by the fire" got "Lio Mendez succeeds.", copied from the answer about Lio's attempt, and
-it was committed as her outcome; vintners-wake #73 (turn 9), her attempt got "Brother
+it was committed as her outcome; in the soak of seed 73 (turn 9), her attempt got "Brother
 Caspar's attempt to read the will is successful." (`names_only_others`)."""
 
 EMPTY_WORDS = FILLER | frozenset(
