@@ -7,27 +7,42 @@ nearest window and looks outside" as an "arrival" by her. With no action_outcome
 attempt stayed waiting, the follow-up call told the same walk again, and the human read it
 twice.
 
-An event of another kind (an utterance aside: it stands for a spoken line) by an actor who
-has an attempt waiting becomes an action_outcome when it shares a content word with one of
-the actor's waiting attempts (`restated.shares_a_word`, the test the agency rule backs an act
-with). Only the kind changes: text, actor and witnesses stay, so nobody perceives anything
-new. Every such event changes, even when the actor has an action_outcome already and beside
-the first such event: a later rule may drop those (a spoken line copied, a recital of the
-facts), and the clamps must change nothing when run again.
+An event of another kind (an utterance aside when it tells speech, a verb of speaking or a
+quotation: it stands for a spoken line) by an actor who has an attempt waiting becomes an
+action_outcome when it shares a content word with one of the actor's waiting attempts
+(`restated.shares_a_word`, the test the agency rule backs an act with). Only the kind
+changes: text, actor and witnesses stay, so nobody perceives anything new. Every such event
+changes, even when the actor has an action_outcome already and beside the first such event: a
+later rule may drop those (a spoken line copied, a recital of the facts), and the clamps must
+change nothing when run again.
+
+An utterance telling no speech is an act like any other: live (toll-house #67, seed 81, turn
+9), the Director told the human's "sits down by the fire" as the utterance "Ilse Brandt sits
+down by the fire.", the attempt stayed waiting, and the follow-up answered "Ilse Brandt
+fails": the human read both.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from tavern.physics.agency import SPEAKING
 from tavern.physics.awaiting import attempt_records
 from tavern.physics.restated import content_words, shares_a_word
-from tavern.records import ClampChange, DirectorDecision
+from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
 
 RULE = "outcome_kind"
+
+_SPEECH = re.compile(r"\b(?:" + "|".join(sorted(SPEAKING)) + r")\b|[\"“”‘’]|(?<!\w)'|'(?!\w)")
+
+
+def _tells_speech(ev: PerceptionEvent) -> bool:
+    """Whether an utterance event tells speech: a verb of speaking or a quotation mark."""
+    return ev.kind == "utterance" and bool(_SPEECH.search(ev.text.lower()))
 
 
 def label_outcomes(
@@ -45,7 +60,7 @@ def label_outcomes(
     changes: list[ClampChange] = []
     for i, ev in enumerate(events):
         attempts = waiting.get(ev.actor_id or "")
-        if not attempts or ev.kind in ("utterance", "action_outcome"):
+        if not attempts or ev.kind == "action_outcome" or _tells_speech(ev):
             continue
         said = content_words(ev.text)
         if any(shares_a_word(said, words) for words in attempts):

@@ -300,6 +300,7 @@ def test_copies_with_other_witnesses_merge_into_the_first() -> None:
         thunder,
     ]
     assert {(c.rule, c.path) for c in changes} == {
+        ("outcome_kind", "events[2].kind"),  # an utterance telling no speech: Tomas's walk
         ("duplicate_event", "events[2]"),
         ("duplicate_event", "events[0]"),
     }

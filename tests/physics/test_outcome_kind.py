@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import tavern.physics.clamps as clamps_module
+import tavern.physics.outcome_kind as outcome_kind
 from tavern.physics import ClampContext, clamp_decision
 from tavern.records import NARRATOR, Audience, DirectorDecision, PerceptionEvent
 
@@ -80,3 +81,33 @@ def test_an_outcome_a_later_rule_drops_leaves_the_clamps_idempotent() -> None:
     out, _ = clamp_decision(proposal, ctx)
     assert [e.kind for e in out.events] == ["action_outcome"]
     assert clamp_decision(out, ctx) == (out, [])
+
+
+SITS = "sits down by the fire"
+LIVE_UTTERANCE = "Ana sits down by the fire."
+"""Toll-house #67 (seed 81), turn 9: the Director's utterance by the human's character
+("Ilse Brandt sits down by the fire.", here with a cast name of these tests); the attempt stayed
+waiting and the follow-up then told "Ilse Brandt fails"."""
+
+
+def test_an_utterance_telling_no_speech_is_the_attempts_outcome() -> None:
+    assert _kinds(_event(LIVE_UTTERANCE, kind="utterance"), attempts=(SITS,)) == ["action_outcome"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana says she sits down by the fire.",
+        "Ana whispers about the fire.",
+        "Ana calls out by the fire.",
+    ],
+)
+def test_an_utterance_telling_speech_keeps_its_kind(text: str) -> None:
+    assert _kinds(_event(text, kind="utterance"), attempts=(SITS,)) == ["utterance"]
+
+
+def test_negative_control_with_every_utterance_as_speech_the_act_stays_an_utterance(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(outcome_kind, "_tells_speech", lambda ev: ev.kind == "utterance")
+    assert _kinds(_event(LIVE_UTTERANCE, kind="utterance"), attempts=(SITS,)) == ["utterance"]
