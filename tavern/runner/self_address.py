@@ -8,7 +8,9 @@ themselves; every listener heard a line addressed to no one in the room, and rem
 A sentence of speech that is a greeting (`GREETINGS`, "there" after it allowed) and the
 speaker's own name words, nothing else, goes; the rest of the speech stays, and a reply left
 empty says nothing this beat. A greeting of anyone else ("Hello, Ilse.") and a sentence saying
-more ("Hello, I am Maren Holt.") stay.
+more ("Hello, I am Maren Holt.") stay. A sentence closing on the speaker's own name after a
+comma (a vocative) loses the name: live (toll-house #67, seed 81, turn 9), Maren Holt said "It's
+nice to meet you, Maren Holt! ...", which says "It's nice to meet you!".
 """
 
 from __future__ import annotations
@@ -38,9 +40,30 @@ def greets_self(sentence: str, own_words: frozenset[str]) -> bool:
     return bool(rest) and rest <= own_words
 
 
+_VOCATIVE = re.compile(r",\s*([^,.!?]+?)\s*([.!?]*)\s*$")
+
+
+def without_own_vocative(sentence: str, own_words: frozenset[str]) -> str:
+    """`sentence` without a closing ", <own name>" (see the module).
+
+    >>> without_own_vocative("It's nice to meet you, Maren Holt! ", frozenset({"maren", "holt"}))
+    "It's nice to meet you! "
+    >>> without_own_vocative("Sit down, Ilse.", frozenset({"maren", "holt"}))
+    'Sit down, Ilse.'
+    """
+    found = _VOCATIVE.search(sentence)
+    if found is None:
+        return sentence
+    words = set(_WORD.findall(found[1].casefold()))
+    if not words or not words <= own_words:
+        return sentence
+    trailing = sentence[len(sentence.rstrip()) :]
+    return sentence[: found.start()] + (found[2] or ".") + trailing
+
+
 def without_self_greeting(reply: CharacterReply, own_name: str) -> CharacterReply | None:
-    """`reply` without the sentences of its speech greeting the speaker by `own_name`;
-    None when nothing is left."""
+    """`reply` without the sentences of its speech greeting the speaker by `own_name` and
+    without the speaker's name closing a sentence; None when nothing is left."""
     speech = reply.speech
     if not speech:
         return reply
@@ -48,7 +71,9 @@ def without_self_greeting(reply: CharacterReply, own_name: str) -> CharacterRepl
     if own.isdisjoint(_WORD.findall(speech.casefold())):
         return reply
     kept = "".join(
-        speech[a:b] for a, b in sentence_spans(speech) if not greets_self(speech[a:b], own)
+        without_own_vocative(speech[a:b], own)
+        for a, b in sentence_spans(speech)
+        if not greets_self(speech[a:b], own)
     ).strip()
     if kept == speech.strip():
         return reply

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tavern.records import CharacterReply
-from tavern.runner import replies
+from tavern.runner import replies, self_address
 from tavern.runner.self_address import without_self_greeting
 
 from .kit import said_once
@@ -64,3 +64,27 @@ def test_negative_control_without_the_rule_the_self_greeting_is_said(
 ) -> None:
     monkeypatch.setattr(replies, "without_self_greeting", lambda reply, name: reply)
     assert _said(tmp_path) == ["Hey, Maren Holt! The river is high."]
+
+
+LIVE_VOCATIVE = (
+    "It's nice to meet you, Maren! I'm sorry to hear that the toll box is locked on the"
+    " counting table."
+)
+"""Toll-house #67 (seed 81), turn 9: Maren Holt's speech, as the model wrote it (its last
+sentence left out here)."""
+
+
+def test_the_own_name_closing_a_sentence_goes() -> None:
+    reply = without_self_greeting(CharacterReply(speech=LIVE_VOCATIVE), "Maren Holt")
+    assert reply is not None
+    assert reply.speech == LIVE_VOCATIVE.replace(", Maren!", "!")
+    other = CharacterReply(speech="Sit down, Ilse. Thank you, Maren Holt, for the keys.")
+    assert without_self_greeting(other, "Maren Holt") == other
+
+
+def test_negative_control_without_the_vocative_rule_the_name_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(self_address, "without_own_vocative", lambda sentence, own: sentence)
+    reply = CharacterReply(speech=LIVE_VOCATIVE)
+    assert without_self_greeting(reply, "Maren Holt") == reply
