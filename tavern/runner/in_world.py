@@ -83,6 +83,18 @@ def in_world(reply: CharacterReply) -> CharacterReply | None:
             fields[name] = None
         elif kept != text:
             fields[name] = kept
+    return reply_with(reply, fields)
+
+
+def reply_with(reply: CharacterReply, fields: dict[str, str | None]) -> CharacterReply | None:
+    """`reply` with `fields` replaced (a reply filter's cuts; None drops a field); None when
+    nothing is left, so the reply says nothing this beat.
+
+    >>> reply_with(CharacterReply(speech="Hm.", thought="No."), {"speech": None}).thought
+    'No.'
+    >>> reply_with(CharacterReply(speech="Hm."), {"speech": None}) is None
+    True
+    """
     if not fields:
         return reply
     left = reply.model_copy(update=fields)

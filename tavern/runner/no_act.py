@@ -76,17 +76,16 @@ FILLER = frozenset(
 """Words an intent may hold around a verb of speaking and still name no act ("None" was a
 whole live intent: toll-house soak #9, turn 7)."""
 
-OUTCOME_OR_PLACEHOLDER = frozenset(
-    "fail fails failed failing succeed succeeds succeeded succeeding success failure action"
-    " actions act acts acting take takes taking".split()
-)
-"""Words of an intent that states an outcome ("fails") or stands in for an act ("take
-action"): with a word of an act beside them ("takes the key"), the intent stays."""
 OUTCOMES = frozenset(
     "fail fails failed failing succeed succeeds succeeded succeeding success failure".split()
 )
 """The outcome words of `OUTCOME_OR_PLACEHOLDER`: beside names only, still an outcome ("Lio
 Mendez succeeds."); "take Maren" takes someone."""
+OUTCOME_OR_PLACEHOLDER = OUTCOMES | frozenset(
+    "action actions act acts acting take takes taking".split()
+)
+"""Words of an intent that states an outcome ("fails") or stands in for an act ("take
+action"): with a word of an act beside them ("takes the key"), the intent stays."""
 DEMONSTRATIVES = frozenset("this that it these those".split())
 """Alone (small words aside), they point at an act without naming one: "try this" (toll-house
 soak #24, seed 41, turn 8, after the follow-up's "Ilse Brandt tries this and succeeds."), "do

@@ -34,8 +34,10 @@ import re
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.mind_copy import Run, word_runs
+from tavern.physics.acts import without_sentences
+from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
 from tavern.records import CharacterReply
+from tavern.runner.in_world import reply_with
 
 LOOK_RUN = 6
 """Words in a row of an appearance: the live recitals shared 14 and more. Over the 311
@@ -72,9 +74,7 @@ def without_recited_look(text: str, runs: frozenset[Run]) -> str:
     """
     if runs.isdisjoint(word_runs(text, LOOK_RUN)):
         return text
-    return "".join(
-        text[a:b] for a, b in sentence_spans(text) if not _recites(text[a:b], runs)
-    ).strip()
+    return without_sentences(text, lambda sentence: _recites(sentence, runs), sentence_spans)
 
 
 def _recites(sentence: str, runs: frozenset[Run]) -> bool:
@@ -92,10 +92,7 @@ def without_recited_looks(reply: CharacterReply, runs: frozenset[Run]) -> Charac
             kept = without_recited_look(text, runs)
             if kept != text:
                 fields[name] = kept or None
-    if not fields:
-        return reply
-    left = reply.model_copy(update=fields)
-    return left if left.speech or left.thought or left.action_intent else None
+    return reply_with(reply, fields)
 
 
 @lru_cache(maxsize=64)
@@ -114,14 +111,8 @@ def without_recited_secrets(
     >>> without_recited_secrets(reply, secret).speech
     'Evening.'
     """
-    runs = _secret_runs(secrets)
-    speech = reply.speech
-    if not speech or not runs or runs.isdisjoint(word_runs(speech, SECRET_RUN)):
+    if not reply.speech:
         return reply
-    kept = "".join(
-        speech[a:b]
-        for a, b in sentence_spans(speech)
-        if runs.isdisjoint(word_runs(speech[a:b], SECRET_RUN))
-    ).strip()
-    left = reply.model_copy(update={"speech": kept or None})
-    return left if left.speech or left.thought or left.action_intent else None
+    speech = reply.speech
+    kept = without_sentences_holding(speech, _secret_runs(secrets), SECRET_RUN, sentence_spans)
+    return reply if kept == speech else reply_with(reply, {"speech": kept or None})

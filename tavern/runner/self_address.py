@@ -19,6 +19,7 @@ import re
 
 from tavern.agents.repetition import sentence_spans
 from tavern.records import CharacterReply
+from tavern.runner.in_world import reply_with
 
 GREETINGS = frozenset("hello hi hey greetings welcome evening morning good there".split())
 """Words of a greeting ("Good evening", "Hello there")."""
@@ -77,5 +78,4 @@ def without_self_greeting(reply: CharacterReply, own_name: str) -> CharacterRepl
     ).strip()
     if kept == speech.strip():
         return reply
-    left = reply.model_copy(update={"speech": kept or None})
-    return left if left.speech or left.thought or left.action_intent else None
+    return reply_with(reply, {"speech": kept or None})
