@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tavern.physics.agency import SPEAKING
 from tavern.physics.awaiting import attempt_records
+from tavern.physics.quotations import QUOTATION
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
@@ -37,12 +38,15 @@ if TYPE_CHECKING:
 
 RULE = "outcome_kind"
 
-_SPEECH = re.compile(r"\b(?:" + "|".join(sorted(SPEAKING)) + r")\b|[\"“”‘’]|(?<!\w)'|'(?!\w)")
+_SPEAKING_VERB = re.compile(r"\b(?:" + "|".join(sorted(SPEAKING)) + r")\b")
 
 
 def _tells_speech(ev: PerceptionEvent) -> bool:
-    """Whether an utterance event tells speech: a verb of speaking or a quotation mark."""
-    return ev.kind == "utterance" and bool(_SPEECH.search(ev.text.lower()))
+    """Whether an utterance event tells speech: a verb of speaking or a quotation
+    (`physics.quotations.QUOTATION`; an apostrophe, "Ana’s", is none)."""
+    if ev.kind != "utterance":
+        return False
+    return bool(_SPEAKING_VERB.search(ev.text.lower()) or QUOTATION.search(ev.text))
 
 
 def label_outcomes(

@@ -111,3 +111,13 @@ def test_negative_control_with_every_utterance_as_speech_the_act_stays_an_uttera
 ) -> None:
     monkeypatch.setattr(outcome_kind, "_tells_speech", lambda ev: ev.kind == "utterance")
     assert _kinds(_event(LIVE_UTTERANCE, kind="utterance"), attempts=(SITS,)) == ["utterance"]
+
+
+def test_an_apostrophe_is_no_quotation() -> None:
+    """A curly apostrophe ("Ana’s") tells no speech: the first version of the speech test
+    read it as a quotation mark. (An event with a quotation of its own words goes by the
+    clamp `authored_speech` before this kind is read.)"""
+    quoted = _event('Ana, by the fire: "Sit down."', kind="utterance")
+    assert outcome_kind._tells_speech(quoted)
+    curly = _event("Ana’s hand finds the fire; she sits down by it.", kind="utterance")
+    assert _kinds(curly, attempts=(SITS,)) == ["action_outcome"]
