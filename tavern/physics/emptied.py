@@ -16,8 +16,8 @@ hidden. Names do not count as something told: live (toll-house #64, seed 78, tur
 follow-up outcome "Ilse Brandt does not work." lost "work" to the thought guard (it stood only
 in another character's thought) and "Ilse Brandt does not [...]." was committed, telling a
 reader that something about her is hidden and nothing else. An event whose every sentence
-holds a mask keeps them ("Maren hands over the
-[...]." still tells that she handed something over) unless it is emptied.
+holds a mask keeps them ("Maren hands over the [...]." still tells that she handed something
+over) unless it is emptied.
 """
 
 from __future__ import annotations
