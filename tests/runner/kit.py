@@ -127,6 +127,20 @@ def narrated_once(data_dir: Path, narration: str, scenario: str = "the-toll-hous
     return [r.text for r in store.history(sid) if isinstance(r, NarrationRecord)]
 
 
+def two_replies(first: dict[str, Any], second: dict[str, Any]) -> FakeFunction:
+    """Answers in which the Director queues C2 then C3, the renderer says "Rain.", C2's
+    Character answers `first` and C3's `second` (reply dicts)."""
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return director_answer(["C2", "C3"])
+        if request.agent == "prose":
+            return {"narration": "Rain."}
+        return first if request.agent == "character:C2" else second
+
+    return answer
+
+
 def said_once(
     data_dir: Path, scenario: str, slot: str, reply: dict[str, Any], speech: str
 ) -> list[str]:

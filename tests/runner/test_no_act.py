@@ -23,7 +23,7 @@ from tavern.runner.no_act import (
     without_empty_intent,
 )
 
-from .kit import director_answer, recording_runner, run
+from .kit import director_answer, recording_runner, run, two_replies
 
 LIVE = ["talk", "to talk", "try to talk", "try to do", "Talk.", "None", "swear"]
 LIVE += ["call", "to call someone"]
@@ -123,14 +123,10 @@ def test_one_word_of_an_act_keeps_the_intent(small: list[str], act: str, at: int
     assert not names_no_act(" ".join(words), ["Maren Holt"])
 
 
-def _answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C2", "C3"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    if request.agent == "character:C2":
-        return {"speech": None, "thought": None, "action_intent": "try to talk"}
-    return {"speech": "Not tonight.", "thought": None, "action_intent": "to talk"}
+_answers = two_replies(
+    {"speech": None, "thought": None, "action_intent": "try to talk"},
+    {"speech": "Not tonight.", "thought": None, "action_intent": "to talk"},
+)
 
 
 def _replies(

@@ -20,7 +20,7 @@ from tavern.runner.recited_look import (
     without_recited_secrets,
 )
 
-from .kit import director_answer, recording_runner, run, said_once
+from .kit import recording_runner, run, said_once, two_replies
 
 MAREN_LOOK = (
     "A broad-shouldered woman in her forties, grey wool shawl, a ring of iron keys at her belt,"
@@ -69,14 +69,10 @@ def test_a_reply_left_with_nothing_goes_and_an_intent_keeps_it() -> None:
     assert without_recited_looks(acting, RUNS) == CharacterReply(action_intent="sits by the fire")
 
 
-def _answers(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        return director_answer(["C2", "C3"])
-    if request.agent == "prose":
-        return {"narration": "Rain."}
-    if request.agent == "character:C2":
-        return {"speech": OWN_LOOK, "thought": None, "action_intent": None}
-    return {"speech": CLAIMED_LOOK, "thought": "Hm.", "action_intent": None}
+_answers = two_replies(
+    {"speech": OWN_LOOK, "thought": None, "action_intent": None},
+    {"speech": CLAIMED_LOOK, "thought": "Hm.", "action_intent": None},
+)
 
 
 def _said(tmp_path: Path, answers: Callable[[ProviderRequest], Any] = _answers) -> list[str]:
