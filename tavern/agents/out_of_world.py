@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from tavern.agents.repetition import sentence_spans
+from tavern.contract.alternation import matches_any
 
 ENOUGH_CONTEXT = (
     r"|\b(?:enough|sufficient) (?:context|information)(?: or (?:context|information))?"
@@ -129,22 +130,16 @@ seed 67, turns 2 and 7), "The sound is sealed, suggesting that the narrator is u
 the window or the sound clearly." closed two committed narrations."""
 
 
-_NARRATOR_LOWER = re.compile(NARRATOR_OUT_OF_WORLD.pattern)
-"""The same, for lower-cased text: `re` tries a long alternation 2.4 times faster without
-IGNORECASE (53 against 126 us on a 710-character narration)."""
-
-
 def drop_out_of_world(text: str) -> str:
     """`text` without its sentences that match `NARRATOR_OUT_OF_WORLD`.
 
     >>> drop_out_of_world("The lamp gutters. What can I assist you with today?")
     'The lamp gutters.'
     """
-    lowered = text.lower()
-    if len(lowered) == len(text) and not _NARRATOR_LOWER.search(lowered):
-        return text  # (a text whose length changes when lower-cased takes the slow path)
+    if not matches_any(NARRATOR_OUT_OF_WORLD, text):
+        return text
     return "".join(
         text[start:end]
         for start, end in sentence_spans(text)
-        if not NARRATOR_OUT_OF_WORLD.search(text[start:end])
+        if not matches_any(NARRATOR_OUT_OF_WORLD, text[start:end])
     ).strip()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
+from tavern.contract.alternation import matches_any
 from tavern.physics.mind_copy import word_runs
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.records import CharacterReply
@@ -57,7 +58,9 @@ her personality and appearance read out behind "I look like this:"."""
 
 
 def _steps_out(text: str) -> bool:
-    if OUT_OF_WORLD.search(text) or any(label in text for label in (*SHEET_LABELS, *OWN_LABELS)):
+    if matches_any(OUT_OF_WORLD, text) or any(
+        label in text for label in (*SHEET_LABELS, *OWN_LABELS)
+    ):
         return True
     return not _INSTRUCTION_RUNS.isdisjoint(word_runs(text, INSTRUCTION_RUN))
 
