@@ -11,6 +11,7 @@ i.e. the contract as it was before it was optimized) and after, in the same run.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import atexit
 import importlib.util
 import shutil
@@ -51,7 +52,7 @@ def director_prompts(history: int, turns: int) -> tuple[list[list[ChatMessage]],
     atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     runner, provider = kernel._runner(data_dir, durable=False, gate=False)
     sid = kernel.build_session(runner, runner.store, history)
-    kernel.kernel_times(runner, provider, sid, turns)
+    asyncio.run(kernel.kernel_times(runner, provider, {history: sid}, turns))
     calls = [c for c in read_journal(journal_path(data_dir, sid)) if isinstance(c, LlmCallLine)]
     cast = [c.body.display_name for c in runner.store.load(sid).cast.values()]
     return [c.request.messages for c in calls if c.agent == "director"], cast
