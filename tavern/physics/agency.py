@@ -19,7 +19,8 @@ is controlled). A sentence whose subject is a cast member (named, or "he"/"she"/
 the one named just before) and whose verb is an act:
 - in a Director event, stays when that character has an attempt awaiting adjudication that
   shares a word of four letters or more with the sentence, or the event is the
-  `action_outcome` of such an attempt;
+  `action_outcome` of such an attempt (in any words, but a walk only when the attempt moves
+  too: `verbs.MOVING`);
 - in a narration, stays when a sentence of an event of this beat confirms an act of that
   character and shares such a word (the renderer never reads an attempt or a spoken line,
   only markers). A sentence about no cast member confirms its event's actor's act ("The
@@ -59,6 +60,7 @@ from tavern.physics.acts import (
 from tavern.physics.attempt_told import attempt_retold
 from tavern.physics.awaiting import recent_acts
 from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.verbs import BARE_WORDS, MOVING, SPEAKING, UNDERGOING, WHISPERING
 from tavern.records import (
     ActionRecord,
     Character,
@@ -75,30 +77,6 @@ if TYPE_CHECKING:
 
 RULE = "agency"
 MOVE_RULE = "agency_move"
-
-UNDERGOING = frozenset(
-    "is are was were be been being has have had seems seem appears appear remains remain"
-    " hears hear heard sees see saw seen notices notice noticed smells smell smelled senses sense"
-    " sensed feels feel felt".split()
-)
-"""Verbs whose subject undergoes or perceives: the world may decide these for anyone."""
-
-SPEAKING = frozenset(
-    "speaks speak spoke says say said asks ask asked whispers whisper whispered replies reply"
-    " replied answers answer answered murmurs murmur murmured mutters mutter muttered calls"
-    " call called".split()
-)
-"""Verbs of speaking: a character that spoke may be told to speak."""
-WHISPERING = frozenset(("whispers", "whisper", "whispered"))
-"""Verbs of speaking that tell a whisper: only a character that whispered may be told to.
-Live (vintners-wake #37, seed 52, turn 8), "Agnese Corvo whispers something." narrated her
-question asked aloud, copied from turn 6's whisper marker."""
-
-BARE_WORDS = frozenset(
-    "something softly quietly aloud again briefly voice himself herself themselves".split()
-)
-"""What a sentence of speaking may add to names and small words and still say only that
-someone spoke."""
 
 
 def unsupported_sentences(
@@ -180,9 +158,13 @@ class SupportTest:
         if act.verb in SPEAKING and slot in speakers and not said - SPEAKING - BARE_WORDS:
             return True
         texts = self.attempts.get(slot, ())
-        if slot == self.outcome_of and texts:
+        if slot == self.outcome_of and texts and (act.verb not in MOVING or _moving(texts)):
             return True
         return any(shares_a_word(said, content_words(t)) for t in texts)
+
+
+def _moving(texts: Sequence[str]) -> bool:
+    return any(not MOVING.isdisjoint(words_of(t)) for t in texts)
 
 
 def drop_unattempted_acts(

@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from tavern.physics.agency import SPEAKING
 from tavern.physics.awaiting import attempt_records
 from tavern.physics.quotations import QUOTATION
 from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.verbs import SPEAKING
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:

@@ -105,6 +105,45 @@ def test_an_outcome_in_other_words_stays_when_it_adjudicates_the_attempt() -> No
     assert _clamped(["Ilse Brandt opens the door."], [reach]) == ["Ilse Brandt opens the door."]
 
 
+READ_WILL = "read the will"
+WALKED_OFF = "Ilse Brandt walks slowly to the nearest window."
+"""Vintners-wake #64 (seed 80), turn 2, with the toll-house cast of these tests: "Dorotea Sand
+walks slowly to the nearest window" was committed as the outcome of her "read the will"."""
+
+
+def test_an_outcome_that_walks_where_the_attempt_never_moved_goes() -> None:
+    read = attempt(1, "C1", READ_WILL, turn=TURN)
+    assert _clamped([WALKED_OFF], [read], kind="action_outcome", actor="C1") == []
+    both = f"{WALKED_OFF} She unfolds the will."
+    # The pronoun of the next sentence named only the walker: it goes with her sentence.
+    assert _clamped([both], [read], kind="action_outcome", actor="C1") == []
+
+
+@pytest.mark.parametrize(
+    ("attempted", "told"),
+    [
+        (READ_WILL, "Ilse Brandt walks to the lamp and reads the will aloud."),  # a word of it
+        ("crosses to the far wall", "Ilse Brandt walks over to the shutters."),  # moves too
+        ("heads for the cellar stair", "Ilse Brandt goes down into the dark."),
+        (READ_WILL, "Ilse Brandt succeeds."),
+        (READ_WILL, "Ilse Brandt breaks the seal, but the ink has run."),  # other words
+    ],
+)
+def test_an_outcome_that_moves_stays_when_the_attempt_backs_the_move(
+    attempted: str, told: str
+) -> None:
+    tried = attempt(1, "C1", attempted, turn=TURN)
+    assert _clamped([told], [tried], kind="action_outcome", actor="C1") == [told]
+
+
+def test_negative_control_without_verbs_of_moving_the_live_walk_is_her_outcome(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(agency, "MOVING", frozenset())
+    read = attempt(1, "C1", READ_WILL, turn=TURN)
+    assert _clamped([WALKED_OFF], [read], kind="action_outcome", actor="C1") == [WALKED_OFF]
+
+
 def test_every_subject_needs_its_own_backing() -> None:
     walk = attempt(1, "C1", "walks to the window", turn=TURN)
     both = "Ilse Brandt and Maren Holt walk to the window."

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import tavern.physics.agency as agency
 import tavern.physics.clamps as clamps_module
 from tavern.agents import outcome
 from tavern.llm.provider import ProviderRequest
@@ -110,6 +111,42 @@ def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactor
     kit.play(sid, action=BOLT)
     assert FOLLOW_UP not in _agents(kit, sid, 1)
     assert _outcomes(kit.history(sid)) == [(1, "C1", "The bolt does not move.", HALL_VIEW)]
+
+
+WALKED_OFF = "Agnese Corvo walks slowly to the nearest window."
+"""As vintners-wake #64 (seed 80), turn 2, told for "read the will": a walk for an attempt
+that never moved (clamp `agency`, `physics.verbs.MOVING`)."""
+
+
+def test_a_directors_outcome_that_walks_off_goes_and_the_attempt_is_asked_about(
+    make_kit: KitFactory,
+) -> None:
+    walked = {
+        "kind": "action_outcome",
+        "text": WALKED_OFF,
+        "actor_id": "C1",
+        "witness_ids": HALL_VIEW,
+        "utterance_ref": None,
+    }
+    kit = make_kit(fn=_answers([walked]))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert _agents(kit, sid, 1).count(FOLLOW_UP) == 1
+    assert _outcomes(kit.history(sid)) == [(1, "C1", OUTCOME, HALL_VIEW)]
+
+
+def test_a_follow_up_that_walks_off_is_asked_again(make_kit: KitFactory) -> None:
+    _assert_asked_again(make_kit, WALKED_OFF, "agency")
+
+
+def test_negative_control_without_verbs_of_moving_the_walk_is_her_outcome(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(agency, "MOVING", frozenset())
+    kit = make_kit(fn=_refused_then_told(WALKED_OFF))
+    sid = kit.create()
+    kit.play(sid, action=BOLT)
+    assert [o[2] for o in _outcomes(kit.history(sid))] == [WALKED_OFF]
 
 
 ARRIVAL = {
@@ -450,6 +487,8 @@ def test_negative_control_without_the_copy_rule_the_copy_is_told(
     # copy rule is seen alone.
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "restated_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    # And `agency` refuses a walk told for "reaches for the door" (`verbs.MOVING`).
+    monkeypatch.setattr(agency, "MOVING", frozenset())
     kit, sid = _copying(make_kit)
     assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
 
