@@ -1,0 +1,100 @@
+"""The text filters' shortcuts answer exactly what the plain code they stand for answers.
+
+Each shortcut (a literal prefilter, a cached part, a C-level pass) is tried against the
+straightforward code it replaced, kept here as the reference, over texts made of the phrases
+the filter looks for, in every case, between ordinary words and sentence marks; and each
+property is shown to catch a planted bug (a negative control).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tavern.agents import prompt_echo
+from tavern.contract import alternation
+from tavern.contract.alternation import matches_any
+
+PHRASES = [
+    "Location:", "Facts:", "Present:", "(event)", "Event:", "event", "## Scene", "##", "#",
+    "[...]", "[..]", "sound", "Sounds", "sight", "is", "are", "remains", "stayed", "still",
+    "now", "sealed", "open", "of the trapdoor", "Maren Holt", "in the hall", "The Vintner's",
+    "Wake", "Teodor", "the lamp", "rain falls", "\n", ".", "!", "?", ";", ",", "'", "’s",
+]  # fmt: skip
+CASED = st.tuples(st.sampled_from(PHRASES), st.sampled_from([str.upper, str.title, str.lower]))
+TEXTS = st.lists(st.one_of(st.sampled_from(PHRASES), CASED.map(lambda p: p[1](p[0]))), max_size=10)
+JOINED = TEXTS.flatmap(lambda words: st.sampled_from([" ", "", "  "]).map(lambda s: s.join(words)))
+
+
+def _labels_agree(pattern: re.Pattern[str], text: str) -> bool:
+    return matches_any(pattern, text) == (pattern.search(text) is not None)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from([prompt_echo.PROMPT_LABEL, prompt_echo.LINK_STAGING]), JOINED)
+def test_the_prompt_patterns_split_by_branch_answer_what_search_answers(
+    pattern: re.Pattern[str], text: str
+) -> None:
+    assert _labels_agree(pattern, text)
+
+
+def _holds_words_reference(text: str, parts: tuple[str, ...]) -> bool:
+    """`prompt_echo._holds_words` as it was: the text's words read every time."""
+    wanted = [joined for part in parts if (joined := " ".join(prompt_echo._words(part)))]
+    if not wanted:
+        return False
+    plain = " ".join(prompt_echo._words(text))
+    return any(joined in plain for joined in wanted)
+
+
+PARTS = st.lists(
+    st.sampled_from(
+        ["Maren Holt in the hall", "The Vintner's Wake", "in the hall", "hall", "", "...",
+         "Ilse Brandt in the loft", "all", "rain"]
+    ),
+    max_size=3,
+).map(tuple)  # fmt: skip
+
+
+def _holds_agree(text: str, parts: tuple[str, ...]) -> bool:
+    return prompt_echo._holds_words(text, text.casefold(), parts) == _holds_words_reference(
+        text, parts
+    )
+
+
+@settings(max_examples=300)
+@given(JOINED, PARTS)
+def test_holds_words_answers_what_the_plain_word_walk_answers(
+    text: str, parts: tuple[str, ...]
+) -> None:
+    assert _holds_agree(text, parts)
+
+
+def test_negative_control_a_prefilter_missing_a_word_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A prefilter asking for a word the part does not have (its words run together) would
+    say a staging copy is absent: the check sees it."""
+    text, parts = "Rain. Maren Holt in the hall.", ("Maren Holt in the hall",)
+    assert _holds_agree(text, parts)
+    planted = {parts: (("maren holt in the hall", ("marenholt",)),)}
+    monkeypatch.setattr(prompt_echo, "_parts_words", planted.__getitem__)
+    assert not _holds_agree(text, parts)
+
+
+def test_negative_control_a_wrong_branch_requirement_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A branch skipped where it could match is what the pattern property would show."""
+    text = "Rain. Present: Maren Holt in the hall."
+    assert _labels_agree(prompt_echo.PROMPT_LABEL, text)
+    planted = frozenset({"never-in-any-text"})
+    monkeypatch.setattr(alternation, "required_literals", lambda regex: (True, (planted,)))
+    alternation._branches.cache_clear()
+    try:
+        assert not _labels_agree(prompt_echo.PROMPT_LABEL, text)
+    finally:
+        alternation._branches.cache_clear()
