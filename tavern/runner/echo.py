@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain, repeat
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.attempt_told import act_stem
@@ -97,7 +98,7 @@ def line_key(text: str, least: int = MIN_ECHO_WORDS) -> str:
     >>> line_key("I don't know."), line_key("I don't know.", least=BEAT_ECHO_WORDS)
     ('', "i don't know")
     """
-    words = [w for w in (w.strip(_PUNCTUATION) for w in text.lower().split()) if w]
+    words = list(filter(None, map(str.strip, text.lower().split(), repeat(_PUNCTUATION))))
     return " ".join(words) if len(words) >= least else ""
 
 
@@ -138,6 +139,7 @@ def _speech_keys(record: HistoryRecord) -> frozenset[str]:
     return _keys(record.text)
 
 
+@lru_cache(maxsize=1024)  # a beat's records come back from the store as new objects
 def _keys(text: str) -> frozenset[str]:
     return frozenset(key for key in map(line_key, [text, *sentence_texts(text)]) if key)
 
@@ -152,7 +154,11 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     wanted = frozenset().union(*mine.values())
     wanted_acts = frozenset().union(*acted.values())
     found: set[str] = set()
-    if wanted:
+    # Most speech repeats no line: C-level passes over the window's remembered keys first.
+    if wanted and (
+        not _none_held(wanted, _KEYS.all(records, 0, _speech_keys))
+        or not _none_held(wanted_acts, _ATTEMPTS.all(records, 0, _attempt_keys))
+    ):
         for record in records:
             if record.__class__ is SpeechRecord:
                 keys, tails_of = _KEYS.get(record, 0, _speech_keys), mine
@@ -167,10 +173,25 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     return frozenset(found)
 
 
+def _none_held(wanted: frozenset[str], keys: list[frozenset[str]]) -> bool:
+    """Whether no key of `wanted` is among `keys` (the records' key sets)."""
+    return wanted.isdisjoint(chain.from_iterable(keys))
+
+
 def _attempt_tails(key: str) -> frozenset[str]:
     """The `attempt_key`s of what follows each of a line's first `LABEL_WORDS` words ("i'm
-    trying to walk to the window" holds "walk to the window")."""
-    return frozenset(filter(None, map(attempt_key, _unlabelled(key, short_labels=True))))
+    trying to walk to the window" holds "walk to the window").
+
+    `key` is a `line_key`, so the `line_key` of a tail is the tail itself, or "" below
+    `MIN_ECHO_WORDS` words: each word is stemmed once, not once per tail.
+    """
+    words = key.split()
+    stems = list(map(act_stem, words))
+    return frozenset(
+        " ".join(stems[i:])
+        for i in _label_ends(words, short_labels=True)
+        if len(words) - i >= MIN_ECHO_WORDS
+    )
 
 
 def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
@@ -178,11 +199,16 @@ def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
     `short_labels` false, only labels holding one of `LABEL_VERBS`: a reply may well begin
     "Yes, ..." before a line it agrees with)."""
     words = key.split()
-    return frozenset(
-        " ".join(words[i:])
+    return frozenset(" ".join(words[i:]) for i in _label_ends(words, short_labels=short_labels))
+
+
+def _label_ends(words: list[str], *, short_labels: bool) -> list[int]:
+    """Where a line of `words` may begin after a label (see `_unlabelled`), 0 first."""
+    return [
+        i
         for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
         if i == 0 or (short_labels and i <= LABEL_WORDS) or not LABEL_VERBS.isdisjoint(words[:i])
-    )
+    ]
 
 
 @lru_cache(maxsize=4096)
@@ -245,6 +271,8 @@ def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: s
     if not any(keys):
         return intent
     mine = frozenset(keys)
+    if _none_held(mine, _EVENT_KEYS.all(records, 0, _event_keys)):
+        return intent  # most intents tell no event
     told: set[str] = set()
     for record in records:
         if record.__class__ is EventRecord:
@@ -260,7 +288,12 @@ _LINES: RecordMemo[str] = RecordMemo()
 
 
 def _line_key_of(record: HistoryRecord) -> str:
-    return line_key(record.text) if isinstance(record, _PERCEIVED_LINE) else ""
+    return _record_line_key(record.text) if isinstance(record, _PERCEIVED_LINE) else ""
+
+
+_record_line_key = lru_cache(maxsize=1024)(line_key)
+"""`line_key` of a record's text: a beat's records come back from the store as new objects,
+with the same texts (a cache of its own, which other texts do not churn)."""
 
 
 def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
@@ -280,6 +313,9 @@ def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) 
     if not mine:
         return False
     tails = _unlabelled(mine, short_labels=True)
+    # Most thoughts copy no line: one C-level pass over the window's remembered keys.
+    if tails.isdisjoint(_LINES.all(records, 0, _line_key_of)):
+        return False
     return any(
         record.__class__ in _PERCEIVED_LINE
         and _LINES.get(record, 0, _line_key_of) in tails
