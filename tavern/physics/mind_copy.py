@@ -131,8 +131,19 @@ def word_runs(text: str, length: int) -> set[Run]:
     >>> sorted(word_runs("The bolt holds fast.", 3))
     [('bolt', 'holds', 'fast'), ('the', 'bolt', 'holds')]
     """
-    words = _WORD.findall(text.casefold())
-    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+    words = _casefold_words(text)
+    if length < 1:
+        return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+    # zip stops at its shortest argument, the slice from `length - 1`: the runs slicing
+    # would give, one per start, built in C.
+    return set(zip(*(words[k:] for k in range(length)), strict=False))
+
+
+@lru_cache(maxsize=64)
+def _casefold_words(text: str) -> tuple[str, ...]:
+    """The words of `text`, casefolded. Cached: the runner reads a narration's or a reply's
+    runs of several lengths, one filter after another."""
+    return tuple(_WORD.findall(text.casefold()))
 
 
 def without_sentences_holding(

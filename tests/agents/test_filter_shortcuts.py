@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tavern.agents import prompt_echo
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
+from tavern.physics import mind_copy
 
 PHRASES = [
     "Location:", "Facts:", "Present:", "(event)", "Event:", "event", "## Scene", "##", "#",
@@ -98,3 +99,22 @@ def test_negative_control_a_wrong_branch_requirement_is_caught(
         assert not _labels_agree(prompt_echo.PROMPT_LABEL, text)
     finally:
         alternation._branches.cache_clear()
+
+
+def _word_runs_reference(text: str, length: int) -> set[tuple[str, ...]]:
+    """`mind_copy.word_runs` as it was: a slice per start."""
+    words = mind_copy._WORD.findall(text.casefold())
+    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+
+
+@settings(max_examples=300)
+@given(JOINED, st.integers(-2, 9))
+def test_word_runs_are_the_runs_slicing_gives(text: str, length: int) -> None:
+    assert mind_copy.word_runs(text, length) == _word_runs_reference(text, length)
+
+
+def test_negative_control_a_run_lost_at_the_end_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Maren Holt in the hall. Rain falls."
+    assert mind_copy.word_runs(text, 3) == _word_runs_reference(text, 3)
+    monkeypatch.setattr(mind_copy, "_casefold_words", lambda text: tuple(text.split()[:-1]))
+    assert mind_copy.word_runs(text, 3) != _word_runs_reference(text, 3)
