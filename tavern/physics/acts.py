@@ -174,7 +174,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
             before = next(iter(in_lead))
         words = words_of(main)
     else:
-        words = words_of(sentence)
+        words = words_of(sentence) if comma else lead_words  # without a comma, the lead is all
     subjects: list[str] = []
     by_pronoun = False
     # "A Agnese Corvo walks ..." (an earlier vintners-wake soak, turn 2): a stray article
@@ -251,7 +251,12 @@ def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act
     ['sits']
     """
     acts = []
-    first, *later = _CLAUSE.split(sentence)
+    # Every `_CLAUSE` branch holds a comma, a semicolon or "and": a sentence without any is one
+    # clause, and the split (tried at each position) is not run.
+    if "," in sentence or ";" in sentence or "and" in sentence:
+        first, *later = _CLAUSE.split(sentence)
+    else:
+        first, later = sentence, []
     # A leading "As/When/While ... ," clause states an act of its own: "As Agnese Corvo walks
     # slowly to the nearest window and looks outside, ..." (vintners-wake soak #16, turn 4,
     # a skipped beat telling turn 2's attempt again).
