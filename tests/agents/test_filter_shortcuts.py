@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tavern.agents import prompt_echo, repetition
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
-from tavern.physics import mind_copy
+from tavern.physics import acts, mind_copy
 
 PHRASES = [
     "Location:", "Facts:", "Present:", "(event)", "Event:", "event", "## Scene", "##", "#",
@@ -142,3 +142,36 @@ def test_negative_control_a_stop_without_its_look_back_is_caught() -> None:
     assert _stops_agree(repetition._SENTENCE_STOP, text)
     planted = re.compile(repetition._SENTENCE_STOP.pattern.replace(r"(?<![\[.][.!?…])", ""))
     assert not _stops_agree(planted, text)
+
+
+RUN_SOURCES = st.lists(st.sampled_from(PHRASES + ["The Vintner's Wake in the hall"]), max_size=6)
+
+
+def _runs_agree(text: str, source: str, length: int) -> bool:
+    runs = frozenset(_word_runs_reference(source, length))
+    reference = not runs.isdisjoint(_word_runs_reference(text, length))
+    return mind_copy.holds_run(text, runs, length) == reference
+
+
+@settings(max_examples=300)
+@given(JOINED, RUN_SOURCES.map(" ".join), st.integers(-1, 6))
+def test_holds_run_answers_whether_a_run_of_the_text_is_one_of_the_runs(
+    text: str, source: str, length: int
+) -> None:
+    assert _runs_agree(text, source, length)
+
+
+def test_negative_control_a_run_at_the_end_missed_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text, source = "Rain falls in the hall.", "Maren Holt in the hall"
+    assert _runs_agree(text, source, 3)
+    monkeypatch.setattr(mind_copy, "_casefold_words", lambda text: tuple(text.split()[:-1]))
+    assert not _runs_agree(text, source, 3)
+
+
+def test_cached_sentence_spans_are_a_fresh_list_each_time() -> None:
+    text = "Rain falls. She says, 'Go home now. It is late.' The lamp dies."
+    spans = acts.sentence_spans(text)
+    spans.append((0, 0))
+    assert acts.sentence_spans(text) == spans[:-1] == [(0, 12), (12, 49), (49, 63)]
