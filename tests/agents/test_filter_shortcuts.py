@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tavern.agents import prompt_echo, repetition
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
-from tavern.physics import acts, mind_copy
+from tavern.physics import acts, fact_state, mind_copy
 
 PHRASES = [
     "Location:", "Facts:", "Present:", "(event)", "Event:", "event", "## Scene", "##", "#",
@@ -175,3 +175,16 @@ def test_cached_sentence_spans_are_a_fresh_list_each_time() -> None:
     spans = acts.sentence_spans(text)
     spans.append((0, 0))
     assert acts.sentence_spans(text) == spans[:-1] == [(0, 12), (12, 49), (49, 63)]
+
+
+STATE_TEXTS = st.lists(
+    st.sampled_from(["open", "OPENS", "Locked", "bolted", "sealed", "the", "box", "reopen",
+                     "openly", "ajar", "ſhut", "unlocked", "-", ".", "'", "_"]),
+    max_size=8,
+).flatmap(lambda words: st.sampled_from([" ", ""]).map(lambda sep: sep.join(words)))  # fmt: skip
+
+
+@settings(max_examples=300)
+@given(STATE_TEXTS)
+def test_a_state_word_is_found_where_search_finds_it(text: str) -> None:
+    assert _labels_agree(fact_state._ANY_STATE, text)
