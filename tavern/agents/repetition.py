@@ -145,6 +145,7 @@ def plain_words(text: str) -> list[str]:
     return [w for w in (w.strip(PUNCTUATION) for w in text.lower().split()) if w]
 
 
+@lru_cache(maxsize=256)  # `prose.told_sentences` reads each narration's for eight beats
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without punctuation and `ARTICLES`."""
