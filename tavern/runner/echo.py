@@ -54,9 +54,11 @@ calls, no better story.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, repeat
+from operator import itemgetter
+from typing import NamedTuple
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.attempt_told import act_stem
@@ -129,8 +131,6 @@ def _is_question(text: str) -> bool:
 
 _NOT_A_QUESTION_MARK = _PUNCTUATION.replace("?", "") + " "
 
-_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
-
 
 def _speech_keys(record: HistoryRecord) -> frozenset[str]:
     """The keys of a speech's whole line and of each of its sentences."""
@@ -154,26 +154,27 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     wanted = frozenset().union(*mine.values())
     wanted_acts = frozenset().union(*acted.values())
     found: set[str] = set()
+    if not wanted:
+        return frozenset(found)
+    heard = _heard_of(records)
     # Most speech repeats no line: C-level passes over the window's remembered keys first.
-    if wanted and (
-        not _none_held(wanted, _KEYS.all(records, 0, _speech_keys))
-        or not _none_held(wanted_acts, _ATTEMPTS.all(records, 0, _attempt_keys))
-    ):
-        for record in records:
-            if record.__class__ is SpeechRecord:
-                keys, tails_of = _KEYS.get(record, 0, _speech_keys), mine
-                hit = not wanted.isdisjoint(keys)
-            elif record.__class__ is ActionRecord:
-                keys, tails_of = _ATTEMPTS.get(record, 0, _attempt_keys), acted
-                hit = not wanted_acts.isdisjoint(keys)
-            else:
-                continue
-            if hit and perceives(record, viewer) == "content":
-                found |= {key for key, tails in tails_of.items() if not tails.isdisjoint(keys)}
+    if _none_held(wanted, map(_SPEECH, heard)) and _none_held(wanted_acts, map(_ATTEMPT, heard)):
+        return frozenset(found)
+    for record, seen in zip(records, heard, strict=True):
+        if record.__class__ is SpeechRecord:
+            keys, tails_of = seen.speech, mine
+            hit = not wanted.isdisjoint(keys)
+        elif record.__class__ is ActionRecord:
+            keys, tails_of = seen.attempt, acted
+            hit = not wanted_acts.isdisjoint(keys)
+        else:
+            continue
+        if hit and perceives(record, viewer) == "content":
+            found |= {key for key, tails in tails_of.items() if not tails.isdisjoint(keys)}
     return frozenset(found)
 
 
-def _none_held(wanted: frozenset[str], keys: list[frozenset[str]]) -> bool:
+def _none_held(wanted: frozenset[str], keys: Iterable[frozenset[str]]) -> bool:
     """Whether no key of `wanted` is among `keys` (the records' key sets)."""
     return wanted.isdisjoint(chain.from_iterable(keys))
 
@@ -227,7 +228,6 @@ def _attempt_keys(record: HistoryRecord) -> frozenset[str]:
 
 
 _NONE: frozenset[str] = frozenset()
-_ATTEMPTS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 HEAD_ECHO_WORDS = 6
@@ -250,13 +250,10 @@ def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -
     key = attempt_key(intent)
     return bool(key) and any(
         record.__class__ is ActionRecord
-        and _repeats(key, _ATTEMPTS.get(record, 0, _attempt_keys))
+        and _repeats(key, seen.attempt)
         and perceives(record, viewer) == "content"
-        for record in records
+        for record, seen in zip(records, _heard_of(records), strict=True)
     )
-
-
-_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 def _event_keys(record: HistoryRecord) -> frozenset[str]:
@@ -271,12 +268,13 @@ def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: s
     if not any(keys):
         return intent
     mine = frozenset(keys)
-    if _none_held(mine, _EVENT_KEYS.all(records, 0, _event_keys)):
+    heard = _heard_of(records)
+    if _none_held(mine, map(_EVENT, heard)):
         return intent  # most intents tell no event
     told: set[str] = set()
-    for record in records:
+    for record, seen in zip(records, heard, strict=True):
         if record.__class__ is EventRecord:
-            copied = mine.intersection(_EVENT_KEYS.get(record, 0, _event_keys))
+            copied = mine.intersection(seen.event)
             if copied and perceives(record, viewer) == "content":
                 told |= copied
     kept = [intent[a:b] for (a, b), key in zip(spans, keys, strict=True) if key not in told]
@@ -284,7 +282,6 @@ def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: s
 
 
 _PERCEIVED_LINE = (SpeechRecord, EventRecord, ActionRecord, ThoughtRecord)
-_LINES: RecordMemo[str] = RecordMemo()
 
 
 def _line_key_of(record: HistoryRecord) -> str:
@@ -294,6 +291,32 @@ def _line_key_of(record: HistoryRecord) -> str:
 _record_line_key = lru_cache(maxsize=1024)(line_key)
 """`line_key` of a record's text: a beat's records come back from the store as new objects,
 with the same texts (a cache of its own, which other texts do not churn)."""
+
+
+class _Heard(NamedTuple):
+    """What the echo rules compare of a record: the key of its line (a perceived line's),
+    and the keys of its speech (`_speech_keys`), its attempt and its event."""
+
+    line: str
+    speech: frozenset[str]
+    attempt: frozenset[str]
+    event: frozenset[str]
+
+
+_LINE, _SPEECH, _ATTEMPT, _EVENT = map(itemgetter, range(4))  # the fields, read in C
+_HEARD: RecordMemo[_Heard] = RecordMemo()
+
+
+def _heard(record: HistoryRecord) -> _Heard:
+    return _Heard(
+        _line_key_of(record), _speech_keys(record), _attempt_keys(record), _event_keys(record)
+    )
+
+
+def _heard_of(records: Sequence[HistoryRecord]) -> list[_Heard]:
+    """Each record's `_Heard`, remembered per record: each rule asks it of the same window,
+    and a window repeats the last one's records but for a beat's."""
+    return _HEARD.all(records, 0, _heard)
 
 
 def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
@@ -313,14 +336,15 @@ def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) 
     if not mine:
         return False
     tails = _unlabelled(mine, short_labels=True)
+    heard = _heard_of(records)
     # Most thoughts copy no line: one C-level pass over the window's remembered keys.
-    if tails.isdisjoint(_LINES.all(records, 0, _line_key_of)):
+    if tails.isdisjoint(map(_LINE, heard)):
         return False
     return any(
         record.__class__ in _PERCEIVED_LINE
-        and _LINES.get(record, 0, _line_key_of) in tails
+        and seen.line in tails
         and perceives(record, viewer) == "content"
-        for record in records
+        for record, seen in zip(records, heard, strict=True)
     )
 
 

@@ -184,8 +184,7 @@ def test_negative_control_a_fast_path_that_finds_nothing_is_caught(
 ) -> None:
     assert _agree(text, [record], "C2")
     monkeypatch.setattr(echo, "_none_held", lambda wanted, keys: True)
-    monkeypatch.setattr(echo, "_LINES", echo.RecordMemo())
-    monkeypatch.setattr(echo, "_line_key_of", lambda record: "")
+    monkeypatch.setattr(echo, "_LINE", lambda heard: "")
     assert not _agree(text, [record], "C2")
 
 
