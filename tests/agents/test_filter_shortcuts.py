@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import prompt_echo, repetition
+from tavern.agents import prompt_echo, repetition, stutter
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
 from tavern.physics import acts, fact_state, mind_copy
@@ -188,3 +188,36 @@ STATE_TEXTS = st.lists(
 @given(STATE_TEXTS)
 def test_a_state_word_is_found_where_search_finds_it(text: str) -> None:
     assert _labels_agree(fact_state._ANY_STATE, text)
+
+
+def _may_stutter_reference(text: str) -> bool:
+    """`stutter.may_stutter` as it was: every pair walked."""
+    words = [word.lower() for word in re.findall(r"\w+", text)]
+    last: dict[tuple[str, str], int] = {}
+    for i, pair in enumerate(zip(words, words[1:], strict=False)):
+        before = last.get(pair)
+        if before is not None and i - before <= 6:
+            return True
+        last[pair] = i
+    return False
+
+
+STUTTER_TEXTS = st.lists(
+    st.sampled_from(["until", "Dawn", "dawn", "the", "door", ",", ".", "a", "b", "\n"]),
+    max_size=20,
+).map(" ".join)
+
+
+@settings(max_examples=500)
+@given(STUTTER_TEXTS | JOINED)
+def test_may_stutter_answers_what_the_pair_walk_answers(text: str) -> None:
+    assert stutter.may_stutter(text) == _may_stutter_reference(text)
+
+
+def test_negative_control_a_stutter_window_too_narrow_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "They cross until dawn until dawn."
+    assert stutter.may_stutter(text) == _may_stutter_reference(text) is True
+    monkeypatch.setattr(stutter, "MAX_RUN", 1)
+    assert stutter.may_stutter(text) != _may_stutter_reference(text)
