@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
+from tavern.physics.mind_copy import Run, holds_run, without_sentences_holding, word_runs
 
 RECITAL_WORDS = 8
 """Words in a row that make a recital. Over the 16 narrations of two soaks (toll-house #10,
@@ -47,7 +47,7 @@ def drop_recitals(text: str, recited: Sequence[str], allowed: Sequence[str] = ()
     'Candles gutter over the open coffin under the balcony.'
     """
     runs = _runs(tuple(recited))
-    if not runs or runs.isdisjoint(word_runs(text, RECITAL_WORDS)):
+    if not runs or not holds_run(text, runs, RECITAL_WORDS):
         return text  # most narrations: one pass, no sentence split
     if allowed:
         runs = runs - _runs(tuple(allowed))

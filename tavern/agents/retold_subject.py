@@ -52,10 +52,13 @@ def predicate_key(sentence: str, names: Sequence[str]) -> str | None:
 
 def predicate_keys(texts: Iterable[str], names: Sequence[str]) -> frozenset[str]:
     """The predicate keys of every sentence of `texts`."""
-    found: set[str] = set()
-    for text in texts:
-        found.update(key for key in _text_keys(text, tuple(names)) if key is not None)
-    return frozenset(found)
+    known = tuple(names)
+    return frozenset().union(*(_text_predicates(text, known) for text in texts))
+
+
+@lru_cache(maxsize=256)  # `prose.told_sentences` reads each narration's for eight beats
+def _text_predicates(text: str, names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(key for key in _text_keys(text, names) if key is not None)
 
 
 def drop_retold_subjects(

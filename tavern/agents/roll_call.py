@@ -101,9 +101,15 @@ def _without(text: str, names: Sequence[str], goes: Callable[[str, re.Pattern[st
     """`text` without the sentences `goes` picks, in order, given the pattern of the cast's
     `names`; `text` itself when it names the cast fewer than twice or nothing goes."""
     pattern = _names_pattern(tuple(names))
-    if pattern is None or len(pattern.findall(text)) < 2:
+    if pattern is None or not _names_twice(pattern, text):
         return text
     return without_sentences(text, lambda sentence: goes(sentence, pattern), sentence_spans)
+
+
+@lru_cache(maxsize=16)  # `drop_roll_call` and `drop_roster` ask it of the same narration
+def _names_twice(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether `pattern` (the cast's names) matches `text` twice or more."""
+    return len(pattern.findall(text)) >= 2
 
 
 def _is_roster(

@@ -50,9 +50,12 @@ def may_stutter(text: str) -> bool:
     >>> may_stutter("until dawn until dawn"), may_stutter("The bell tolls. Ilse Brandt waits.")
     (True, False)
     """
-    words = [word.lower() for word in _WORD.findall(text)]  # as `stutter_starts` reads them
+    words = list(map(str.lower, _WORD.findall(text)))  # as `stutter_starts` reads them
+    pairs = list(zip(words, words[1:], strict=False))
+    if len(set(pairs)) == len(pairs):
+        return False  # no pair recurs at all (most replies): no walk
     last: dict[tuple[str, str], int] = {}
-    for i, pair in enumerate(zip(words, words[1:], strict=False)):
+    for i, pair in enumerate(pairs):
         before = last.get(pair)
         if before is not None and i - before <= MAX_RUN:
             return True

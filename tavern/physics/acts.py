@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tavern.physics import quotations as quoting
 from tavern.physics.quotations import quotations
 from tavern.records import Character
 
@@ -49,6 +50,13 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\[\.\.\.)[\"'”’)\]]*\s+")
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Spans of the sentences of `text`, each with the space after it; a quotation's
     sentences belong to the one that quotes them."""
+    return list(_sentence_spans(text, quoting.QUOTATION))
+
+
+@lru_cache(maxsize=64)  # the agency rules and the clamps split the same narration in turn
+def _sentence_spans(text: str, quotation: re.Pattern[str]) -> tuple[tuple[int, int], ...]:
+    """`sentence_spans`; `quotation` (the pattern `quotations` reads) is in the key, so that
+    a pattern replaced at run time (a test's negative control) is not answered from here."""
     quoted = [(a, b) for a, b, _ in quotations(text)]
     spans, start = [], 0
     for gap in _SENTENCE_BREAK.finditer(text):
@@ -58,7 +66,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         start = gap.end()
     if text[start:].strip():
         spans.append((start, len(text)))
-    return spans
+    return tuple(spans)
 
 
 def without_sentences(
@@ -174,7 +182,7 @@ def read_act(sentence: str, names: Names, before: str | None) -> tuple[Act | Non
             before = next(iter(in_lead))
         words = words_of(main)
     else:
-        words = words_of(sentence)
+        words = words_of(sentence) if comma else lead_words  # without a comma, the lead is all
     subjects: list[str] = []
     by_pronoun = False
     # "A Agnese Corvo walks ..." (an earlier vintners-wake soak, turn 2): a stray article
@@ -251,7 +259,12 @@ def read_acts(sentence: str, names: Names, before: str | None) -> tuple[list[Act
     ['sits']
     """
     acts = []
-    first, *later = _CLAUSE.split(sentence)
+    # Every `_CLAUSE` branch holds a comma, a semicolon or "and": a sentence without any is one
+    # clause, and the split (tried at each position) is not run.
+    if "," in sentence or ";" in sentence or "and" in sentence:
+        first, *later = _CLAUSE.split(sentence)
+    else:
+        first, later = sentence, []
     # A leading "As/When/While ... ," clause states an act of its own: "As Agnese Corvo walks
     # slowly to the nearest window and looks outside, ..." (vintners-wake soak #16, turn 4,
     # a skipped beat telling turn 2's attempt again).

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tavern.physics.dropping import rewrite_events
-from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
+from tavern.physics.mind_copy import Run, holds_run, without_sentences_holding, word_runs
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def copies_a_directive(sentence: str, runs: frozenset[Run]) -> bool:
     >>> copies_a_directive("She reveals a secret through a slip.", runs)
     False
     """
-    return bool(runs) and not runs.isdisjoint(word_runs(sentence, RUN_WORDS))
+    return bool(runs) and holds_run(sentence, runs, RUN_WORDS)
 
 
 def without_directive_copies(text: str, directives: Sequence[str]) -> str:

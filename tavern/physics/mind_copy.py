@@ -131,8 +131,33 @@ def word_runs(text: str, length: int) -> set[Run]:
     >>> sorted(word_runs("The bolt holds fast.", 3))
     [('bolt', 'holds', 'fast'), ('the', 'bolt', 'holds')]
     """
-    words = _WORD.findall(text.casefold())
-    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+    words = _casefold_words(text)
+    if length < 1:
+        return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
+    # zip stops at its shortest argument, the slice from `length - 1`: the runs slicing
+    # would give, one per start, built in C.
+    return set(zip(*(words[k:] for k in range(length)), strict=False))
+
+
+def holds_run(text: str, runs: AbstractSet[Run], length: int) -> bool:
+    """Whether `text` holds one of `runs` (each `length` words, as `word_runs` makes them):
+    `not runs.isdisjoint(word_runs(text, length))`, without building the set of the text's
+    runs (each filter only asks whether one is there).
+
+    >>> holds_run("Rain. The bolt holds fast.", word_runs("bolt holds fast", 3), 3)
+    True
+    """
+    if length < 1:
+        return not runs.isdisjoint(word_runs(text, length))
+    words = _casefold_words(text)
+    return not runs.isdisjoint(zip(*(words[k:] for k in range(length)), strict=False))
+
+
+@lru_cache(maxsize=64)
+def _casefold_words(text: str) -> tuple[str, ...]:
+    """The words of `text`, casefolded. Cached: the runner reads a narration's or a reply's
+    runs of several lengths, one filter after another."""
+    return tuple(_WORD.findall(text.casefold()))
 
 
 def without_sentences_holding(
@@ -147,11 +172,9 @@ def without_sentences_holding(
     >>> without_sentences_holding("Rain. The bolt holds fast.", word_runs("bolt holds fast", 3), 3)
     'Rain.'
     """
-    if not runs or runs.isdisjoint(word_runs(text, length)):
+    if not runs or not holds_run(text, runs, length):
         return text
-    return without_sentences(
-        text, lambda sentence: not runs.isdisjoint(word_runs(sentence, length)), spans_of
-    )
+    return without_sentences(text, lambda sentence: holds_run(sentence, runs, length), spans_of)
 
 
 def _runs(text: str) -> set[Run]:

@@ -54,8 +54,11 @@ calls, no better story.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import NamedTuple
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.attempt_told import act_stem
@@ -97,7 +100,7 @@ def line_key(text: str, least: int = MIN_ECHO_WORDS) -> str:
     >>> line_key("I don't know."), line_key("I don't know.", least=BEAT_ECHO_WORDS)
     ('', "i don't know")
     """
-    words = [w for w in (w.strip(_PUNCTUATION) for w in text.lower().split()) if w]
+    words = list(filter(None, map(str.strip, text.lower().split(), repeat(_PUNCTUATION))))
     return " ".join(words) if len(words) >= least else ""
 
 
@@ -128,8 +131,6 @@ def _is_question(text: str) -> bool:
 
 _NOT_A_QUESTION_MARK = _PUNCTUATION.replace("?", "") + " "
 
-_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
-
 
 def _speech_keys(record: HistoryRecord) -> frozenset[str]:
     """The keys of a speech's whole line and of each of its sentences."""
@@ -138,6 +139,7 @@ def _speech_keys(record: HistoryRecord) -> frozenset[str]:
     return _keys(record.text)
 
 
+@lru_cache(maxsize=1024)  # a beat's records come back from the store as new objects
 def _keys(text: str) -> frozenset[str]:
     return frozenset(key for key in map(line_key, [text, *sentence_texts(text)]) if key)
 
@@ -152,25 +154,45 @@ def echoed(speech: str, records: Sequence[HistoryRecord], viewer: str) -> frozen
     wanted = frozenset().union(*mine.values())
     wanted_acts = frozenset().union(*acted.values())
     found: set[str] = set()
-    if wanted:
-        for record in records:
-            if record.__class__ is SpeechRecord:
-                keys, tails_of = _KEYS.get(record, 0, _speech_keys), mine
-                hit = not wanted.isdisjoint(keys)
-            elif record.__class__ is ActionRecord:
-                keys, tails_of = _ATTEMPTS.get(record, 0, _attempt_keys), acted
-                hit = not wanted_acts.isdisjoint(keys)
-            else:
-                continue
-            if hit and perceives(record, viewer) == "content":
-                found |= {key for key, tails in tails_of.items() if not tails.isdisjoint(keys)}
+    if not wanted:
+        return frozenset(found)
+    heard = _heard_of(records)
+    # Most speech repeats no line: C-level passes over the window's remembered keys first.
+    if _none_held(wanted, map(_SPEECH, heard)) and _none_held(wanted_acts, map(_ATTEMPT, heard)):
+        return frozenset(found)
+    for record, seen in zip(records, heard, strict=True):
+        if record.__class__ is SpeechRecord:
+            keys, tails_of = seen.speech, mine
+            hit = not wanted.isdisjoint(keys)
+        elif record.__class__ is ActionRecord:
+            keys, tails_of = seen.attempt, acted
+            hit = not wanted_acts.isdisjoint(keys)
+        else:
+            continue
+        if hit and perceives(record, viewer) == "content":
+            found |= {key for key, tails in tails_of.items() if not tails.isdisjoint(keys)}
     return frozenset(found)
+
+
+def _none_held(wanted: frozenset[str], keys: Iterable[frozenset[str]]) -> bool:
+    """Whether no key of `wanted` is among `keys` (the records' key sets)."""
+    return wanted.isdisjoint(chain.from_iterable(keys))
 
 
 def _attempt_tails(key: str) -> frozenset[str]:
     """The `attempt_key`s of what follows each of a line's first `LABEL_WORDS` words ("i'm
-    trying to walk to the window" holds "walk to the window")."""
-    return frozenset(filter(None, map(attempt_key, _unlabelled(key, short_labels=True))))
+    trying to walk to the window" holds "walk to the window").
+
+    `key` is a `line_key`, so the `line_key` of a tail is the tail itself, or "" below
+    `MIN_ECHO_WORDS` words: each word is stemmed once, not once per tail.
+    """
+    words = key.split()
+    stems = list(map(act_stem, words))
+    return frozenset(
+        " ".join(stems[i:])
+        for i in _label_ends(words, short_labels=True)
+        if len(words) - i >= MIN_ECHO_WORDS
+    )
 
 
 def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
@@ -178,11 +200,16 @@ def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
     `short_labels` false, only labels holding one of `LABEL_VERBS`: a reply may well begin
     "Yes, ..." before a line it agrees with)."""
     words = key.split()
-    return frozenset(
-        " ".join(words[i:])
+    return frozenset(" ".join(words[i:]) for i in _label_ends(words, short_labels=short_labels))
+
+
+def _label_ends(words: list[str], *, short_labels: bool) -> list[int]:
+    """Where a line of `words` may begin after a label (see `_unlabelled`), 0 first."""
+    return [
+        i
         for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
         if i == 0 or (short_labels and i <= LABEL_WORDS) or not LABEL_VERBS.isdisjoint(words[:i])
-    )
+    ]
 
 
 @lru_cache(maxsize=4096)
@@ -201,7 +228,6 @@ def _attempt_keys(record: HistoryRecord) -> frozenset[str]:
 
 
 _NONE: frozenset[str] = frozenset()
-_ATTEMPTS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 HEAD_ECHO_WORDS = 6
@@ -224,13 +250,10 @@ def echoed_attempt(intent: str, records: Sequence[HistoryRecord], viewer: str) -
     key = attempt_key(intent)
     return bool(key) and any(
         record.__class__ is ActionRecord
-        and _repeats(key, _ATTEMPTS.get(record, 0, _attempt_keys))
+        and _repeats(key, seen.attempt)
         and perceives(record, viewer) == "content"
-        for record in records
+        for record, seen in zip(records, _heard_of(records), strict=True)
     )
-
-
-_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 def _event_keys(record: HistoryRecord) -> frozenset[str]:
@@ -245,10 +268,13 @@ def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: s
     if not any(keys):
         return intent
     mine = frozenset(keys)
+    heard = _heard_of(records)
+    if _none_held(mine, map(_EVENT, heard)):
+        return intent  # most intents tell no event
     told: set[str] = set()
-    for record in records:
+    for record, seen in zip(records, heard, strict=True):
         if record.__class__ is EventRecord:
-            copied = mine.intersection(_EVENT_KEYS.get(record, 0, _event_keys))
+            copied = mine.intersection(seen.event)
             if copied and perceives(record, viewer) == "content":
                 told |= copied
     kept = [intent[a:b] for (a, b), key in zip(spans, keys, strict=True) if key not in told]
@@ -256,11 +282,41 @@ def without_told_events(intent: str, records: Sequence[HistoryRecord], viewer: s
 
 
 _PERCEIVED_LINE = (SpeechRecord, EventRecord, ActionRecord, ThoughtRecord)
-_LINES: RecordMemo[str] = RecordMemo()
 
 
 def _line_key_of(record: HistoryRecord) -> str:
-    return line_key(record.text) if isinstance(record, _PERCEIVED_LINE) else ""
+    return _record_line_key(record.text) if isinstance(record, _PERCEIVED_LINE) else ""
+
+
+_record_line_key = lru_cache(maxsize=1024)(line_key)
+"""`line_key` of a record's text: a beat's records come back from the store as new objects,
+with the same texts (a cache of its own, which other texts do not churn)."""
+
+
+class _Heard(NamedTuple):
+    """What the echo rules compare of a record: the key of its line (a perceived line's),
+    and the keys of its speech (`_speech_keys`), its attempt and its event."""
+
+    line: str
+    speech: frozenset[str]
+    attempt: frozenset[str]
+    event: frozenset[str]
+
+
+_LINE, _SPEECH, _ATTEMPT, _EVENT = map(itemgetter, range(4))  # the fields, read in C
+_HEARD: RecordMemo[_Heard] = RecordMemo()
+
+
+def _heard(record: HistoryRecord) -> _Heard:
+    return _Heard(
+        _line_key_of(record), _speech_keys(record), _attempt_keys(record), _event_keys(record)
+    )
+
+
+def _heard_of(records: Sequence[HistoryRecord]) -> list[_Heard]:
+    """Each record's `_Heard`, remembered per record: each rule asks it of the same window,
+    and a window repeats the last one's records but for a beat's."""
+    return _HEARD.all(records, 0, _heard)
 
 
 def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) -> bool:
@@ -280,11 +336,15 @@ def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) 
     if not mine:
         return False
     tails = _unlabelled(mine, short_labels=True)
+    heard = _heard_of(records)
+    # Most thoughts copy no line: one C-level pass over the window's remembered keys.
+    if tails.isdisjoint(map(_LINE, heard)):
+        return False
     return any(
         record.__class__ in _PERCEIVED_LINE
-        and _LINES.get(record, 0, _line_key_of) in tails
+        and seen.line in tails
         and perceives(record, viewer) == "content"
-        for record in records
+        for record, seen in zip(records, heard, strict=True)
     )
 
 

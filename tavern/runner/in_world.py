@@ -34,7 +34,7 @@ from __future__ import annotations
 from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.contract.alternation import matches_any
-from tavern.physics.mind_copy import word_runs
+from tavern.physics.mind_copy import holds_run, word_runs
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.records import CharacterReply
 
@@ -62,7 +62,7 @@ def _steps_out(text: str) -> bool:
         label in text for label in (*SHEET_LABELS, *OWN_LABELS)
     ):
         return True
-    return not _INSTRUCTION_RUNS.isdisjoint(word_runs(text, INSTRUCTION_RUN))
+    return holds_run(text, _INSTRUCTION_RUNS, INSTRUCTION_RUN)
 
 
 def in_world(reply: CharacterReply) -> CharacterReply | None:

@@ -88,10 +88,11 @@ def before_repeated_clause(text: str) -> str:
 
 def without_loops(reply: CharacterReply) -> CharacterReply:
     """`reply` with each field cut before its first repeated clause."""
+    # The fields read in place: `model_dump` copied the whole reply to read three strings.
     cut = {
         field: before_repeated_clause(text)
-        for field, text in reply.model_dump().items()
-        if isinstance(text, str)
+        for field in type(reply).model_fields
+        if isinstance(text := getattr(reply, field), str)
     }
     changed = {field: text for field, text in cut.items() if text != getattr(reply, field)}
     return reply.model_copy(update=changed) if changed else reply

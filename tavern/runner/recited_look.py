@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
 from tavern.physics.acts import without_sentences
-from tavern.physics.mind_copy import Run, without_sentences_holding, word_runs
+from tavern.physics.mind_copy import Run, holds_run, without_sentences_holding, word_runs
 from tavern.records import CharacterReply
 from tavern.runner.in_world import reply_with
 
@@ -72,15 +72,13 @@ def without_recited_look(text: str, runs: frozenset[Run]) -> str:
     >>> without_recited_look("The woman with a ring of iron keys at her belt lies.", runs)
     'The woman with a ring of iron keys at her belt lies.'
     """
-    if runs.isdisjoint(word_runs(text, LOOK_RUN)):
+    if not holds_run(text, runs, LOOK_RUN):
         return text
     return without_sentences(text, lambda sentence: _recites(sentence, runs), sentence_spans)
 
 
 def _recites(sentence: str, runs: frozenset[Run]) -> bool:
-    return bool(_FIRST_PERSON.match(sentence)) and not runs.isdisjoint(
-        word_runs(sentence, LOOK_RUN)
-    )
+    return bool(_FIRST_PERSON.match(sentence)) and holds_run(sentence, runs, LOOK_RUN)
 
 
 def without_recited_looks(reply: CharacterReply, runs: frozenset[Run]) -> CharacterReply | None:
