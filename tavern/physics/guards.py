@@ -148,7 +148,6 @@ class _Secrets:
     """Scene and public texts the walk started from."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
-    ids: tuple[int, ...]
     fold: _Fold
     thought_owners: dict[str, frozenset[str]]
     whispers: list[WhisperPayload]
@@ -164,104 +163,131 @@ class _Secrets:
     base_length: int = 0
 
 
-_WALKS: dict[tuple[object, ...], _Secrets] = {}
+_Slot = tuple[tuple[object, ...], int, int, int]
+"""(Context, length, identity of the first record, of the last): where a walk is filed."""
+
+_WALKS: dict[_Slot, _Secrets] = {}
 _WALKS_KEPT = 64
 """Walks remembered, least recently used first out: a beat makes several (guards, each
 speaker's observation, memory), and the next beat continues its boundary walk.
 
-A plain dict in use order, not an `OrderedDict`: iterating an `OrderedDict` looks every key
-up again, and these keys are long tuples whose hash is not cached (50 walks cost 170 us per
-scan for hashing alone)."""
+Filed by a short slot, not by every record's identity: a tuple of hundreds of ids cost an
+int object per record to build and a pass over it for each hash and compare, several times
+a beat. A slot names a walk only once its records are checked to be those asked about
+(`_same_records`): two histories may share both ends."""
 
 
-_LATEST: dict[tuple[object, ...], tuple[object, ...]] = {}
-"""(Context, first record) -> key of the walk of those made or used last: usually the one
+_LATEST: dict[tuple[object, ...], _Slot] = {}
+"""(Context, first record) -> slot of the walk of those made or used last: usually the one
 the next such walk continues (sessions of one scenario share contexts, not records), found
 without scanning every walk."""
 
 
-def _touch(context: tuple[object, ...], ids: tuple[int, ...]) -> None:
-    key = (*context, ids)
-    _WALKS[key] = _WALKS.pop(key)
-    _note_latest(context, ids)
+def _slot(context: tuple[object, ...], records: tuple[HistoryRecord, ...]) -> _Slot:
+    if not records:
+        return (context, 0, 0, 0)
+    return (context, len(records), id(records[0]), id(records[-1]))
 
 
-def _note_latest(context: tuple[object, ...], ids: tuple[int, ...]) -> None:
+def _same_records(a: tuple[HistoryRecord, ...], b: tuple[HistoryRecord, ...]) -> bool:
+    """Whether two histories walk alike: a tuple compare tests identity first, in C, and
+    records it finds equal instead are frozen records of equal fields, read alike."""
+    return a == b
+
+
+def _touch(slot: _Slot) -> None:
+    _WALKS[slot] = _WALKS.pop(slot)
+    _note_latest(slot)
+
+
+def _note_latest(slot: _Slot) -> None:
     if len(_LATEST) >= _WALKS_KEPT:
         _LATEST.clear()
-    if ids:
-        _LATEST[(*context, ids[0])] = (*context, ids)
+    context, length, first, _last = slot
+    if length:
+        _LATEST[(context, first)] = slot
 
 
 def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
     """The secrets of `history`, memoized: a beat's guards and every viewer's projection
     walk the same history, and within a beat the history only grows at its end.
 
-    History records are frozen, so a record object stands for its content, and the key
-    holds record identities: an entry keeps its records alive, so no identity in a live key
-    can be reused by another object. A changed record is a new object, hence a new key. A
-    history that extends a remembered one (same start, same context) continues that walk
-    from where it stopped instead of starting over.
+    History records are frozen, so a record object stands for its content. An entry keeps
+    its records alive and is used only for the very records asked about (`_same_records`);
+    a changed record is a new object. A history that extends a remembered one (same start,
+    same context) continues that walk from where it stopped instead of starting over.
     """
     records = tuple(history)
-    ids = tuple(map(id, records))
     context = (tuple(scene_texts(scene)), tuple(public_texts))
-    key = (*context, ids)
-    found = _WALKS.get(key)
-    if found is not None:
-        _touch(context, ids)
+    slot = _slot(context, records)
+    found = _WALKS.get(slot)
+    if found is not None and _same_records(found.history, records):
+        _touch(slot)
+        return found
+    base = _longest_prefix_walk(context, records)
+    if base is None:
+        fold = _Fold(tokens_of([*context[0], *context[1]]))
+        fold.feed(records)
     else:
-        base = _longest_prefix_walk(context, ids)
-        if base is None:
-            fold = _Fold(tokens_of([*context[0], *context[1]]))
-            fold.feed(records)
-        else:
-            fold = base.fold.copy()
-            fold.feed(records[len(base.ids) :])
-            _touch(base.context, base.ids)
-        while len(_WALKS) >= _WALKS_KEPT:
-            del _WALKS[next(iter(_WALKS))]
-        _note_latest(context, ids)
-        found = _WALKS[key] = _Secrets(
-            context,
-            records,
-            ids,
-            fold,
-            dict(fold.owners),  # its values are frozensets the fold replaces, never changes
-            [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
-            frozenset(fold.owners),
-            base=weakref.ref(base) if base is not None else (lambda: None),
-            base_length=len(base.ids) if base is not None else 0,
-        )
+        fold = base.fold.copy()
+        fold.feed(records[len(base.history) :])
+        _touch(_slot(base.context, base.history))
+    _WALKS.pop(slot, None)  # a walk of other records filed alike (both ends shared) goes
+    while len(_WALKS) >= _WALKS_KEPT:
+        del _WALKS[next(iter(_WALKS))]
+    _note_latest(slot)
+    found = _WALKS[slot] = _Secrets(
+        context,
+        records,
+        fold,
+        dict(fold.owners),  # its values are frozensets the fold replaces, never changes
+        [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
+        frozenset(fold.owners),
+        base=weakref.ref(base) if base is not None else (lambda: None),
+        base_length=len(base.history) if base is not None else 0,
+    )
     return found
 
 
-def _longest_prefix_walk(context: tuple[object, ...], ids: tuple[int, ...]) -> _Secrets | None:
-    """A remembered walk of the same context whose records begin `ids`: the context's
+def _longest_prefix_walk(
+    context: tuple[object, ...], records: tuple[HistoryRecord, ...]
+) -> _Secrets | None:
+    """A remembered walk of the same context whose records begin `records`: the context's
     latest walk when it qualifies, else the longest. Any such walk continues exactly.
 
     Cheap tests first (length, last and first record), so a miss costs no tuple slicing;
     most recently used first, because the walk a beat continues is usually its last one and
     then every shorter candidate is skipped on its length alone.
     """
-    latest = _WALKS.get(_LATEST.get((*context, ids[0]), ())) if ids else None
-    if latest is not None and len(latest.ids) < len(ids) and ids[: len(latest.ids)] == latest.ids:
+    if not records:
+        return None
+    first = records[0]
+    latest = _WALKS.get(_LATEST.get((context, id(first)), _NO_SLOT))
+    if (
+        latest is not None
+        and (n := len(latest.history)) < len(records)
+        and _same_records(records[:n], latest.history)
+    ):
         # Scanning every walk for a longer one touches dozens of cold entries (a cache miss
         # each, ~1 us): the latest walk of the context is taken when it is a prefix.
         return latest
     best: _Secrets | None = None
     longest = 0
     for s in reversed(_WALKS.values()):
-        n = len(s.ids)
+        walked = s.history
+        n = len(walked)
         if (
-            longest < n < len(ids)
-            and s.ids[-1] == ids[n - 1]
-            and s.ids[0] == ids[0]
+            longest < n < len(records)
+            and walked[-1] is records[n - 1]
+            and walked[0] is first
             and s.context == context
-            and ids[:n] == s.ids
+            and _same_records(records[:n], walked)
         ):
             best, longest = s, n
     return best
+
+
+_NO_SLOT: _Slot = ((), -1, 0, 0)
 
 
 def thought_only_tokens(

@@ -107,13 +107,25 @@ def test_secrets_walk_identity_key_keeps_its_records_alive() -> None:
     assert all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
 
 
+def test_secrets_walk_checks_its_records_when_identities_collide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A walk is filed by its records' identities at both ends, then used only for the very
+    records asked about: all records sharing one identity (what a dead record's reused
+    address would look like) must still get their own answers."""
+    monkeypatch.setattr(guards, "id", lambda _record: 1, raising=False)
+    guards._WALKS.clear()
+    assert all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
+    guards._WALKS.clear()
+
+
 def test_negative_control_colliding_identities_are_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The keep-alive guarantees that no two live keys share an identity. Planted fault: all
-    records share one identity (what a dead record's reused address would look like to a
-    memo that did not keep it alive); the check above then sees stale answers."""
+    """Planted fault: colliding identities, and a memo trusting its slot without checking
+    the records (`_same_records`); the check above then sees stale answers."""
     monkeypatch.setattr(guards, "id", lambda _record: 1, raising=False)
+    monkeypatch.setattr(guards, "_same_records", lambda _a, _b: True)
     guards._WALKS.clear()
     assert not all(_fresh_thought_walks(lambda h: thought_only_tokens(h, SCENE)))
     guards._WALKS.clear()
@@ -188,6 +200,28 @@ def test_negative_control_a_shared_walk_state_goes_wrong(monkeypatch: pytest.Mon
     spec = [("thought", "ledger", "C1"), ("thought", "mill", "C1")]
     continued, fresh = _branching_walks(spec, 1)
     assert continued != fresh  # the branch that said "ledger" aloud leaked into this one
+
+
+@given(_records, _records)
+def test_walks_filed_alike_answer_for_their_own_records(
+    middle: list[tuple[str, str, str]], other: list[tuple[str, str, str]]
+) -> None:
+    """Two histories of one length sharing both end records share a slot: the second still
+    gets a fresh walk's answers."""
+    ends = _record("speech", 0, "ring", "C1"), _record("thought", 99, "seal", "C3")
+    size = min(len(middle), len(other))
+    first = [ends[0], *(_record(k, i, w, s) for i, (k, w, s) in enumerate(middle[:size])), ends[1]]
+    second = [ends[0], *(_record(k, i, w, s) for i, (k, w, s) in enumerate(other[:size])), ends[1]]
+
+    def answers() -> tuple[object, ...]:
+        return thought_only_tokens(second, SCENE), hidden_tokens_for(second, SCENE, "C2")
+
+    guards._WALKS.clear()
+    thought_only_tokens(first, SCENE)
+    hidden_tokens_for(first, SCENE, "C2")
+    remembered = answers()
+    guards._WALKS.clear()
+    assert remembered == answers()
 
 
 _CAST = {
