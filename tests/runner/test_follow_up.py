@@ -98,15 +98,19 @@ def test_negative_control_without_the_follow_up_the_attempt_stays_unanswered(
     assert _outcomes(kit.history(sid)) == []
 
 
-def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactory) -> None:
-    given = {
+def _outcome_of_c1(text: str) -> dict[str, Any]:
+    """The Director's action_outcome event for C1's attempt, seen from the hall."""
+    return {
         "kind": "action_outcome",
-        "text": "The bolt does not move.",
+        "text": text,
         "actor_id": "C1",
         "witness_ids": HALL_VIEW,
         "utterance_ref": None,
     }
-    kit = make_kit(fn=_answers([given]))
+
+
+def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=_answers([_outcome_of_c1("The bolt does not move.")]))
     sid = kit.create()
     kit.play(sid, action=BOLT)
     assert FOLLOW_UP not in _agents(kit, sid, 1)
@@ -121,14 +125,7 @@ that never moved (clamp `agency`, `physics.verbs.MOVING`)."""
 def test_a_directors_outcome_that_walks_off_goes_and_the_attempt_is_asked_about(
     make_kit: KitFactory,
 ) -> None:
-    walked = {
-        "kind": "action_outcome",
-        "text": WALKED_OFF,
-        "actor_id": "C1",
-        "witness_ids": HALL_VIEW,
-        "utterance_ref": None,
-    }
-    kit = make_kit(fn=_answers([walked]))
+    kit = make_kit(fn=_answers([_outcome_of_c1(WALKED_OFF)]))
     sid = kit.create()
     kit.play(sid, action=BOLT)
     assert _agents(kit, sid, 1).count(FOLLOW_UP) == 1
