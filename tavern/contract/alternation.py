@@ -21,6 +21,9 @@ from functools import lru_cache
 
 from tavern.contract._prefilter import Requirement, fold, required_literals
 
+_fold = fold.__wrapped__
+"""`fold` without its cache (see `_Branches.search`)."""
+
 
 def top_branches(source: str) -> list[str]:
     """The top-level alternatives of a regex source: `"|".join(...)` gives it back.
@@ -81,9 +84,6 @@ class _Branches:
                 if branch.search(text) is not None:
                     return True
         return False
-
-
-_fold = fold.__wrapped__
 
 
 @lru_cache(maxsize=32)

@@ -165,6 +165,8 @@ class _Secrets:
 
 _Slot = tuple[tuple[object, ...], int, int, int]
 """(Context, length, identity of the first record, of the last): where a walk is filed."""
+_NO_SLOT: _Slot = ((), -1, 0, 0)
+"""A slot no walk is filed under (a lookup that finds no latest walk)."""
 
 _WALKS: dict[_Slot, _Secrets] = {}
 _WALKS_KEPT = 64
@@ -285,9 +287,6 @@ def _longest_prefix_walk(
         ):
             best, longest = s, n
     return best
-
-
-_NO_SLOT: _Slot = ((), -1, 0, 0)
 
 
 def thought_only_tokens(

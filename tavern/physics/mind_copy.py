@@ -131,12 +131,7 @@ def word_runs(text: str, length: int) -> set[Run]:
     >>> sorted(word_runs("The bolt holds fast.", 3))
     [('bolt', 'holds', 'fast'), ('the', 'bolt', 'holds')]
     """
-    words = _casefold_words(text)
-    if length < 1:
-        return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
-    # zip stops at its shortest argument, the slice from `length - 1`: the runs slicing
-    # would give, one per start, built in C.
-    return set(zip(*(words[k:] for k in range(length)), strict=False))
+    return set(_runs_of(text, length))
 
 
 def holds_run(text: str, runs: AbstractSet[Run], length: int) -> bool:
@@ -147,10 +142,17 @@ def holds_run(text: str, runs: AbstractSet[Run], length: int) -> bool:
     >>> holds_run("Rain. The bolt holds fast.", word_runs("bolt holds fast", 3), 3)
     True
     """
-    if length < 1:
-        return not runs.isdisjoint(word_runs(text, length))
+    return not runs.isdisjoint(_runs_of(text, length))
+
+
+def _runs_of(text: str, length: int) -> Iterable[Run]:
+    """The runs of `word_runs`, one per start, unsorted and not yet a set."""
     words = _casefold_words(text)
-    return not runs.isdisjoint(zip(*(words[k:] for k in range(length)), strict=False))
+    if length < 1:  # slicing's answer for a length no caller asks (zip would differ)
+        return (tuple(words[i : i + length]) for i in range(len(words) - length + 1))
+    # zip stops at its shortest argument, the slice from `length - 1`: the runs slicing
+    # would give, one per start, built in C.
+    return zip(*(words[k:] for k in range(length)), strict=False)
 
 
 @lru_cache(maxsize=64)
