@@ -129,6 +129,11 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
+    if isinstance(tokens, set) and tokens.isdisjoint(_words(text)) and _FIXED.issuperset(tokens):
+        # Guards build a fresh set per event: when none of its words, all known to be their
+        # own normal form, is in the text, nothing is masked, and freezing and hashing a set
+        # of hundreds of words for the caches below would cost more than the whole answer.
+        return text
     hidden = _normalized(tokens if isinstance(tokens, frozenset) else frozenset(tokens))
     if not hidden:
         return text
