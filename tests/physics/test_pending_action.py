@@ -1,11 +1,12 @@
-"""`has_unresolved_action` reads turn numbers through a per-window memo and scans only from
-the last beat's first record; it equals the plain definition on windows that slide, shrink,
-repeat records by identity or come back as equal copies, and whatever the memo holds.
-The negative control plants a memo that serves the previous window's numbers by position.
+"""`has_unresolved_action` scans only from the last beat's first record; it equals the plain
+definition on windows that slide, shrink, repeat records or hold turns in any order. The
+negative control plants a scan that reads only that first record.
 """
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 import pytest
@@ -14,17 +15,18 @@ from hypothesis import strategies as st
 
 from tavern.physics import pending_action
 from tavern.physics.pending_action import has_unresolved_action
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import ActionRecord, Audience, HistoryRecord, SpeechRecord
 
 
 def _reference_unresolved(history: list[HistoryRecord]) -> bool:
-    """`has_unresolved_action` as it was written before the memo."""
+    """`has_unresolved_action` as it was before the scan from the last beat's first record."""
     if not history:
         return False
-    last = max(r.turn_number for r in history)
+    turns = list(map(attrgetter("turn_number"), history))
+    last = max(turns)
     return any(
-        isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
+        isinstance(r, ActionRecord) and not r.resolved
+        for r in compress(history, map(last.__eq__, turns))
     )
 
 
@@ -66,29 +68,17 @@ def test_unresolved_action_equals_its_reference_over_calls(calls: list[list[Any]
         assert has_unresolved_action(window) == _reference_unresolved(window)
 
 
-def test_answers_never_depend_on_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    window = [*_POOL[:10], _record(50, 9, True, False)]
-    warm = has_unresolved_action(window)
-    monkeypatch.setattr(pending_action, "_TURNS", RecordMemo())  # an empty memo
-    assert has_unresolved_action(window) == warm == _reference_unresolved(window) is True
-
-
-def test_negative_control_numbers_served_by_position_are_caught(
+def test_negative_control_a_scan_from_the_first_record_of_the_max_turn_only_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Planted: a memo that reuses the previous window's numbers by position, without the
-    identity check, answers a later window from stale turn numbers."""
+    """Planted: only the first record of the highest turn is read (as if a beat held one
+    record), so an open action after it is missed."""
 
-    class ByPosition(RecordMemo[int]):
-        def all(self, records: Any, key: int, derive: Any) -> list[int]:
-            last = self._last.get(key)
-            kept = last[0][1][: len(records)] if last else []
-            values = kept + [derive(r) for r in records[len(kept) :]]
-            self._last[key] = [(list(records), values)]
-            return values
+    def first_only(history: list[HistoryRecord]) -> bool:
+        turns = [r.turn_number for r in history]
+        r = history[turns.index(max(turns))]
+        return isinstance(r, ActionRecord) and not r.resolved
 
-    monkeypatch.setattr(pending_action, "_TURNS", ByPosition())
-    first = [_record(0, 1, True, False), _record(1, 2, False, False)]
-    later = [_record(0, 1, True, False), _record(1, 0, False, False)]  # turn 1 is the last
-    has_unresolved_action(first)
-    assert has_unresolved_action(later) != _reference_unresolved(later)
+    monkeypatch.setattr(pending_action, "has_unresolved_action", first_only)
+    window = [_record(0, 3, False, False), _record(1, 3, True, False)]
+    assert pending_action.has_unresolved_action(window) != _reference_unresolved(window)
