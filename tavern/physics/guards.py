@@ -6,6 +6,7 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -144,8 +145,8 @@ class _Fold:
 
 @dataclass
 class _Secrets:
-    context: tuple[object, ...]
-    """Scene and public texts the walk started from."""
+    context: int
+    """Number of the scene and public texts the walk started from (`_context_number`)."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
     fold: _Fold
@@ -163,9 +164,10 @@ class _Secrets:
     base_length: int = 0
 
 
-_Slot = tuple[tuple[object, ...], int, int, int]
-"""(Context, length, identity of the first record, of the last): where a walk is filed."""
-_NO_SLOT: _Slot = ((), -1, 0, 0)
+_Slot = tuple[int, int, int, int]
+"""(Context number, length, identity of the first record, of the last): where a walk is
+filed."""
+_NO_SLOT: _Slot = (-1, -1, 0, 0)
 """A slot no walk is filed under (a lookup that finds no latest walk)."""
 
 _WALKS: dict[_Slot, _Secrets] = {}
@@ -179,13 +181,31 @@ a beat. A slot names a walk only once its records are checked to be those asked 
 (`_same_records`): two histories may share both ends."""
 
 
-_LATEST: dict[tuple[object, ...], _Slot] = {}
+_LATEST: dict[tuple[int, int], _Slot] = {}
 """(Context, first record) -> slot of the walk of those made or used last: usually the one
 the next such walk continues (sessions of one scenario share contexts, not records), found
 without scanning every walk."""
 
 
-def _slot(context: tuple[object, ...], records: tuple[HistoryRecord, ...]) -> _Slot:
+_Texts = tuple[tuple[str, ...], tuple[str, ...]]
+"""The scene texts and the public texts a walk starts from."""
+_CONTEXTS: dict[_Texts, int] = {}
+_CONTEXT_NUMBERS = itertools.count()
+
+
+def _context_number(texts: _Texts) -> int:
+    """A number standing for `texts` in the walks' slots: a slot holding the texts hashed
+    dozens of strings on each of the several lookups of a walk. Numbers are never reused,
+    so a number forgotten here only makes its walks unreachable, never wrong."""
+    found = _CONTEXTS.get(texts)
+    if found is None:
+        if len(_CONTEXTS) >= 256:
+            _CONTEXTS.clear()
+        found = _CONTEXTS[texts] = next(_CONTEXT_NUMBERS)
+    return found
+
+
+def _slot(context: int, records: tuple[HistoryRecord, ...]) -> _Slot:
     if not records:
         return (context, 0, 0, 0)
     return (context, len(records), id(records[0]), id(records[-1]))
@@ -220,7 +240,8 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     same context) continues that walk from where it stopped instead of starting over.
     """
     records = tuple(history)
-    context = (tuple(scene_texts(scene)), tuple(public_texts))
+    texts = (tuple(scene_texts(scene)), tuple(public_texts))
+    context = _context_number(texts)
     slot = _slot(context, records)
     found = _WALKS.get(slot)
     if found is not None and _same_records(found.history, records):
@@ -228,7 +249,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         return found
     base = _longest_prefix_walk(context, records)
     if base is None:
-        fold = _Fold(tokens_of([*context[0], *context[1]]))
+        fold = _Fold(tokens_of([*texts[0], *texts[1]]))
         fold.feed(records)
     else:
         fold = base.fold.copy()
@@ -251,9 +272,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     return found
 
 
-def _longest_prefix_walk(
-    context: tuple[object, ...], records: tuple[HistoryRecord, ...]
-) -> _Secrets | None:
+def _longest_prefix_walk(context: int, records: tuple[HistoryRecord, ...]) -> _Secrets | None:
     """A remembered walk of the same context whose records begin `records`: the context's
     latest walk when it qualifies, else the longest. Any such walk continues exactly.
 

@@ -1,0 +1,72 @@
+"""`identity._cast_names` builds the cast's (slot, display name) pairs in C-level passes,
+once a call of `learn_names` / `learn_all` instead of once a record: it equals the
+generator it replaced on generated casts in any slot order, and the lessons learned through
+it equal those of the plain search. The negative control plants pairs sorted by slot (the
+order `_heard` reports names in would change) and is caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tavern.physics import identity
+from tavern.physics.identity import initial_identities, learn_all, learn_names
+from tavern.records import Audience, Body, Character, Mind, SpeechRecord
+
+
+def _reference_cast_names(cast: Mapping[str, Character]) -> tuple[tuple[str, str], ...]:
+    """The pairs as `_lessons_key` and `_lessons` built them before."""
+    return tuple((s, c.body.display_name) for s, c in cast.items())
+
+
+_NAMES = st.sampled_from(["Ana", "Rui", "Ana Sousa", "Vasco", "Lobo", "Ilse Brandt"])
+_CASTS = st.dictionaries(st.sampled_from(["C3", "C1", "C2", "C4"]), _NAMES, max_size=4).map(
+    lambda pairs: {
+        slot: Character(
+            id=slot.lower(), mind=Mind(), body=Body(display_name=name, description_ref="someone")
+        )
+        for slot, name in pairs.items()
+    }
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_CASTS)
+def test_cast_names_equal_their_reference(cast: dict[str, Character]) -> None:
+    assert identity._cast_names(cast) == _reference_cast_names(cast)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_CASTS, st.sampled_from(["Ana, wait.", "Call me Lobo.", "Rui and Ana Sousa, here!"]))
+def test_lessons_through_cast_names_equal_a_cold_search(
+    cast: dict[str, Character], text: str
+) -> None:
+    speaker = next(iter(cast), "C1")
+    record = SpeechRecord(
+        seq=1, turn_number=1, speaker=speaker, author="character", text=text,
+        audience=Audience(origin="public", perceivers=[*cast]),
+    )  # fmt: skip
+    start = initial_identities(cast)
+    for viewer in cast:
+        warm = learn_names(start[viewer], record, cast, viewer)
+        assert learn_all(start[viewer], [record], cast, viewer) == warm
+        names = _reference_cast_names(cast)
+        plain = identity._lessons(record, cast, viewer, names)
+        ledger = start[viewer]
+        for slot, name, seq in plain:
+            ledger = identity._teach(ledger, slot, name, seq)
+        assert warm == ledger
+
+
+def test_negative_control_pairs_in_slot_order_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    cast = {
+        s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n, description_ref="x"))
+        for s, n in [("C2", "Rui"), ("C1", "Ana")]
+    }
+    real = identity._cast_names
+    monkeypatch.setattr(identity, "_cast_names", lambda c: tuple(sorted(real(c))))
+    assert identity._cast_names(cast) != _reference_cast_names(cast)
