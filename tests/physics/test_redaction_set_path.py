@@ -1,8 +1,9 @@
-"""`redact` answers a plain set that cannot match the text without freezing it: the answer
-equals `redact` as first written, on generated texts and sets whose words are (or are not)
-known fixed points of `normalize`, one line or many. The negative control plants a word
-that is not its own normal form among the known fixed points, and the shortcut is caught
-missing it.
+"""`redact` answers a plain set that cannot match the text without freezing it, and a line
+that holds no hidden word without the line cache: the answers equal `redact` as first
+written, on generated texts (one line or many) and sets or frozensets whose words are (or
+are not) known fixed points of `normalize`. The negative controls plant a word that is not
+its own normal form among the known fixed points, and a line test on unnormalized words;
+both are caught.
 """
 
 from __future__ import annotations
@@ -36,14 +37,13 @@ _WORDS = st.sets(_PIECES | st.text(min_size=1, max_size=3), max_size=6)
 
 
 @settings(max_examples=400, deadline=None)
-@given(_TEXTS, _WORDS, st.booleans())
-def test_redact_of_a_plain_set_equals_its_reference(
-    text: str, tokens: set[str], warm: bool
-) -> None:
+@given(_TEXTS, _WORDS, st.booleans(), st.booleans())
+def test_redact_equals_its_reference(text: str, tokens: set[str], warm: bool, frozen: bool) -> None:
     if warm:
         for token in tokens:  # the guards' sets: words normalize has already seen
             normalize(token)
-    assert redact(text, set(tokens)) == _reference_redact(text, tokens)
+    hidden: set[str] | frozenset[str] = frozenset(tokens) if frozen else set(tokens)
+    assert redact(text, hidden) == _reference_redact(text, tokens)
 
 
 def test_realistic_guard_sets() -> None:
@@ -62,3 +62,14 @@ def test_negative_control_a_wrong_fixed_point_is_caught(monkeypatch: pytest.Monk
     assert truth == "the [...]"
     monkeypatch.setattr(redaction, "_FIXED", {"Vault"})
     assert redact("the vault", {"Vault"}) != truth
+
+
+def test_negative_control_a_line_test_on_raw_words_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planted: the one-line test reads the text's words as written, not normalized, so
+    "VAULT" seems free of the hidden "vault"."""
+    truth = _reference_redact("the VAULT", frozenset({"vault"}))
+    assert truth == "the [...]"
+    monkeypatch.setattr(redaction, "_words", lambda text: frozenset(text.split()))
+    assert redact("the VAULT", frozenset({"vault"})) != truth
