@@ -148,6 +148,8 @@ def learn_names(
         >>> learn_names(led, r, c, "C2").identities["C1"].name
         'Lobo'
     """
+    if not isinstance(record, SpeechRecord):
+        return ledger  # only speech teaches names (`_lessons`): no memo entry to file
     names = _cast_names(cast)
     lessons = _LESSONS.get(
         record, _LESSONS.number((viewer, names)), lambda r: _lessons(r, cast, viewer, names)

@@ -1,13 +1,14 @@
 """`identity._cast_names` builds the cast's (slot, display name) pairs in C-level passes,
-once a call of `learn_names` / `learn_all` instead of once a record: it equals the
-generator it replaced on generated casts in any slot order, and the lessons learned through
-it equal those of the plain search. The negative control plants pairs sorted by slot (the
-order `_heard` reports names in would change) and is caught.
+once a call of `learn_names` / `learn_all` instead of once a record, and `learn_names`
+answers a record other than speech without the memo. Both equal the code they replaced, on
+generated casts in any slot order and generated histories of every record kind. The
+negative controls plant pairs sorted by slot, and a shortcut that skips whispers too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,17 @@ from hypothesis import strategies as st
 
 from tavern.physics import identity
 from tavern.physics.identity import initial_identities, learn_all, learn_names
-from tavern.records import Audience, Body, Character, Mind, SpeechRecord
+from tavern.records import (
+    Audience,
+    Body,
+    Character,
+    HistoryRecord,
+    Mind,
+    PerspectiveLedger,
+    SpeechRecord,
+)
+
+from .worlds import World, worlds
 
 
 def _reference_cast_names(cast: Mapping[str, Character]) -> tuple[tuple[str, str], ...]:
@@ -70,3 +81,55 @@ def test_negative_control_pairs_in_slot_order_are_caught(monkeypatch: pytest.Mon
     real = identity._cast_names
     monkeypatch.setattr(identity, "_cast_names", lambda c: tuple(sorted(real(c))))
     assert identity._cast_names(cast) != _reference_cast_names(cast)
+
+
+def _reference_learn_names(
+    ledger: PerspectiveLedger, record: HistoryRecord, cast: Mapping[str, Character], viewer: str
+) -> PerspectiveLedger:
+    """`learn_names` before it answered a record other than speech without the memo."""
+    names = _reference_cast_names(cast)
+    lessons = identity._LESSONS.get(
+        record,
+        identity._LESSONS.number((viewer, names)),
+        lambda r: identity._lessons(r, cast, viewer, names),
+    )
+    for slot, name, seq in lessons:
+        ledger = identity._teach(ledger, slot, name, seq)
+    return ledger
+
+
+@settings(max_examples=100, deadline=None)
+@given(worlds())
+def test_learn_names_equals_its_reference_on_every_record_kind(world: World) -> None:
+    cast = world.state.cast
+    start = initial_identities(cast)
+    for viewer in cast:
+        ledger = reference = start[viewer]
+        for record in world.history:
+            ledger = learn_names(ledger, record, cast, viewer)
+            reference = _reference_learn_names(reference, record, cast, viewer)
+            assert ledger == reference
+
+
+def test_negative_control_skipping_whispers_too_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: a shortcut that also skips whispered speech, which does teach its hearers."""
+    cast = {
+        s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n, description_ref="x"))
+        for s, n in [("C1", "Ana"), ("C2", "Rui")]
+    }
+    whisper = SpeechRecord(
+        seq=1, turn_number=1, speaker="C1", author="character", text="Call me Lobo.",
+        audience=Audience(origin="whisper", perceivers=["C1", "C2"]),
+    )  # fmt: skip
+    real = identity.learn_names
+
+    def planted(ledger: Any, record: Any, cast: Any, viewer: str) -> Any:
+        if record.audience.origin == "whisper":
+            return ledger
+        return real(ledger, record, cast, viewer)
+
+    monkeypatch.setattr(identity, "learn_names", planted)
+    start = initial_identities(cast)["C2"]
+    reference = _reference_learn_names(start, whisper, cast, "C2")
+    assert reference.identities["C1"].name == "Lobo"
+    assert identity.learn_names(start, whisper, cast, "C2") != reference
