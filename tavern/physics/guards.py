@@ -6,12 +6,14 @@ again so that a record persisted with the truth still reaches each viewer redact
 
 from __future__ import annotations
 
-import itertools
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 
 from tavern.physics.perception import perceives
+from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import salient_tokens, tokens_of
 from tavern.records import (
     ActionRecord,
@@ -37,6 +39,10 @@ class WhisperPayload:
     """Salient tokens of the whisper that no public record or scene text carries."""
 
 
+_PUBLIC_BODY_TEXTS = attrgetter("body.display_name", "body.description_ref", "body.appearance")
+"""A cast member's public texts, in the order `cast_public_texts` lists them."""
+
+
 def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
     """Words anyone may use about the cast: names, descriptions, appearances.
 
@@ -49,11 +55,8 @@ def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
         ...     display_name="Ana", description_ref="the innkeeper"))})
         ['Ana', 'the innkeeper', '']
     """
-    return [
-        t
-        for c in cast.values()
-        for t in (c.body.display_name, c.body.description_ref, c.body.appearance)
-    ]
+    # C-level passes: every guard, observation and memory capture asks, once per viewer.
+    return list(chain.from_iterable(map(_PUBLIC_BODY_TEXTS, cast.values())))
 
 
 def scene_texts(scene: Scene) -> list[str]:
@@ -146,7 +149,7 @@ class _Fold:
 @dataclass
 class _Secrets:
     context: int
-    """Number of the scene and public texts the walk started from (`_context_number`)."""
+    """Number of the scene and public texts the walk started from (`_CONTEXTS`)."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
     fold: _Fold
@@ -187,22 +190,9 @@ the next such walk continues (sessions of one scenario share contexts, not recor
 without scanning every walk."""
 
 
-_Texts = tuple[tuple[str, ...], tuple[str, ...]]
-"""The scene texts and the public texts a walk starts from."""
-_CONTEXTS: dict[_Texts, int] = {}
-_CONTEXT_NUMBERS = itertools.count()
-
-
-def _context_number(texts: _Texts) -> int:
-    """A number standing for `texts` in the walks' slots: a slot holding the texts hashed
-    dozens of strings on each of the several lookups of a walk. Numbers are never reused,
-    so a number forgotten here only makes its walks unreachable, never wrong."""
-    found = _CONTEXTS.get(texts)
-    if found is None:
-        if len(_CONTEXTS) >= 256:
-            _CONTEXTS.clear()
-        found = _CONTEXTS[texts] = next(_CONTEXT_NUMBERS)
-    return found
+_CONTEXTS: RecordMemo[None] = RecordMemo()
+"""Only its `number`: a walk's scene and public texts stand as one number in its slot, so
+they are hashed once a call, not on each of a walk's lookups (numbers are never reused)."""
 
 
 def _slot(context: int, records: tuple[HistoryRecord, ...]) -> _Slot:
@@ -241,7 +231,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     """
     records = tuple(history)
     texts = (tuple(scene_texts(scene)), tuple(public_texts))
-    context = _context_number(texts)
+    context = _CONTEXTS.number(texts)
     slot = _slot(context, records)
     found = _WALKS.get(slot)
     if found is not None and _same_records(found.history, records):

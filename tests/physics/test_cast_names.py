@@ -3,18 +3,21 @@ once a call of `learn_names` / `learn_all` instead of once a record, and `learn_
 answers a record other than speech without the memo. Both equal the code they replaced, on
 generated casts in any slot order and generated histories of every record kind. The
 negative controls plant pairs sorted by slot, and a shortcut that skips whispers too.
+`guards.cast_public_texts` (also C-level passes now) equals its list comprehension; its
+negative control plants the texts in another order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import identity
+from tavern.physics import guards, identity
 from tavern.physics.identity import initial_identities, learn_all, learn_names
 from tavern.records import (
     Audience,
@@ -133,3 +136,44 @@ def test_negative_control_skipping_whispers_too_is_caught(monkeypatch: pytest.Mo
     reference = _reference_learn_names(start, whisper, cast, "C2")
     assert reference.identities["C1"].name == "Lobo"
     assert identity.learn_names(start, whisper, cast, "C2") != reference
+
+
+def _reference_cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
+    """`guards.cast_public_texts` before its C-level passes."""
+    return [
+        t
+        for c in cast.values()
+        for t in (c.body.display_name, c.body.description_ref, c.body.appearance)
+    ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(worlds())
+def test_cast_public_texts_equal_their_reference(world: World) -> None:
+    cast = {
+        slot: c.model_copy(
+            update={"body": c.body.model_copy(update={"appearance": f"scarred {slot}"})}
+        )
+        if i % 2
+        else c
+        for i, (slot, c) in enumerate(world.state.cast.items())
+    }
+    assert guards.cast_public_texts(cast) == _reference_cast_public_texts(cast)
+    assert guards.cast_public_texts({}) == _reference_cast_public_texts({}) == []
+
+
+def test_negative_control_texts_in_another_order_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planted: appearance before description (the texts' order reaches the walk contexts)."""
+    monkeypatch.setattr(
+        guards,
+        "_PUBLIC_BODY_TEXTS",
+        attrgetter("body.display_name", "body.appearance", "body.description_ref"),
+    )
+    cast = {
+        "C1": Character(
+            id="a", mind=Mind(), body=Body(display_name="Ana", description_ref="x", appearance="y")
+        )
+    }
+    assert guards.cast_public_texts(cast) != _reference_cast_public_texts(cast)

@@ -1,5 +1,5 @@
 """The secrets walks are filed under a number standing for their scene and public texts
-(`guards._context_number`), not the texts themselves: answers never depend on it. Walks of
+(`guards._CONTEXTS.number`), not the texts themselves: answers never depend on it. Walks of
 generated histories under several contexts, interleaved (so a walk may continue another's),
 equal fresh walks with every memo emptied, also after the numbers are forgotten. The
 negative control plants one number for every context, and stale answers are caught.
@@ -65,7 +65,7 @@ def _answers(
 def _forget() -> None:
     guards._WALKS.clear()
     guards._LATEST.clear()
-    guards._CONTEXTS.clear()
+    guards._CONTEXTS._numbers.clear()
 
 
 def _stale_answers(calls: list[tuple[int, int, list[int]]]) -> list[int]:
@@ -99,10 +99,10 @@ def test_forgotten_context_numbers_are_never_reused() -> None:
     _forget()
     history = [_POOL[_WORDS.index("mill") * 2]]  # C1 thinks "the mill"
     first = _answers(history, _SCENES[0], ())
-    numbers = dict(guards._CONTEXTS)
-    guards._CONTEXTS.clear()
+    numbers = dict(guards._CONTEXTS._numbers)
+    guards._CONTEXTS._numbers.clear()
     assert _answers(history, _SCENES[1], ()) != first  # "mill" is public on that stage
-    assert set(guards._CONTEXTS.values()).isdisjoint(numbers.values())
+    assert set(guards._CONTEXTS._numbers.values()).isdisjoint(numbers.values())
     _forget()
 
 
@@ -110,7 +110,7 @@ def test_negative_control_one_number_for_every_context_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Planted: every context gets number 0, so a walk under one stage answers for another."""
-    monkeypatch.setattr(guards, "_context_number", lambda _texts: 0)
+    monkeypatch.setattr(guards._CONTEXTS, "number", lambda _texts: 0)
     mill_thought = _POOL[_WORDS.index("mill") * 2]  # C1 thinks "the mill"
     calls = [(0, 0, [_POOL.index(mill_thought)]), (1, 0, [_POOL.index(mill_thought)])]
     assert _stale_answers(calls) != []
