@@ -11,8 +11,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
@@ -36,6 +34,7 @@ from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.outcome_kind import label_outcomes
+from tavern.physics.pending_action import has_unresolved_action
 from tavern.physics.prompt_copy import drop_prompt_copies
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.questions import queue_a_hearer
@@ -48,7 +47,6 @@ from tavern.physics.unfinished import drop_unfinished_ends
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
-    ActionRecord,
     Character,
     ClampChange,
     DirectorDecision,
@@ -60,27 +58,6 @@ from tavern.records.scene import ZONE_ID_PATTERN
 
 MAX_SPEAKERS = 3
 _ZONE_ID = re.compile(ZONE_ID_PATTERN)
-
-
-_TURN_NUMBER = attrgetter("turn_number")
-
-
-def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
-    """Whether the last beat (highest turn number) holds an action not yet adjudicated.
-
-    Example:
-        >>> has_unresolved_action([])
-        False
-    """
-    if not history:
-        return False
-    # C-level passes pick the last beat's records out of a window of hundreds.
-    turns = list(map(_TURN_NUMBER, history))
-    last = max(turns)
-    return any(
-        isinstance(r, ActionRecord) and not r.resolved
-        for r in compress(history, map(last.__eq__, turns))
-    )
 
 
 @dataclass(frozen=True)

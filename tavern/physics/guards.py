@@ -9,8 +9,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 
 from tavern.physics.perception import perceives
+from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import salient_tokens, tokens_of
 from tavern.records import (
     ActionRecord,
@@ -36,6 +39,10 @@ class WhisperPayload:
     """Salient tokens of the whisper that no public record or scene text carries."""
 
 
+_PUBLIC_BODY_TEXTS = attrgetter("body.display_name", "body.description_ref", "body.appearance")
+"""A cast member's public texts, in the order `cast_public_texts` lists them."""
+
+
 def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
     """Words anyone may use about the cast: names, descriptions, appearances.
 
@@ -48,11 +55,8 @@ def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
         ...     display_name="Ana", description_ref="the innkeeper"))})
         ['Ana', 'the innkeeper', '']
     """
-    return [
-        t
-        for c in cast.values()
-        for t in (c.body.display_name, c.body.description_ref, c.body.appearance)
-    ]
+    # C-level passes: every guard, observation and memory capture asks, once per viewer.
+    return list(chain.from_iterable(map(_PUBLIC_BODY_TEXTS, cast.values())))
 
 
 def scene_texts(scene: Scene) -> list[str]:
@@ -144,8 +148,8 @@ class _Fold:
 
 @dataclass
 class _Secrets:
-    context: tuple[object, ...]
-    """Scene and public texts the walk started from."""
+    context: int
+    """Number of the scene and public texts the walk started from (`_CONTEXTS`)."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
     fold: _Fold
@@ -163,9 +167,10 @@ class _Secrets:
     base_length: int = 0
 
 
-_Slot = tuple[tuple[object, ...], int, int, int]
-"""(Context, length, identity of the first record, of the last): where a walk is filed."""
-_NO_SLOT: _Slot = ((), -1, 0, 0)
+_Slot = tuple[int, int, int, int]
+"""(Context number, length, identity of the first record, of the last): where a walk is
+filed."""
+_NO_SLOT: _Slot = (-1, -1, 0, 0)
 """A slot no walk is filed under (a lookup that finds no latest walk)."""
 
 _WALKS: dict[_Slot, _Secrets] = {}
@@ -179,13 +184,18 @@ a beat. A slot names a walk only once its records are checked to be those asked 
 (`_same_records`): two histories may share both ends."""
 
 
-_LATEST: dict[tuple[object, ...], _Slot] = {}
+_LATEST: dict[tuple[int, int], _Slot] = {}
 """(Context, first record) -> slot of the walk of those made or used last: usually the one
 the next such walk continues (sessions of one scenario share contexts, not records), found
 without scanning every walk."""
 
 
-def _slot(context: tuple[object, ...], records: tuple[HistoryRecord, ...]) -> _Slot:
+_CONTEXTS: RecordMemo[None] = RecordMemo()
+"""Only its `number`: a walk's scene and public texts stand as one number in its slot, so
+they are hashed once a call, not on each of a walk's lookups (numbers are never reused)."""
+
+
+def _slot(context: int, records: tuple[HistoryRecord, ...]) -> _Slot:
     if not records:
         return (context, 0, 0, 0)
     return (context, len(records), id(records[0]), id(records[-1]))
@@ -220,7 +230,8 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     same context) continues that walk from where it stopped instead of starting over.
     """
     records = tuple(history)
-    context = (tuple(scene_texts(scene)), tuple(public_texts))
+    texts = (tuple(scene_texts(scene)), tuple(public_texts))
+    context = _CONTEXTS.number(texts)
     slot = _slot(context, records)
     found = _WALKS.get(slot)
     if found is not None and _same_records(found.history, records):
@@ -228,7 +239,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         return found
     base = _longest_prefix_walk(context, records)
     if base is None:
-        fold = _Fold(tokens_of([*context[0], *context[1]]))
+        fold = _Fold(tokens_of([*texts[0], *texts[1]]))
         fold.feed(records)
     else:
         fold = base.fold.copy()
@@ -251,9 +262,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     return found
 
 
-def _longest_prefix_walk(
-    context: tuple[object, ...], records: tuple[HistoryRecord, ...]
-) -> _Secrets | None:
+def _longest_prefix_walk(context: int, records: tuple[HistoryRecord, ...]) -> _Secrets | None:
     """A remembered walk of the same context whose records begin `records`: the context's
     latest walk when it qualifies, else the longest. Any such walk continues exactly.
 

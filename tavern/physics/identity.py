@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from operator import attrgetter
 from typing import TypeVar
 
 from tavern.physics.perception import perceives
@@ -147,7 +148,12 @@ def learn_names(
         >>> learn_names(led, r, c, "C2").identities["C1"].name
         'Lobo'
     """
-    lessons = _LESSONS.get(record, _lessons_key(cast, viewer), lambda r: _lessons(r, cast, viewer))
+    if not isinstance(record, SpeechRecord):
+        return ledger  # only speech teaches names (`_lessons`): no memo entry to file
+    names = _cast_names(cast)
+    lessons = _LESSONS.get(
+        record, _LESSONS.number((viewer, names)), lambda r: _lessons(r, cast, viewer, names)
+    )
     for slot, name, seq in lessons:
         ledger = _teach(ledger, slot, name, seq)
     return ledger
@@ -165,8 +171,9 @@ def learn_all(
     does), so each record's lessons are found once per viewer and cast names and remembered
     (`RecordMemo`): a window's records teach again on every beat they stay in it.
     """
-    key = _lessons_key(cast, viewer)
-    for lessons in _LESSONS.all(records, key, lambda r: _lessons(r, cast, viewer)):
+    names = _cast_names(cast)
+    key = _LESSONS.number((viewer, names))
+    for lessons in _LESSONS.all(records, key, lambda r: _lessons(r, cast, viewer, names)):
         for slot, name, seq in lessons:
             ledger = _teach(ledger, slot, name, seq)
     return ledger
@@ -177,18 +184,25 @@ Lesson = tuple[str, str, int]
 _LESSONS: RecordMemo[tuple[Lesson, ...]] = RecordMemo()
 
 
-def _lessons_key(cast: Mapping[str, Character], viewer: str) -> int:
-    """What `_lessons` reads besides the record: the viewer and the cast's slots and names."""
-    return _LESSONS.number((viewer, tuple((s, c.body.display_name) for s, c in cast.items())))
+_DISPLAY_NAME = attrgetter("body.display_name")
+
+
+def _cast_names(cast: Mapping[str, Character]) -> tuple[tuple[str, str], ...]:
+    """(slot, display name) of each cast member, in cast order: what `_lessons` reads
+    besides the record and the viewer (built in C-level passes, once a call)."""
+    return tuple(zip(cast, map(_DISPLAY_NAME, cast.values()), strict=True))
 
 
 def _lessons(
-    record: HistoryRecord, cast: Mapping[str, Character], viewer: str
+    record: HistoryRecord,
+    cast: Mapping[str, Character],
+    viewer: str,
+    names: tuple[tuple[str, str], ...],
 ) -> tuple[Lesson, ...]:
     """The names one record teaches `viewer`, in the order they are taught."""
     if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
         return ()
-    names_key = _HEARD.number(tuple((s, c.body.display_name) for s, c in cast.items()))
+    names_key = _HEARD.number(names)
     intros, named = _HEARD.get(record, names_key, lambda r: _heard(r, cast))
     found = [(record.speaker, name, record.seq) for name in intros if record.speaker != viewer]
     hearers = record.audience.perceivers

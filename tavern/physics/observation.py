@@ -223,8 +223,9 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
 
 _LINES: RecordMemo[ObservedLine | None] = RecordMemo()
 """Projected lines: a record stays in a viewer's perception window for several beats."""
-_PARTS: RecordMemo[_Parts | None] = RecordMemo()
-"""Lines before redaction (`_line_parts`), per viewer and names: they outlive hidden sets."""
+_PARTS: RecordMemo[tuple[_Parts, ObservedLine] | None] = RecordMemo()
+"""Lines before redaction (`_line_parts`), and each as shown when nothing in it is hidden,
+per viewer and names: they outlive hidden sets."""
 _MEMORY: ItemMemo[str, str] = ItemMemo()
 """Memory lines in the viewer's current names (keyed by the render number): a ledger's
 memory only grows at its end between evictions."""
@@ -256,14 +257,26 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     render = renderer(viewer, ledger, cast)
 
-    def parts(record: HistoryRecord) -> _Parts | None:
-        return _line_parts(record, viewer, ledger, cast, render)
+    def parts(record: HistoryRecord) -> tuple[_Parts, ObservedLine] | None:
+        found = _line_parts(record, viewer, ledger, cast, render)
+        if found is None:
+            return None
+        mode, before, shown, after = found
+        text = before + shown + after
+        return found, ObservedLine(record.seq, record.turn_number, record.kind, mode, text)
 
     def line(record: HistoryRecord) -> ObservedLine | None:
         found = _PARTS.get(record, parts_key, parts)
         if found is None:
             return None
-        return ObservedLine(record.seq, record.turn_number, record.kind, *_redacted(found, hidden))
+        (mode, before, shown, after), plain = found
+        # A new hidden set (nearly every beat) leaves most lines as they were: the line
+        # built with the parts is shown again, not built anew.
+        scrubbed = redact(shown, hidden) if shown else shown
+        if scrubbed == shown:
+            return plain
+        text = before + scrubbed + after
+        return ObservedLine(record.seq, record.turn_number, record.kind, mode, text)
 
     # A line reads the record, the viewer, its names (the render number) and the hidden set;
     # its parts read all but the hidden set, so a new hidden set costs only the redaction.

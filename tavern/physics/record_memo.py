@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Callable, Hashable, Sequence
+from itertools import compress, count, islice, repeat
 from typing import Generic, TypeVar
 
 from tavern.records import HistoryRecord
@@ -121,12 +122,14 @@ def _repeated(old: list[T], old_values: list[V], records: Sequence[T]) -> list[V
     during that beat, come back from the store as other objects once committed.
     """
     first = records[0]
-    at = 0 if old and old[0] is first else next((i for i, r in enumerate(old) if r is first), -1)
+    # Identity scans in C that stop at the first hit: a window's start usually sits at or
+    # near the old list's start, and its first changed record near the end.
+    at = next(compress(count(), map(operator.is_, old, repeat(first))), -1)
     if at < 0:
         return []
     span = min(len(old) - at, len(records))
-    same = list(map(operator.is_, old[at : at + span], records[:span]))
-    return old_values[at : at + (same.index(False) if False in same else span)]
+    differs = map(operator.is_not, islice(old, at, None), records)
+    return old_values[at : at + next(compress(count(), differs), span)]
 
 
 class RecordMemo(ItemMemo[HistoryRecord, V]):

@@ -129,15 +129,28 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
+    one_line = "\n" not in text
+    if (
+        one_line
+        and isinstance(tokens, set)
+        and tokens.isdisjoint(_words(text))
+        and _FIXED.issuperset(tokens)
+    ):
+        # Guards build a fresh set per event: when none of its words, all known to be their
+        # own normal form, is in the text, nothing is masked, and freezing and hashing a set
+        # of hundreds of words for the caches below would cost more than the whole answer.
+        return text
     hidden = _normalized(tokens if isinstance(tokens, frozenset) else frozenset(tokens))
     if not hidden:
         return text
-    if "\n" in text:
-        # A word never spans a line break, so a long text (a whole prompt) is redacted line
-        # by line: its lines are stored record texts that recur beat after beat, and each
-        # (line, hidden set) pair is computed once.
-        return "\n".join(_redact_line(line, hidden, mask) for line in text.split("\n"))
-    return _redact_line(text, hidden, mask)
+    if one_line:
+        # Most lines hold no hidden word, and a hidden set is new nearly every beat: the
+        # test answers them without filing (line, set) pairs in the line cache.
+        return text if hidden.isdisjoint(_words(text)) else _redact_line(text, hidden, mask)
+    # A word never spans a line break, so a long text (a whole prompt) is redacted line
+    # by line: its lines are stored record texts that recur beat after beat, and each
+    # (line, hidden set) pair is computed once.
+    return "\n".join(_redact_line(line, hidden, mask) for line in text.split("\n"))
 
 
 @lru_cache(maxsize=1 << 14)
