@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from itertools import compress, count
 from operator import is_, itemgetter
 from typing import Any
 
@@ -84,7 +85,11 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 _KEY, _TEXT = itemgetter(0), itemgetter(1)
-_LINES: RecordMemo[tuple[str, bool]] = RecordMemo()
+_SHOWN, _MASKED_NOW = itemgetter(0), itemgetter(1)
+TranscriptEntry = tuple[tuple[int, str] | None, bool, int, str]
+"""A past record's (seq, line) as shown unless masked now (None: no line), whether it is
+masked with today's words, its seq and its line."""
+_LINES: RecordMemo[TranscriptEntry] = RecordMemo()
 """Rendered transcript lines: a record stays in the transcript for many turns."""
 
 
@@ -164,14 +169,17 @@ def _transcript_lines(
 ) -> list[tuple[int, str]]:
     """(seq, line) of each past record that shows in the transcript."""
     entries = _LINES.all(records, key, lambda r: _transcript_entry(r, namer))
-    return [
-        (r.seq, text)
-        for r, (line, masked_now) in zip(records, entries, strict=True)
-        if (text := redact(line, hidden) if masked_now else line)
-    ]
+    # C-level passes over the window (hundreds of records, nearly all of them fixed); only
+    # the few lines masked with today's words are visited one by one.
+    shown = list(map(_SHOWN, entries))
+    for i in compress(count(), map(_MASKED_NOW, entries)):
+        seq, line = entries[i][2:]
+        text = redact(line, hidden)
+        shown[i] = (seq, text) if text else None
+    return list(filter(None, shown))
 
 
-def _transcript_entry(record: HistoryRecord, namer: Any) -> tuple[str, bool]:
+def _transcript_entry(record: HistoryRecord, namer: Any) -> TranscriptEntry:
     """A past record's transcript line, and whether it is masked with today's words.
 
     An event's masked reader text was fixed when it was recorded; the reader's own
@@ -182,7 +190,8 @@ def _transcript_entry(record: HistoryRecord, namer: Any) -> tuple[str, bool]:
     fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord) or (
         isinstance(record, EventRecord) and record.reader_text is not None
     )
-    return reader_line(record, namer), not fixed
+    line = reader_line(record, namer)
+    return ((record.seq, line) if line else None), not fixed, record.seq, line
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:
