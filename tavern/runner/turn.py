@@ -57,6 +57,8 @@ from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard
 
 _turn_number = attrgetter("turn_number")
+_text = attrgetter("text")
+_is_narration = NarrationRecord.__instancecheck__  # isinstance(r, NarrationRecord), in C
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
@@ -253,7 +255,7 @@ class TurnTransaction:
             events,
             prose.staging_parts(staged),
         )
-        narrated = [r.text for r in self.history if isinstance(r, NarrationRecord)]
+        narrated = narrated_texts(self.history)
         told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
         so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
         told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
@@ -332,6 +334,12 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
+
+
+def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
+    """The texts of the narration records of `history`, in order (C-level passes: the window
+    holds hundreds of records, a fifth of them narration)."""
+    return list(map(_text, filter(_is_narration, history)))
 
 
 def _clamp_public(state: SessionState) -> list[str]:
