@@ -54,7 +54,7 @@ from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.replies import said_reply
 from tavern.runner.screen import display_names
-from tavern.runner.speech_guard import speech_guard
+from tavern.runner.speech_guard import speech_guard, spoken_words
 
 _turn_number = attrgetter("turn_number")
 _text = attrgetter("text")
@@ -199,10 +199,12 @@ class TurnTransaction:
             title=state.title,
         )
 
+        spoken = spoken_words(state, ctx.history)  # the same for every clamp of the beat
+
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
             cut, looped = without_event_loops(proposal)
             clamped, changes = clamp_decision(cut, ctx)
-            guarded, more = speech_guard(clamped, state, ctx.history)
+            guarded, more = speech_guard(clamped, state, ctx.history, spoken)
             # The speech guard masks after the clamps: an event it empties goes the same way.
             kept, emptied = drop_emptied_events(guarded, ctx)
             return kept, looped + changes + more + emptied
