@@ -126,6 +126,9 @@ Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
 
 
+_is_attempt, _is_event = ActionRecord.__instancecheck__, EventRecord.__instancecheck__
+
+
 def answered(decision: DirectorDecision, actor: str) -> bool:
     """Whether the decision holds an action_outcome by `actor`."""
     return any(e.kind == "action_outcome" and e.actor_id == actor for e in decision.events)
@@ -170,13 +173,13 @@ def without_borrowed(
     attempts: set[tuple[str, ...]] = set()
     others: set[tuple[str, ...]] = set()
     told = [e.text for e in decided]
-    for r in history:
-        if isinstance(r, ActionRecord) and r is not attempt:
+    # The window holds hundreds of records: C-level filters pick the two kinds read here.
+    for r in filter(_is_attempt, history):
+        if r is not attempt:
             attempts.add(act_key(r.text))
             if r.speaker != attempt.speaker:
                 others.add(act_key(r.text))
-        elif isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS:
-            told.append(r.text)
+    told += [r.text for r in filter(_is_event, history) if r.turn_number > turn - EVENT_TURNS]
     attempts.discard(own)
     runs = [_runs(key) for key in attempts] + [_runs(act_key(t)) for t in told]
     other_runs = set().union(*runs) - _runs(own)
@@ -249,8 +252,8 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
 
 
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
-    n = COPY_RUN_WORDS
-    return {words[i : i + n] for i in range(len(words) - n + 1)}
+    tails = (words[i:] for i in range(COPY_RUN_WORDS))  # zipped: every run of them, in C
+    return set(zip(*tails, strict=False))
 
 
 def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:
