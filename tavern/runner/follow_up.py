@@ -39,7 +39,6 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
-    SessionState,
 )
 from tavern.runner.calls import AgentCaller
 from tavern.runner.fit import fitted
@@ -286,8 +285,7 @@ def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
 
 async def follow_up(
     caller: AgentCaller,
-    state: SessionState,
-    history: list[HistoryRecord],
+    context: director.BeatContext,
     decision: DirectorDecision,
     clamp: Clamp,
     *,
@@ -299,8 +297,8 @@ async def follow_up(
 
     Args:
         caller: The turn's gated caller.
-        state: The session before the beat.
-        history: The Director call's history (this turn's records so far included).
+        context: The Director call's session before the beat, its history (this turn's
+            records so far included) and its prompt's blocks.
         decision: The clamped decision.
         clamp: Clamps a proposal with the beat's context.
         turn: The beat's turn number.
@@ -310,11 +308,11 @@ async def follow_up(
     Returns:
         The decision with the clamped outcomes added, and the clamps' changes.
     """
-    beat = _Beat(caller, state, history, clamp, turn, budget_tokens, room)
+    beat = _Beat(caller, context, clamp, turn, budget_tokens, room)
     changes: list[ClampChange] = []
     asked = 0
     rejected: list[ActionRecord] = []
-    for attempt in reversed(unanswered(history, turn, decision)):
+    for attempt in reversed(unanswered(context.history, turn, decision)):
         if asked == MAX_FOLLOW_UPS:
             break
         if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
@@ -336,8 +334,7 @@ class _Beat:
     """What every follow-up call of one beat shares (see `follow_up`'s arguments)."""
 
     caller: AgentCaller
-    state: SessionState
-    history: list[HistoryRecord]
+    context: director.BeatContext
     clamp: Clamp
     turn: int
     budget_tokens: int
@@ -348,12 +345,13 @@ class _Beat:
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         """One follow-up call about `attempt`: the decision with its clamped outcome added,
         and the changes (none when the answer was blank: nothing was told, nothing refused)."""
-        state, history = self.state, self.history
+        context, events = self.context, decision.events
 
         def build(budget: int) -> list[ChatMessage]:
             return outcome.build_messages(
-                state, history, attempt, decision.events, budget_tokens=budget, again=again
-            )
+                context.state, context.history, attempt, events, budget_tokens=budget,
+                again=again, context=context,
+            )  # fmt: skip
 
         messages = fitted(build, self.budget_tokens, self.room)
         answer = await self.caller.call(
@@ -368,10 +366,10 @@ class _Beat:
         clamps let it through, and what they changed."""
         if not text:
             return decision, []
-        state = self.state
+        state = self.context.state
         name = director.true_name(state, attempt.speaker)
         copied = without_borrowed(
-            text, attempt, self.history, name, decision.events, state.scene.facts
+            text, attempt, self.context.history, name, decision.events, state.scene.facts
         )
         related = without_unrelated(copied, attempt.text, name, state.scene.facts)
         told = without_empty(related, name)

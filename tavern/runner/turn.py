@@ -173,8 +173,11 @@ class TurnTransaction:
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         state = self.state
         history = [*self.history, *self.log.records]
+        context = director.BeatContext(state, history)  # the follow-ups' prompts share it
         messages = fitted(
-            lambda budget: director.build_messages(state, history, beat, budget_tokens=budget),
+            lambda budget: director.build_messages(
+                state, history, beat, budget_tokens=budget, context=context
+            ),
             self.limits.director_history_tokens,
             self.limits.room("director"),
         )
@@ -212,8 +215,7 @@ class TurnTransaction:
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(
             self.caller,
-            state,
-            history,
+            context,
             decision,
             clamp,
             turn=self.turn_number,
