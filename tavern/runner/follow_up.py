@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
@@ -251,7 +252,8 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
 
 
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
-    tails = (words[i:] for i in range(COPY_RUN_WORDS))  # zipped: every run of them, in C
+    n = COPY_RUN_WORDS  # most keys are shorter: no run; else the tails zipped, in C
+    tails = map(words.__getitem__, map(slice, range(n), repeat(None))) if len(words) >= n else ()
     return set(zip(*tails, strict=False))
 
 

@@ -156,3 +156,18 @@ def test_negative_control_runs_one_word_short_are_caught(monkeypatch: pytest.Mon
     monkeypatch.setattr(follow_up, "COPY_RUN_WORDS", COPY_RUN_WORDS - 1)  # the new code's only
     with pytest.raises(AssertionError):
         test_without_borrowed_equals_it_as_it_was_on_live_answers()
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.sampled_from(WORDS[:6]), max_size=16).map(tuple))
+def test_runs_equal_the_runs_as_they_were(words: tuple[str, ...]) -> None:
+    assert follow_up._runs(words) == runs_as_they_were(words)
+
+
+def test_negative_control_runs_dropping_the_last_one_are_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = follow_up._runs
+    monkeypatch.setattr(follow_up, "_runs", lambda words: real(words[:-1]))
+    with pytest.raises(AssertionError):
+        test_runs_equal_the_runs_as_they_were()
