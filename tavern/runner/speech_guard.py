@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.clamps import redact_visible
@@ -73,12 +75,15 @@ class SpokenWords:
 def spoken_words(state: SessionState, context: Sequence[HistoryRecord]) -> SpokenWords:
     """The pooled spoken words `speech_guard` reads (see its arguments)."""
     # Lines share a handful of audiences: every test of the guard is per audience, so the
-    # tokens are pooled per audience once instead of walked per line for each event.
-    pooled: dict[frozenset[str], set[str]] = {}
-    for audience, toks in _payloads(state, context):
-        pooled.setdefault(audience, set()).update(toks)
+    # tokens are pooled per audience once instead of walked per line for each event (one
+    # C-level pass per audience over the lines picks its own).
+    payloads = _payloads(state, context)
+    heard_by, tokens = list(map(itemgetter(0), payloads)), list(map(itemgetter(1), payloads))
+    by_audience = {
+        audience: frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
+        for audience in dict.fromkeys(heard_by)
+    }
     present = set(state.scene.present)
-    by_audience = {audience: frozenset(toks) for audience, toks in pooled.items()}
     everywhere = frozenset().union(
         *(toks for audience, toks in by_audience.items() if not present <= audience)
     )

@@ -7,6 +7,7 @@ negative control plants pooled words of a beat before and is caught."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -178,3 +179,22 @@ def test_negative_control_words_pooled_a_beat_before_are_caught(
         _agree(state, context, decision)
     monkeypatch.setattr(guard_module, "spoken_words", real)
     _agree(state, context, decision)
+
+
+def test_negative_control_an_audience_pooling_only_its_first_line_is_caught(
+    state: SessionState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planted: each audience keeps the tokens of its first line only."""
+
+    def first_lines(state: SessionState, context: Sequence[HistoryRecord]) -> Any:
+        pooled = real(state, context)
+        first: dict[frozenset[str], frozenset[str]] = {}
+        for audience, toks in guard_module._payloads(state, context):
+            first.setdefault(audience, toks)
+        return guard_module.SpokenWords(first, pooled.everywhere)
+
+    real = guard_module.spoken_words
+    monkeypatch.setattr(guard_module, "spoken_words", first_lines)
+    context: list[HistoryRecord] = [said(0, [0], [1], False), said(1, [1], [1], False)]
+    with pytest.raises(AssertionError):
+        _agree(state, context, decided([([1], [2])], []))
