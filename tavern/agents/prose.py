@@ -28,6 +28,7 @@ from tavern.agents.quoted import drop_quoted_speech
 from tavern.agents.recital import drop_recitals
 from tavern.agents.render import (
     cached_tokens,
+    log_block,
     log_lines,
     scene_block,
     staging,
@@ -136,7 +137,7 @@ def build_messages(
         truncated=bool(earlier) and earlier[0].seq > 0,
         each=1,  # the newline joining the lines
     )
-    transcript = log_lines(map(_TEXT, lines[start:]))
+    transcript = log_block(list(map(_TEXT, lines[start:])))
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
