@@ -15,7 +15,7 @@ user message.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, count
 from operator import is_, itemgetter
@@ -39,11 +39,11 @@ from tavern.agents.repetition import (
     cut_runaway,
     drop_retold,
     repeats_a_sentence,
-    sentence_keys,
 )
-from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
+from tavern.agents.retold_subject import drop_retold_subjects
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.agents.stutter import without_stutter
+from tavern.agents.told import told_sentences as told_sentences  # where callers read it
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -364,44 +364,3 @@ def runaway(answer_so_far: str) -> bool:
     """
     opening = _NARRATION_OPENS.search(answer_so_far)
     return opening is not None and repeats_a_sentence(answer_so_far[opening.end() :])
-
-
-RETOLD_NARRATIONS = 8
-"""Earlier narrations whose sentences a new one may not tell again word for word."""
-_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
-
-
-def told_sentences(
-    earlier: Sequence[HistoryRecord], names: Mapping[str, str] | None = None
-) -> frozenset[str]:
-    """The sentence keys of the last `RETOLD_NARRATIONS` narrations among `earlier`, and of
-    the events of earlier beats since the oldest of them, slot ids read as `names`.
-
-    An event is on the reader's screen from its own beat: live (toll-house #18, seed 35), the
-    turn-1 event "Ilse Brandt is presented to Maren Holt and Teodor Vask in the toll house at
-    the river crossing." was the whole narration of turn 5.
-    """
-    narrations: list[HistoryRecord] = []
-    events: list[HistoryRecord] = []
-    for record in reversed(earlier[-RETOLD_NARRATIONS * 32 :]):  # beats without narration
-        if isinstance(record, EventRecord):
-            events.append(record)
-        elif isinstance(record, NarrationRecord):
-            narrations.append(record)
-            if len(narrations) == RETOLD_NARRATIONS:
-                break
-    # `sentence_keys` is cached by text: each narration's keys were computed when it was cut.
-    named = dict(names or {})
-    told = frozenset().union(
-        *(sentence_keys(r.text) for r in narrations),
-        predicate_keys([r.text for r in narrations], list(named.values())),
-    )
-    if not events:
-        return told
-    key = _EVENT_KEYS.number(tuple(named.items()))
-
-    def event_keys(record: HistoryRecord) -> frozenset[str]:
-        text = replace_slot_ids(record.text, lambda m: named.get(m.group(), UNKNOWN_REF))
-        return sentence_keys(text) | predicate_keys([text], list(named.values()))
-
-    return told.union(*_EVENT_KEYS.all(events[::-1], key, event_keys))
