@@ -9,8 +9,10 @@ prompts of the same role share everything up to the first block that really chan
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from enum import IntEnum
+from itertools import accumulate
 
 from tavern.records import ChatMessage
 
@@ -90,7 +92,7 @@ def snapped_start(
 
     Args:
         keys: Increasing absolute position of each item (seq), oldest first.
-        sizes: Size of each item.
+        sizes: Size of each item (never negative).
         budget: Maximum total size of the window.
         stride: Granularity of the first kept key.
         truncated: The items are a tail of a longer sequence (so even a window that fits
@@ -112,17 +114,17 @@ def snapped_start(
     >>> snapped_start(list(range(10)), [9] * 10, budget=55, stride=4, each=1)
     8
     """
-    total = sum(sizes) + each * len(sizes)
-    start = 0
-    while total > budget and start < len(sizes):
-        total -= sizes[start] + each
-        start += 1
+    # Both searches are binary ones over C-built lists: a window holds hundreds of items, and
+    # a beat asks for three or four windows. Sizes are never negative, so the running sums
+    # only grow; keys only grow too.
+    fed = list(accumulate(sizes, initial=0))  # fed[i]: the sizes of the first i items
+    total = fed[-1] + each * len(sizes)
+    # The first start whose tail fits: the items before it hold at least the excess.
+    start = bisect_left(range(len(sizes)), total - budget, key=lambda i: fed[i] + each * i)
     if (start == 0 and not truncated) or start >= len(keys):
         return start
     floor_key = -(-keys[start] // stride) * stride
-    snapped = start
-    while snapped < len(keys) and keys[snapped] < floor_key:
-        snapped += 1
+    snapped = bisect_left(keys, floor_key, lo=start)
     # A tail shorter than a stride would lose everything to the snap: keep it whole instead.
     if start == 0 and snapped >= len(keys):
         return 0

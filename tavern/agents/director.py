@@ -207,6 +207,7 @@ def build_messages(
     beat: DirectorBeat,
     *,
     budget_tokens: int = HISTORY_BUDGET_TOKENS,
+    context: BeatContext | None = None,
 ) -> list[ChatMessage]:
     """Build the Director prompt.
 
@@ -215,12 +216,34 @@ def build_messages(
         history: A tail of the history, oldest first, including this turn's records so far.
         beat: The request for this beat.
         budget_tokens: Token budget of the history window.
+        context: The beat's `BeatContext` of `state` and `history`, when the caller keeps one.
 
     Returns:
         System and user messages.
     """
     now = PromptBlock("Now", _now_block(state, beat), Stability.VOLATILE)
-    return assemble([*context_blocks(state, history, budget_tokens), now])
+    blocks = (
+        context_blocks(state, history, budget_tokens) if context is None else context(budget_tokens)
+    )
+    return assemble([*blocks, now])
+
+
+class BeatContext:
+    """`context_blocks` of one state and history, built once per budget: the beat's Director
+    call and its follow-up calls (`tavern.agents.outcome`) show the same blocks."""
+
+    def __init__(self, state: SessionState, history: list[HistoryRecord]) -> None:
+        self.state = state
+        self.history = history
+        self._built: dict[int, tuple[PromptBlock, ...]] = {}
+
+    def __call__(self, budget_tokens: int) -> tuple[PromptBlock, ...]:
+        """`context_blocks(state, history, budget_tokens)` (blocks are frozen: shared)."""
+        built = self._built.get(budget_tokens)
+        if built is None:
+            blocks = context_blocks(self.state, self.history, budget_tokens)
+            built = self._built[budget_tokens] = tuple(blocks)
+        return built
 
 
 def context_blocks(

@@ -92,6 +92,7 @@ def build_messages(
     *,
     budget_tokens: int = director.HISTORY_BUDGET_TOKENS,
     again: bool = False,
+    context: director.BeatContext | None = None,
 ) -> list[ChatMessage]:
     """Build the follow-up prompt.
 
@@ -102,6 +103,7 @@ def build_messages(
         decided: The clamped events of this beat so far.
         budget_tokens: Token budget of the history window (the Director call's).
         again: Ask a second time (`ask_again`): the first answer told no outcome.
+        context: The beat's `director.BeatContext` of `state` and `history`, when kept.
     """
     lines = director.now_lines(state)
     lines.append("Decided this beat:")
@@ -115,7 +117,9 @@ def build_messages(
     name = director.true_name(state, attempt.speaker)
     lines.append(ask_again(name) if again else ask(name))
     now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
-    return assemble([*director.context_blocks(state, history, budget_tokens), now])
+    if context is None:
+        return assemble([*director.context_blocks(state, history, budget_tokens), now])
+    return assemble([*context(budget_tokens), now])
 
 
 def parse(data: dict[str, Any]) -> str:

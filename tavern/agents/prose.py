@@ -15,8 +15,9 @@ user message.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from itertools import compress, count
 from operator import is_, itemgetter
 from typing import Any
 
@@ -27,6 +28,7 @@ from tavern.agents.quoted import drop_quoted_speech
 from tavern.agents.recital import drop_recitals
 from tavern.agents.render import (
     cached_tokens,
+    log_block,
     log_lines,
     scene_block,
     staging,
@@ -37,11 +39,11 @@ from tavern.agents.repetition import (
     cut_runaway,
     drop_retold,
     repeats_a_sentence,
-    sentence_keys,
 )
-from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
+from tavern.agents.retold_subject import drop_retold_subjects
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.agents.stutter import without_stutter
+from tavern.agents.told import told_sentences as told_sentences  # where callers read it
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -84,7 +86,11 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 _KEY, _TEXT = itemgetter(0), itemgetter(1)
-_LINES: RecordMemo[tuple[str, bool]] = RecordMemo()
+_SHOWN, _MASKED_NOW = itemgetter(0), itemgetter(1)
+TranscriptEntry = tuple[tuple[int, str] | None, bool, int, str]
+"""A past record's (seq, line) as shown unless masked now (None: no line), whether it is
+masked with today's words, its seq and its line."""
+_LINES: RecordMemo[TranscriptEntry] = RecordMemo()
 """Rendered transcript lines: a record stays in the transcript for many turns."""
 
 
@@ -131,7 +137,7 @@ def build_messages(
         truncated=bool(earlier) and earlier[0].seq > 0,
         each=1,  # the newline joining the lines
     )
-    transcript = log_lines(map(_TEXT, lines[start:]))
+    transcript = log_block(list(map(_TEXT, lines[start:])))
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
@@ -164,14 +170,17 @@ def _transcript_lines(
 ) -> list[tuple[int, str]]:
     """(seq, line) of each past record that shows in the transcript."""
     entries = _LINES.all(records, key, lambda r: _transcript_entry(r, namer))
-    return [
-        (r.seq, text)
-        for r, (line, masked_now) in zip(records, entries, strict=True)
-        if (text := redact(line, hidden) if masked_now else line)
-    ]
+    # C-level passes over the window (hundreds of records, nearly all of them fixed); only
+    # the few lines masked with today's words are visited one by one.
+    shown = list(map(_SHOWN, entries))
+    for i in compress(count(), map(_MASKED_NOW, entries)):
+        seq, line = entries[i][2:]
+        text = redact(line, hidden)
+        shown[i] = (seq, text) if text else None
+    return list(filter(None, shown))
 
 
-def _transcript_entry(record: HistoryRecord, namer: Any) -> tuple[str, bool]:
+def _transcript_entry(record: HistoryRecord, namer: Any) -> TranscriptEntry:
     """A past record's transcript line, and whether it is masked with today's words.
 
     An event's masked reader text was fixed when it was recorded; the reader's own
@@ -182,7 +191,8 @@ def _transcript_entry(record: HistoryRecord, namer: Any) -> tuple[str, bool]:
     fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord) or (
         isinstance(record, EventRecord) and record.reader_text is not None
     )
-    return reader_line(record, namer), not fixed
+    line = reader_line(record, namer)
+    return ((record.seq, line) if line else None), not fixed, record.seq, line
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:
@@ -354,44 +364,3 @@ def runaway(answer_so_far: str) -> bool:
     """
     opening = _NARRATION_OPENS.search(answer_so_far)
     return opening is not None and repeats_a_sentence(answer_so_far[opening.end() :])
-
-
-RETOLD_NARRATIONS = 8
-"""Earlier narrations whose sentences a new one may not tell again word for word."""
-_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
-
-
-def told_sentences(
-    earlier: Sequence[HistoryRecord], names: Mapping[str, str] | None = None
-) -> frozenset[str]:
-    """The sentence keys of the last `RETOLD_NARRATIONS` narrations among `earlier`, and of
-    the events of earlier beats since the oldest of them, slot ids read as `names`.
-
-    An event is on the reader's screen from its own beat: live (toll-house #18, seed 35), the
-    turn-1 event "Ilse Brandt is presented to Maren Holt and Teodor Vask in the toll house at
-    the river crossing." was the whole narration of turn 5.
-    """
-    narrations: list[HistoryRecord] = []
-    events: list[HistoryRecord] = []
-    for record in reversed(earlier[-RETOLD_NARRATIONS * 32 :]):  # beats without narration
-        if isinstance(record, EventRecord):
-            events.append(record)
-        elif isinstance(record, NarrationRecord):
-            narrations.append(record)
-            if len(narrations) == RETOLD_NARRATIONS:
-                break
-    # `sentence_keys` is cached by text: each narration's keys were computed when it was cut.
-    named = dict(names or {})
-    told = frozenset().union(
-        *(sentence_keys(r.text) for r in narrations),
-        predicate_keys([r.text for r in narrations], list(named.values())),
-    )
-    if not events:
-        return told
-    key = _EVENT_KEYS.number(tuple(named.items()))
-
-    def event_keys(record: HistoryRecord) -> frozenset[str]:
-        text = replace_slot_ids(record.text, lambda m: named.get(m.group(), UNKNOWN_REF))
-        return sentence_keys(text) | predicate_keys([text], list(named.values()))
-
-    return told.union(*_EVENT_KEYS.all(events[::-1], key, event_keys))

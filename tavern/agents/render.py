@@ -45,6 +45,34 @@ def log_lines(texts: Iterable[str]) -> str:
     return "\n".join(filter(None, map(_log_line, texts)))  # C-level: hundreds of lines
 
 
+def log_block(texts: list[str]) -> str:
+    """`log_lines(texts)`, extending the block of a remembered list that `texts` continues.
+
+    A Character's memory and the prose transcript are hundreds of lines whose window start
+    stays put for many beats while lines are appended: only the new lines are looked up and
+    joined. Lists are compared by value (texts are strings), so a changed line is no hit.
+    """
+    for i in range(len(_BLOCKS) - 1, -1, -1):
+        old, block = _BLOCKS[i]
+        if len(old) <= len(texts) and texts[: len(old)] == old:
+            rest = log_lines(texts[len(old) :])
+            # log_lines joins its non-empty lines: two joined parts need the newline between.
+            block = f"{block}\n{rest}" if block and rest else block or rest
+            del _BLOCKS[i]  # this list continues that one: it takes its place
+            break
+    else:
+        block = log_lines(texts)
+    _BLOCKS.append((list(texts), block))
+    del _BLOCKS[:-_BLOCKS_KEPT]
+    return block
+
+
+_BLOCKS: list[tuple[list[str], str]] = []
+"""Recent lists of `log_block` and their blocks, most recent last."""
+_BLOCKS_KEPT = 16
+"""Lists remembered: every Character's memory and the transcript of two sessions in turn."""
+
+
 @lru_cache(maxsize=1 << 15)
 def _log_line(text: str) -> str:
     # Memory lines and window lines recur in every prompt while they stay in view.

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
+from itertools import filterfalse, repeat
 
 MIN_SENTENCE_WORDS = 4
 """Shorter sentences may recur on purpose ("The bell tolls." as a refrain)."""
@@ -142,7 +143,7 @@ def plain_words(text: str) -> list[str]:
     >>> plain_words('"Open it," she said -- twice.')
     ['open', 'it', 'she', 'said', 'twice']
     """
-    return [w for w in (w.strip(PUNCTUATION) for w in text.lower().split()) if w]
+    return list(filter(None, map(str.strip, text.lower().split(), repeat(PUNCTUATION))))
 
 
 @lru_cache(maxsize=256)  # `prose.told_sentences` reads each narration's for eight beats
@@ -196,7 +197,7 @@ def _key(sentence: str) -> str:
     lack its full stop), after `SHORT` when it is shorter than `MIN_SENTENCE_WORDS`; "" for
     a sentence without words."""
     words = _key_words(sentence)
-    key = " ".join([w for w in words if w not in ARTICLES])
+    key = " ".join(filterfalse(ARTICLES.__contains__, words))
     return SHORT + key if key and len(words) < MIN_SENTENCE_WORDS else key
 
 

@@ -16,6 +16,8 @@ are compared lower-cased: a stutter joined only by the engine's rarer case equiv
 from __future__ import annotations
 
 import re
+from itertools import compress, count
+from operator import eq
 
 STUTTER = re.compile(r"\b(\w+(?:[ \t]+\w+){1,5}?)(?:[ \t]+\1\b)+", re.IGNORECASE)
 """A run of two to six words (the shortest that repeats), then one or more copies of it."""
@@ -54,13 +56,9 @@ def may_stutter(text: str) -> bool:
     pairs = list(zip(words, words[1:], strict=False))
     if len(set(pairs)) == len(pairs):
         return False  # no pair recurs at all (most replies): no walk
-    last: dict[tuple[str, str], int] = {}
-    for i, pair in enumerate(pairs):
-        before = last.get(pair)
-        if before is not None and i - before <= MAX_RUN:
-            return True
-        last[pair] = i
-    return False
+    # A pair recurring within `MAX_RUN` words is one equal to the pair some 1 to `MAX_RUN`
+    # places before it: one C-level comparison pass per distance, no walk.
+    return any(any(map(eq, pairs, pairs[d:])) for d in range(1, MAX_RUN + 1))
 
 
 def stutter_starts(text: str) -> list[int]:
@@ -71,11 +69,14 @@ def stutter_starts(text: str) -> list[int]:
     [6]
     """
     found = list(_WORD.finditer(text))
-    words = [m.group().lower() for m in found]
-    seen: dict[tuple[str, str], list[int]] = {}
-    starts: set[int] = set()
-    for i, pair in enumerate(zip(words, words[1:], strict=False)):
-        earlier = seen.setdefault(pair, [])
-        starts.update(found[j].start() for j in earlier if 2 <= i - j <= MAX_RUN)
-        earlier.append(i)
-    return sorted(starts)
+    words = list(map(str.lower, map(re.Match.group, found)))
+    pairs = list(zip(words, words[1:], strict=False))
+    # Word j starts one when its pair recurs d = 2 to `MAX_RUN` words on: per distance, the
+    # places where the pairs d apart are equal, found by one C-level comparison pass.
+    return sorted(
+        {
+            found[j].start()
+            for d in range(2, MAX_RUN + 1)
+            for j in compress(count(), map(eq, pairs, pairs[d:]))
+        }
+    )

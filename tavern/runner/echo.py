@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, compress, count, repeat
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -205,11 +205,13 @@ def _unlabelled(key: str, *, short_labels: bool) -> frozenset[str]:
 
 def _label_ends(words: list[str], *, short_labels: bool) -> list[int]:
     """Where a line of `words` may begin after a label (see `_unlabelled`), 0 first."""
-    return [
-        i
-        for i in range(min(DESCRIBED_LABEL_WORDS, len(words) - 1) + 1)
-        if i == 0 or (short_labels and i <= LABEL_WORDS) or not LABEL_VERBS.isdisjoint(words[:i])
-    ]
+    last = min(DESCRIBED_LABEL_WORDS, len(words) - 1)
+    if last < 0:
+        return []
+    # Starts up to the short labels' end, then all after the first label verb (found in C).
+    short_end = min(LABEL_WORDS, last) if short_labels else 0
+    verb = next(compress(count(), map(LABEL_VERBS.__contains__, words[:last])), last)
+    return [*range(short_end + 1), *range(max(short_end, verb) + 1, last + 1)]
 
 
 @lru_cache(maxsize=4096)

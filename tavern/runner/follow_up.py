@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
@@ -39,7 +40,6 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     PerceptionEvent,
-    SessionState,
 )
 from tavern.runner.calls import AgentCaller
 from tavern.runner.fit import fitted
@@ -126,6 +126,9 @@ Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
 
 
+_is_attempt, _is_event = ActionRecord.__instancecheck__, EventRecord.__instancecheck__
+
+
 def answered(decision: DirectorDecision, actor: str) -> bool:
     """Whether the decision holds an action_outcome by `actor`."""
     return any(e.kind == "action_outcome" and e.actor_id == actor for e in decision.events)
@@ -170,13 +173,13 @@ def without_borrowed(
     attempts: set[tuple[str, ...]] = set()
     others: set[tuple[str, ...]] = set()
     told = [e.text for e in decided]
-    for r in history:
-        if isinstance(r, ActionRecord) and r is not attempt:
+    # The window holds hundreds of records: C-level filters pick the two kinds read here.
+    for r in filter(_is_attempt, history):
+        if r is not attempt:
             attempts.add(act_key(r.text))
             if r.speaker != attempt.speaker:
                 others.add(act_key(r.text))
-        elif isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS:
-            told.append(r.text)
+    told += [r.text for r in filter(_is_event, history) if r.turn_number > turn - EVENT_TURNS]
     attempts.discard(own)
     runs = [_runs(key) for key in attempts] + [_runs(act_key(t)) for t in told]
     other_runs = set().union(*runs) - _runs(own)
@@ -249,8 +252,9 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
 
 
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
-    n = COPY_RUN_WORDS
-    return {words[i : i + n] for i in range(len(words) - n + 1)}
+    n = COPY_RUN_WORDS  # most keys are shorter: no run; else the tails zipped, in C
+    tails = map(words.__getitem__, map(slice, range(n), repeat(None))) if len(words) >= n else ()
+    return set(zip(*tails, strict=False))
 
 
 def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:
@@ -283,8 +287,7 @@ def outcome_event(attempt: ActionRecord, text: str) -> PerceptionEvent:
 
 async def follow_up(
     caller: AgentCaller,
-    state: SessionState,
-    history: list[HistoryRecord],
+    context: director.BeatContext,
     decision: DirectorDecision,
     clamp: Clamp,
     *,
@@ -296,8 +299,8 @@ async def follow_up(
 
     Args:
         caller: The turn's gated caller.
-        state: The session before the beat.
-        history: The Director call's history (this turn's records so far included).
+        context: The Director call's session before the beat, its history (this turn's
+            records so far included) and its prompt's blocks.
         decision: The clamped decision.
         clamp: Clamps a proposal with the beat's context.
         turn: The beat's turn number.
@@ -307,11 +310,11 @@ async def follow_up(
     Returns:
         The decision with the clamped outcomes added, and the clamps' changes.
     """
-    beat = _Beat(caller, state, history, clamp, turn, budget_tokens, room)
+    beat = _Beat(caller, context, clamp, turn, budget_tokens, room)
     changes: list[ClampChange] = []
     asked = 0
     rejected: list[ActionRecord] = []
-    for attempt in reversed(unanswered(history, turn, decision)):
+    for attempt in reversed(unanswered(context.history, turn, decision)):
         if asked == MAX_FOLLOW_UPS:
             break
         if answered(decision, attempt.speaker):  # an earlier follow-up answered its actor
@@ -333,8 +336,7 @@ class _Beat:
     """What every follow-up call of one beat shares (see `follow_up`'s arguments)."""
 
     caller: AgentCaller
-    state: SessionState
-    history: list[HistoryRecord]
+    context: director.BeatContext
     clamp: Clamp
     turn: int
     budget_tokens: int
@@ -345,12 +347,13 @@ class _Beat:
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         """One follow-up call about `attempt`: the decision with its clamped outcome added,
         and the changes (none when the answer was blank: nothing was told, nothing refused)."""
-        state, history = self.state, self.history
+        context, events = self.context, decision.events
 
         def build(budget: int) -> list[ChatMessage]:
             return outcome.build_messages(
-                state, history, attempt, decision.events, budget_tokens=budget, again=again
-            )
+                context.state, context.history, attempt, events, budget_tokens=budget,
+                again=again, context=context,
+            )  # fmt: skip
 
         messages = fitted(build, self.budget_tokens, self.room)
         answer = await self.caller.call(
@@ -365,10 +368,10 @@ class _Beat:
         clamps let it through, and what they changed."""
         if not text:
             return decision, []
-        state = self.state
+        state = self.context.state
         name = director.true_name(state, attempt.speaker)
         copied = without_borrowed(
-            text, attempt, self.history, name, decision.events, state.scene.facts
+            text, attempt, self.context.history, name, decision.events, state.scene.facts
         )
         related = without_unrelated(copied, attempt.text, name, state.scene.facts)
         told = without_empty(related, name)

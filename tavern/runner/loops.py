@@ -29,6 +29,7 @@ page."
 from __future__ import annotations
 
 import re
+from itertools import filterfalse
 
 from tavern.agents.repetition import plain_words
 from tavern.agents.stutter import without_stutter
@@ -51,7 +52,7 @@ def clause_key(clause: str) -> tuple[str, ...]:
     >>> clause_key("The trapdoor is now sealed.") == clause_key("the trapdoor is sealed")
     True
     """
-    return tuple(w for w in _linked_words(clause) if w not in IDLE_WORDS)
+    return tuple(filterfalse(IDLE_WORDS.__contains__, _linked_words(clause)))
 
 
 def _linked_words(clause: str) -> list[str]:

@@ -18,6 +18,9 @@ just computed; it reports its changes like any physics clamp.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter
 
 from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.clamps import redact_visible
@@ -46,19 +49,52 @@ def _payloads(
     def payload(record: HistoryRecord) -> tuple[frozenset[str], frozenset[str]] | None:
         if not isinstance(record, SpeechRecord) or record.audience.origin == "whisper":
             return None
-        return frozenset(record.audience.perceivers), cached_tokens(record.text) - frozen
+        tokens = cached_tokens(record.text) - frozen
+        return (frozenset(record.audience.perceivers), tokens) if tokens else None
 
     key = _PAYLOADS.number(frozen)
-    return [p for p in _PAYLOADS.all(context, key, payload) if p is not None and p[1]]
+    return list(filter(None, _PAYLOADS.all(context, key, payload)))
 
 
 _PAYLOADS: RecordMemo[tuple[frozenset[str], frozenset[str]] | None] = RecordMemo()
-"""A spoken line's (audience, payload) per public word set: the same on every beat the
-line stays in the context."""
+"""A spoken line's (audience, payload) per public word set, None when it has no payload: the
+same on every beat the line stays in the context."""
+
+
+@dataclass(frozen=True)
+class SpokenWords:
+    """The spoken-only tokens of a context, pooled per audience: what the guard of every
+    decision of a beat reads (the Director's and each follow-up's share state and context)."""
+
+    by_audience: dict[frozenset[str], frozenset[str]]
+    """Each audience of a spoken line and every payload token it heard."""
+    everywhere: frozenset[str]
+    """Tokens some speech held from someone present: kept off the stage texts."""
+
+
+def spoken_words(state: SessionState, context: Sequence[HistoryRecord]) -> SpokenWords:
+    """The pooled spoken words `speech_guard` reads (see its arguments)."""
+    # Lines share a handful of audiences: every test of the guard is per audience, so the
+    # tokens are pooled per audience once instead of walked per line for each event (one
+    # C-level pass per audience over the lines picks its own).
+    payloads = _payloads(state, context)
+    heard_by, tokens = list(map(itemgetter(0), payloads)), list(map(itemgetter(1), payloads))
+    by_audience = {
+        audience: frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
+        for audience in dict.fromkeys(heard_by)
+    }
+    present = set(state.scene.present)
+    everywhere = frozenset().union(
+        *(toks for audience, toks in by_audience.items() if not present <= audience)
+    )
+    return SpokenWords(by_audience, everywhere)
 
 
 def speech_guard(
-    decision: DirectorDecision, state: SessionState, context: Sequence[HistoryRecord]
+    decision: DirectorDecision,
+    state: SessionState,
+    context: Sequence[HistoryRecord],
+    spoken: SpokenWords | None = None,
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Redact spoken-only tokens wherever the decision would carry them past their hearers.
 
@@ -66,26 +102,19 @@ def speech_guard(
         decision: The clamped decision.
         state: The session before the beat (stage and cast define what is public).
         context: Recent history plus this beat's records so far.
+        spoken: `spoken_words(state, context)` when the caller already pooled them.
 
     Returns:
         The decision with redacted texts, and one change per redacted text.
     """
-    payloads = _payloads(state, context)
-    if not payloads:
+    pooled = spoken_words(state, context) if spoken is None else spoken
+    by_audience = pooled.by_audience
+    if not by_audience:
         return decision, []
-    # Lines share a handful of audiences: every test below is per audience, so the tokens
-    # are pooled per audience once instead of walked per line for each event.
-    by_audience: dict[frozenset[str], set[str]] = {}
-    for audience, toks in payloads:
-        by_audience.setdefault(audience, set()).update(toks)
-    present = set(state.scene.present)
-    everywhere = set().union(
-        *(toks for audience, toks in by_audience.items() if not present <= audience)
-    )
 
-    def hidden_in_event(i: int) -> set[str]:
+    def hidden_in_event(i: int) -> frozenset[str]:
         witnesses = set(decision.events[i].witness_ids)
-        return set().union(
+        return frozenset().union(
             *(
                 toks
                 for audience, toks in by_audience.items()
@@ -93,4 +122,4 @@ def speech_guard(
             )
         )
 
-    return redact_visible(decision, RULE, hidden_in_event, everywhere)
+    return redact_visible(decision, RULE, hidden_in_event, pooled.everywhere)

@@ -54,9 +54,11 @@ from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.replies import said_reply
 from tavern.runner.screen import display_names
-from tavern.runner.speech_guard import speech_guard
+from tavern.runner.speech_guard import speech_guard, spoken_words
 
 _turn_number = attrgetter("turn_number")
+_text = attrgetter("text")
+_is_narration = NarrationRecord.__instancecheck__  # isinstance(r, NarrationRecord), in C
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
@@ -171,8 +173,11 @@ class TurnTransaction:
     ) -> tuple[DirectorDecision, list[ClampChange]]:
         state = self.state
         history = [*self.history, *self.log.records]
+        context = director.BeatContext(state, history)  # the follow-ups' prompts share it
         messages = fitted(
-            lambda budget: director.build_messages(state, history, beat, budget_tokens=budget),
+            lambda budget: director.build_messages(
+                state, history, beat, budget_tokens=budget, context=context
+            ),
             self.limits.director_history_tokens,
             self.limits.room("director"),
         )
@@ -197,10 +202,12 @@ class TurnTransaction:
             title=state.title,
         )
 
+        spoken = spoken_words(state, ctx.history)  # the same for every clamp of the beat
+
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
             cut, looped = without_event_loops(proposal)
             clamped, changes = clamp_decision(cut, ctx)
-            guarded, more = speech_guard(clamped, state, ctx.history)
+            guarded, more = speech_guard(clamped, state, ctx.history, spoken)
             # The speech guard masks after the clamps: an event it empties goes the same way.
             kept, emptied = drop_emptied_events(guarded, ctx)
             return kept, looped + changes + more + emptied
@@ -208,8 +215,7 @@ class TurnTransaction:
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(
             self.caller,
-            state,
-            history,
+            context,
             decision,
             clamp,
             turn=self.turn_number,
@@ -253,7 +259,7 @@ class TurnTransaction:
             events,
             prose.staging_parts(staged),
         )
-        narrated = [r.text for r in self.history if isinstance(r, NarrationRecord)]
+        narrated = narrated_texts(self.history)
         told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
         so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
         told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
@@ -332,6 +338,12 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
+
+
+def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
+    """The texts of the narration records of `history`, in order (C-level passes: the window
+    holds hundreds of records, a fifth of them narration)."""
+    return list(map(_text, filter(_is_narration, history)))
 
 
 def _clamp_public(state: SessionState) -> list[str]:

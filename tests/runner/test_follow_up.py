@@ -87,7 +87,7 @@ def test_negative_control_without_the_follow_up_the_attempt_stays_unanswered(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def nothing_asked(
-        caller: Any, state: Any, history: Any, decision: DirectorDecision, *a: Any, **k: Any
+        caller: Any, context: Any, decision: DirectorDecision, *a: Any, **k: Any
     ) -> tuple[DirectorDecision, list[Any]]:
         return decision, []
 

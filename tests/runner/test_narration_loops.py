@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tavern.agents import prose
+from tavern.agents import prose, told
 from tavern.agents.repetition import cut_runaway, repeats_a_sentence
 from tavern.llm.provider import ProviderRequest
 from tavern.records import LlmCallLine, NarrationRecord, TurnInput
@@ -141,7 +141,7 @@ def test_a_narration_does_not_retell_an_event_of_an_earlier_beat(tmp_path: Path)
 def test_negative_control_without_the_events_the_old_event_is_retold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prose._EVENT_KEYS, "all", lambda records, key, derive: [])
+    monkeypatch.setattr(told._EVENT_KEYS, "all", lambda records, key, derive: [])
     assert _event_narrations(tmp_path)[1] == f"{RETOLD} {NEWS[1]}"
 
 

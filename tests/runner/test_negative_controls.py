@@ -140,7 +140,7 @@ def test_an_undo_that_forgets_the_state_is_caught(
 def test_a_disabled_speech_guard_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn_module, "speech_guard", lambda d, state, ctx: (d, []))
+    monkeypatch.setattr(turn_module, "speech_guard", lambda d, state, ctx, *pooled: (d, []))
     kit = make_kit(fn=copying_adversary)
     sid = kit.create()
     kit.play(sid, speech=f"Everyone in this hall, hear me: {HALL}!", force_speaker="C3")
