@@ -101,20 +101,36 @@ def _fold_char(code: int, ignorecase: bool) -> str:
     return _CANON.get(low, low)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def fold(text: str) -> str:
-    """The text as case-insensitive patterns see it: one character per character, canonical.
-
-    Example:
-        >>> fold("O JOGADOR ſabe")
-        'o jogador sabe'
-    """
+def _fold_any(text: str) -> str:
     folded = text.replace("\u0130", "i").lower() if "\u0130" in text else text.lower()
     if not folded.isascii():
         for other, rep in _CANON.items():
             if other in folded:
                 folded = folded.replace(other, rep)
     return folded
+
+
+_LATIN1_FOLD = bytes(ord(_fold_any(chr(code))) for code in range(256))
+"""`fold` of each Latin-1 character, which is one Latin-1 character (`bytes` refuses any
+other): a Latin-1 text folds by a byte table, without the per-character case lookups that
+`str.lower` makes once a text is not ASCII."""
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def fold(text: str) -> str:
+    """The text as case-insensitive patterns see it: one character per character, canonical.
+
+    Example:
+        >>> fold("O JOGADOR ſabe · À")
+        'o jogador sabe · à'
+    """
+    if text.isascii():
+        return text.lower()
+    try:
+        latin1 = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return _fold_any(text)
+    return latin1.translate(_LATIN1_FOLD).decode("latin-1")
 
 
 def _strength(req: Requirement) -> tuple[bool, int, int]:
