@@ -26,6 +26,8 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
+from tavern.contract._moved import Copy, first_outside, moved_copy
+
 # The parser and the engine's case table are private stdlib modules without type stubs;
 # they are the exact source of what the engine treats as a literal and as case-equal.
 _parser: Any = importlib.import_module("re._parser")
@@ -101,20 +103,36 @@ def _fold_char(code: int, ignorecase: bool) -> str:
     return _CANON.get(low, low)
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def fold(text: str) -> str:
-    """The text as case-insensitive patterns see it: one character per character, canonical.
-
-    Example:
-        >>> fold("O JOGADOR ſabe")
-        'o jogador sabe'
-    """
+def _fold_any(text: str) -> str:
     folded = text.replace("\u0130", "i").lower() if "\u0130" in text else text.lower()
     if not folded.isascii():
         for other, rep in _CANON.items():
             if other in folded:
                 folded = folded.replace(other, rep)
     return folded
+
+
+_LATIN1_FOLD = bytes(ord(_fold_any(chr(code))) for code in range(256))
+"""`fold` of each Latin-1 character, which is one Latin-1 character (`bytes` refuses any
+other): a Latin-1 text folds by a byte table, without the per-character case lookups that
+`str.lower` makes once a text is not ASCII."""
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def fold(text: str) -> str:
+    """The text as case-insensitive patterns see it: one character per character, canonical.
+
+    Example:
+        >>> fold("O JOGADOR ſabe · À")
+        'o jogador sabe · à'
+    """
+    if text.isascii():
+        return text.lower()
+    try:
+        latin1 = text.encode("latin-1")
+    except UnicodeEncodeError:
+        return _fold_any(text)
+    return latin1.translate(_LATIN1_FOLD).decode("latin-1")
 
 
 def _strength(req: Requirement) -> tuple[bool, int, int]:
@@ -192,7 +210,9 @@ class _Probe:
     Consecutive prompts of a role share most of their text as a prefix. When a recent text
     shares the first `k` characters, a literal's first occurrence there, if it ends within
     `k`, is also its first occurrence here; otherwise this text has none before position
-    `k - len(literal) + 1`, so only the new tail is searched. Exact either way.
+    `k - len(literal) + 1`, so only the new tail is searched. Without such a prefix, a
+    literal missing from the role's prompt before its history window moved is searched only
+    outside the stretches copied from it (`_moved`). Exact in each case.
     """
 
     def __init__(self, text: str) -> None:
@@ -210,14 +230,25 @@ class _Probe:
             for length, probe in _candidates(text, self.head):
                 if length > shared:
                     shared, best = length, probe
+        self.moved: Copy | None = None
+        """Where this text copies a recent one of its role from before the history window
+        moved (only for a text without a shared prefix)."""
         if best is not None and shared >= MIN_SHARED:
             self.base = best.found  # the dict only: probes never chain to older probes
             self.base_text = best.raw
             # The folded texts share at least as much; any shorter length keeps reuse exact.
             self.shared = {False: shared, True: shared}
             self.folded = best.folded[:shared] + fold(text[shared:])
-        else:
+            return
+        earlier = _newest_opening_alike(text) if len(text) >= MIN_SHARED else None
+        self.moved = moved_copy(text, earlier.raw) if earlier is not None else None
+        if earlier is None or self.moved is None:
             self.folded = fold(text)
+            return
+        self.base = earlier.found
+        start, end, offset = self.moved
+        copied = earlier.folded[start + offset : end + offset]
+        self.folded = earlier.folded[:start] + copied + fold(text[end:])
 
     def first(self, ignorecase: bool, literal: str) -> int:
         """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
@@ -226,9 +257,15 @@ class _Probe:
         if at is None:
             haystack = self.folded if ignorecase else self.raw
             shared = self.shared[ignorecase]
-            before = self.base[ignorecase].get(literal) if shared else None
+            before = self.base[ignorecase].get(literal)
             if before is None:
                 at = haystack.find(literal)
+            elif self.moved is not None:
+                at = (
+                    haystack.find(literal)
+                    if before != -1
+                    else first_outside(haystack, literal, self.moved)
+                )
             elif before != -1 and before + len(literal) <= shared:
                 at = before
             else:
@@ -239,6 +276,9 @@ class _Probe:
 
 MIN_SHARED = 1024
 """Shorter shared prefixes are not worth reusing (a different role's prompt)."""
+_HEAD = 64
+"""A text without a shared prefix looks for a moved copy in the newest recent text opening
+with as many of the same characters."""
 _RECENT: list[_Probe] = []
 _RECENT_KEPT = 32
 """Texts remembered as bases: enough to hold each role's previous prompt (a character
@@ -264,6 +304,13 @@ def _candidates(text: str, head: str) -> list[tuple[int, _Probe]]:
             if len(found) == _CANDIDATES or shared >= len(text) - _GOOD_ENOUGH:
                 break
     return found
+
+
+def _newest_opening_alike(text: str) -> _Probe | None:
+    """The newest recent text opening with the same `_HEAD` characters (most likely the
+    same role's prompt from before its history window moved)."""
+    opening = text[:_HEAD]
+    return next((p for p in reversed(_RECENT) if p.head.startswith(opening)), None)
 
 
 def common_prefix(a: str, b: str) -> int:

@@ -10,8 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from tavern.contract._prefilter import CACHE_SIZE, CACHES, shared_base
-from tavern.contract._reuse import ReusingScanner
+from tavern.contract._prefilter import CACHE_SIZE, CACHES, Recent, shared_base
 from tavern.contract._types import Violation
 from tavern.records import ChatMessage
 
@@ -113,18 +112,33 @@ def _mapped_ids(
     return found
 
 
-_ID_TEXTS = ReusingScanner(_SLOT_TEXT, base_of=shared_base)
-"""A prompt extends the previous one of its role: only the new tail is searched."""
+_ID_REACH = 3
+"""A slot id reaching the end of a shared prefix starts at most this many characters before
+it (an id is at most three characters long)."""
+_ID_SETS: Recent[str, frozenset[str]] = Recent()
 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _id_texts(content: str) -> frozenset[str]:
-    # Every text a slot id of `content` can have (a superset: no word-boundary checks).
-    return frozenset(groups[0] for _, _, groups in _ID_TEXTS.scan(content))
+    """A superset of the texts the slot ids of `content` have: all `detect_raw_id` needs.
+
+    Every slot id is a match of `_SLOT_TEXT`'s walk (it opens with "C", which no earlier
+    match can cover). A slot id ending before the last character of a prefix shared with a
+    recent text reads only shared characters, so it is one there too: that text's set holds
+    it, and only the rest is searched.
+    """
+    base, shared = shared_base(content)
+    known = _ID_SETS.get(base) if base is not None else None
+    if known is None:
+        return _ID_SETS.put(content, frozenset(_SLOT_TEXT.findall(content)))
+    tail = _SLOT_TEXT.findall(content, max(0, shared - _ID_REACH))
+    return _ID_SETS.put(content, known.union(tail))
 
 
 def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list[Violation]:
     """Internal slot ids (C1..C99) in a prompt that does not map them to names."""
+    # Any superset of the prompt's slot-id texts serves: when all of it is mapped, so is
+    # every slot id (the answer is empty); otherwise the full search runs.
     possible = frozenset().union(*(_id_texts(m.content) for m in messages))
     if not possible:
         return []  # the roster search is only needed when some id appears
@@ -139,4 +153,4 @@ def detect_raw_id(messages: Sequence[ChatMessage], names: Sequence[str]) -> list
     ]
 
 
-CACHES.extend([_slot_ids, _mapped_in, _id_texts, _ID_TEXTS])
+CACHES.extend([_slot_ids, _mapped_in, _id_texts])

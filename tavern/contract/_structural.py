@@ -30,6 +30,8 @@ from tavern.contract._types import Rule, Violation
 from tavern.records import ChatMessage
 
 MIN_BLOCKS = 3
+_FEWEST_COMPARED = MIN_BLOCKS
+"""Fewer blocks than this in a message are never compared, so they are not built."""
 MARKER_TAG = re.compile(
     r"[\(\[<{]\s*(?:you|yourself|pc|player|human|user|me|self|controlled|protagonist|"
     r"jogador|jogadora|humano|usu[aá]rio|voc[eê]|eu|controlad[oa]s?|protagonista)\s*[\)\]>}]",
@@ -72,6 +74,7 @@ def _headers(content: str, names: Sequence[str]) -> tuple[_Block, ...]:
     Only each name's first block counts (a card, or a first transcript line): later lines
     of a transcript are the same speaker again, not another character to compare with.
     A labelled line naming several characters ("Present: Mara, Rui") is a list, not a block.
+    A message with fewer than `MIN_BLOCKS` blocks gets none: no rule compares so few.
     """
     return _headers_cached(content, tuple(names))
 
@@ -187,6 +190,8 @@ def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
             if name not in seen:
                 heads.append((i, name, hit))
             seen.add(name)
+    if len(heads) < _FEWEST_COMPARED:
+        return ()  # every rule reading blocks compares at least this many: none reads these
     blocks = []
     for i, name, (hit_start, hit_end) in heads:
         stop = min([j for j in starts if j > i], default=len(lines))
