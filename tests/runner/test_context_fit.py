@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from tavern.llm.provider import ProviderRequest
 from tavern.records import ChatMessage, LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
+from tavern.runner import fit
 from tavern.runner.factory import default_limits
-from tavern.runner.fit import fitted, prompt_tokens_ceiling
+from tavern.runner.fit import FIT_LEVELS, fitted, prompt_tokens_ceiling
 from tavern.runner.limits import ANSWER_TOKENS, KernelLimits
 
 from .kit import director_answer, recording_runner, run
@@ -47,9 +48,10 @@ def test_the_largest_fitting_prompt_is_built(
     assert built[0] == budget and len(built) in (1, 3)
     bare_fits = prompt_tokens_ceiling(build(0)) <= room
     assert prompt_tokens_ceiling(messages) <= room or not bare_fits
-    if len(built) == 3:  # shrunk: by no more than needed, give or take a line's rounding
-        assert built[2] < budget
-        assert prompt_tokens_ceiling(build(built[2] + 2)) > room - 2 or per_unit < 4
+    if len(built) == 3:  # shrunk onto the grid: by no more than one step beyond the need
+        step = max(1, budget // FIT_LEVELS)
+        assert built[2] < budget and built[2] % step == 0
+        assert prompt_tokens_ceiling(build(built[2] + step + 2)) > room - 2 or per_unit < 4
     assert fitted(build, budget, None) == build(budget)
 
 
@@ -128,3 +130,41 @@ def test_the_configured_output_limits_are_the_answer_room(
     assert limits.context_tokens == 8192
     assert dict(limits.answer_tokens) == expected
     assert default_limits(AppConfig(active_provider="fake")).context_tokens is None
+
+
+def _window_starts(calls: list[LlmCallLine]) -> list[str]:
+    """The first history line's seq of every Director prompt, in order."""
+    starts = []
+    for call in calls:
+        if call.agent == "director":
+            text = call.request.messages[-1].content
+            history = text.partition("## Recent history\n")[2]
+            starts.append(history.partition("]")[0])
+    return starts
+
+
+def _moves(starts: list[str]) -> int:
+    return sum(a != b for a, b in zip(starts, starts[1:], strict=False))
+
+
+def test_a_shrunk_window_moves_in_strides_not_every_turn(tmp_path: Path) -> None:
+    # The rest of the Director prompt changes size every turn; on the grid the shrunk history
+    # budget (and so the window's snapped start, and the cacheable prefix) holds for turns.
+    starts = _window_starts(_played(tmp_path, KernelLimits.for_context(4096), turns=30))
+    assert len(starts) >= 30
+    # The window holds about three turns here and its stride is two: it moves every other
+    # turn at most, and never back.
+    assert _moves(starts) <= len(starts) // 2, starts
+    seqs = [int(s.partition("#")[2].split()[0]) for s in starts]
+    assert seqs == sorted(seqs), starts
+
+
+def test_negative_control_exact_shrinking_moves_the_window_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = KernelLimits.for_context(4096)
+    on_grid = _moves(_window_starts(_played(tmp_path / "grid", limits, turns=30)))
+    monkeypatch.setattr(fit, "FIT_LEVELS", 10**9)  # a step of one unit: exact shrinking
+    starts = _window_starts(_played(tmp_path / "exact", limits, turns=30))
+    seqs = [int(s.partition("#")[2].split()[0]) for s in starts]
+    assert _moves(starts) > on_grid and seqs != sorted(seqs), starts
