@@ -170,8 +170,12 @@ def write_memory(
 
 
 def write_row(
-    db: sqlite3.Connection, new: SessionState, *, turn_number: int, old: SessionState | None
-) -> tuple[int, str, str]:
+    db: sqlite3.Connection,
+    new: SessionState,
+    turn_number: int,
+    old: SessionState | None,
+    ranges: Ranges | None,
+) -> tuple[tuple[int, str, str], Ranges]:
     """Insert the lines `new`'s memory appends to the stored one, then write the row.
 
     Args:
@@ -179,13 +183,14 @@ def write_row(
         new: The state to store.
         turn_number: The tag of the inserted lines (the turn being written).
         old: The state the row holds now (the store's cached one), None for a new row.
+        ranges: The row's ranges now (`stored_ranges`), None for a new row.
 
     Returns:
-        The row's stamp (`_sqlite.session_head`).
+        The row's stamp (`_sqlite.session_head`) and its new ranges.
     """
-    ranges = None if old is None else stored_ranges(db, new.id)
     written = write_memory(db, turn_number, old, ranges, new)
-    return write_state(db, new, insert=old is None, memory_at=dump_ranges(written))
+    stamp = write_state(db, new, insert=old is None, memory_at=dump_ranges(written))
+    return stamp, written
 
 
 def read_state(

@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 
 from tavern.records.session import SessionState
-from tavern.store._memory import read_state
+from tavern.store._memory import Ranges, parse_ranges, read_state, stored_ranges
 
 Stamp = tuple[int, str, str]
 """(revision, updated_at, first characters of the state) of a session row."""
@@ -32,6 +32,9 @@ class StateCache:
         self.capacity = capacity
         self.misses = 0
         self._states: OrderedDict[str, tuple[Stamp, SessionState]] = OrderedDict()
+        self._ranges: dict[str, tuple[Stamp, Ranges | None]] = {}
+        """Session -> the `memory_at` ranges of its row as last read or written, with the
+        row's stamp: a commit needs them and reading them back was a query per turn."""
         self._lock = threading.RLock()
 
     def get(self, db: sqlite3.Connection, session_id: str, stamp: Stamp) -> SessionState:
@@ -47,6 +50,7 @@ class StateCache:
             ).fetchone()
             state = read_state(db, session_id, text, memory_at, f"session {session_id!r}")
             self.put(session_id, stamp, state)
+            self.put_ranges(session_id, stamp, parse_ranges(memory_at))
             return state
 
     def put(self, session_id: str, stamp: Stamp, state: SessionState) -> None:
@@ -57,7 +61,31 @@ class StateCache:
             while len(self._states) > self.capacity:
                 self._states.popitem(last=False)
 
+    def ranges(self, db: sqlite3.Connection, session_id: str, stamp: Stamp) -> Ranges | None:
+        """The `memory_at` ranges of the row stamped `stamp`, read only when not held."""
+        with self._lock:
+            hit = self._ranges.get(session_id)
+            if hit is not None and hit[0] == stamp:
+                return hit[1]
+        return stored_ranges(db, session_id)
+
+    def put_row(
+        self, session_id: str, stamp: Stamp, state: SessionState, ranges: Ranges | None
+    ) -> None:
+        """Remember a row just written: its state and its ranges."""
+        self.put(session_id, stamp, state)
+        self.put_ranges(session_id, stamp, ranges)
+
+    def put_ranges(self, session_id: str, stamp: Stamp, ranges: Ranges | None) -> None:
+        """Remember `ranges` as what the row stamped `stamp` holds in `memory_at`."""
+        with self._lock:
+            self._ranges.pop(session_id, None)
+            self._ranges[session_id] = (stamp, ranges)
+            while len(self._ranges) > self.capacity:
+                del self._ranges[next(iter(self._ranges))]
+
     def drop(self, session_id: str) -> None:
         """Forget a session (deleted)."""
         with self._lock:
             self._states.pop(session_id, None)
+            self._ranges.pop(session_id, None)

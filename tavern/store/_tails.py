@@ -131,6 +131,15 @@ class TailCache:
                 return
             self._windows[session_id] = window.extended(after, added)
 
+    def next_seq(self, db: sqlite3.Connection, session_id: str, stamp: Stamp) -> int:
+        """The next free seq of the row stamped `stamp`: a commit checks its records against
+        it, from the window read at that stamp when one is held, else from SQLite."""
+        with self._lock:
+            window = self._windows.get(session_id)
+            if window is not None and window.stamp == stamp:
+                return window.next_seq
+        return next_seq_in(db, session_id)
+
     def drop(self, session_id: str) -> None:
         """Forget the session's window."""
         with self._lock:

@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
 from tavern.store._history import ParsedRecords, Snapshot, remember, tail_bodies
-from tavern.store._memory import read_state, write_row
+from tavern.store._memory import Ranges, parse_ranges, read_state, write_row
 from tavern.store._sqlite import (
     DB_NAME,
     Database,
@@ -144,9 +144,9 @@ class SessionStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
                 raise SessionExists(f"session {state.id!r} already exists")
-            stamped = write_row(db, state, turn_number=state.turn_number, old=None)
+            stamped, ranges = write_row(db, state, state.turn_number, None, None)
             insert_records(db, state.id, records)
-        self._states.put(state.id, stamped, state)
+        self._states.put_row(state.id, stamped, state, ranges)
         return state
 
     def load(self, session_id: str) -> SessionState:
@@ -261,10 +261,10 @@ class SessionStore:
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            current_turn, old, before = self._current(db, session_id, expected_revision)
+            current_turn, old, ranges, before = self._current(db, session_id, expected_revision)
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
-            check_seqs(records, next_seq_in(db, session_id))
+            check_seqs(records, self._tails.next_seq(db, session_id, before))
             # Copied inside SQLite: the pre-turn state never travels through Python.
             db.execute(
                 "INSERT OR REPLACE INTO checkpoints"
@@ -273,11 +273,11 @@ class SessionStore:
                 (turn_number, session_id),
             )
             bodies = insert_records(db, session_id, records)
-            stamped = write_row(db, stored, turn_number=turn_number, old=old)
+            stamped, written = write_row(db, stored, turn_number, old, ranges)
             if before_commit is not None:
                 before_commit()
             remember(self._records, bodies, records)
-        self._states.put(session_id, stamped, stored)
+        self._states.put_row(session_id, stamped, stored, written)
         self._tails.extend(session_id, before, stamped, records)
         return stored
 
@@ -294,25 +294,26 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            current_turn, old, before = self._current(db, session_id, expected_revision)
+            current_turn, old, ranges, before = self._current(db, session_id, expected_revision)
             if stored.turn_number != current_turn:
                 raise InvalidTurn("replace_state cannot change the turn number")
             # Lines are tagged with the current turn: undoing it removes them with the rest.
-            stamped = write_row(db, stored, turn_number=current_turn, old=old)
-        self._states.put(session_id, stamped, stored)
+            stamped, written = write_row(db, stored, current_turn, old, ranges)
+        self._states.put_row(session_id, stamped, stored, written)
         self._tails.extend(session_id, before, stamped, ())
         return stored
 
     def _current(
         self, db: sqlite3.Connection, session_id: str, expected_revision: int
-    ) -> tuple[int, SessionState, Stamp]:
-        """(turn number, state, stamp) of the row, refusing another revision than `expected`."""
+    ) -> tuple[int, SessionState, Ranges | None, Stamp]:
+        """(turn, state, memory ranges, stamp) of the row, refusing another revision."""
         revision, current_turn, stamp = session_head(db, session_id)
         if revision != expected_revision:
             raise RevisionConflict(
                 f"session {session_id!r} is at revision {revision}, not {expected_revision}"
             )
-        return current_turn, self._states.get(db, session_id, stamp), stamp
+        state = self._states.get(db, session_id, stamp)
+        return current_turn, state, self._states.ranges(db, session_id, stamp), stamp
 
     def undo(self, session_id: str) -> SessionState:
         """Remove every record of the highest turn and restore its pre-turn state.
@@ -341,7 +342,7 @@ class SessionStore:
                 db, session_id, row[0], row[1], f"checkpoint of turn {current_turn}"
             ).model_copy(update={"revision": revision + 1})
             stamped = write_state(db, restored, insert=False, memory_at=row[1])
-        self._states.put(session_id, stamped, restored)
+        self._states.put_row(session_id, stamped, restored, parse_ranges(row[1]))
         return restored
 
     def fork(self, session_id: str, new_id: str) -> SessionState:
