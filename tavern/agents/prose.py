@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from itertools import compress, count
-from operator import is_, itemgetter
+from operator import itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -233,24 +233,28 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
 """Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
-_UNIONS: list[tuple[list[HistoryRecord], frozenset[str]]] = []
-"""The last few windows and the union of their spoken tokens: a beat asks again for the same
-window with its new records appended (kept alive with the entry, so identities stay unique)."""
+_UNIONS: list[tuple[list[frozenset[str]], frozenset[str]]] = []
+"""The last few windows' token sets (one per record) and their union: a beat asks again for
+the same window with its new records appended, and a turn asks for the last turn's window
+with its beat's records committed (new objects, but the same texts: the same token sets)."""
 _UNIONS_KEPT = 4
 
 
 def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
-    """Every spoken token of `records`; a window extending a remembered one (the same
-    record objects first) adds only its new records' tokens to that window's union."""
+    """Every spoken token of `records`; a window whose token sets continue a remembered
+    window's adds only its new token sets to that window's union."""
+    # C-level passes: the memo's list reuses the last window's sets, and comparing the lists
+    # meets the same set objects (`cached_tokens` hands one out per text) for all but a few.
+    tokens = _SPOKEN.all(records, 0, _spoken_tokens)
     union: frozenset[str] = frozenset()
-    tail = records
+    tail = tokens
     for old, old_union in reversed(_UNIONS):
-        if len(old) <= len(records) and all(map(is_, old, records)):
-            union, tail = old_union, records[len(old) :]
+        if len(old) <= len(tokens) and tokens[: len(old)] == old:
+            union, tail = old_union, tokens[len(old) :]
             break
     if tail:
-        union = union.union(*(_SPOKEN.get(r, 0, _spoken_tokens) for r in tail))
-    _UNIONS.append((list(records), union))
+        union = union.union(*tail)
+    _UNIONS.append((tokens, union))
     del _UNIONS[:-_UNIONS_KEPT]
     return union
 

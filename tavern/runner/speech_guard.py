@@ -74,20 +74,42 @@ class SpokenWords:
 
 def spoken_words(state: SessionState, context: Sequence[HistoryRecord]) -> SpokenWords:
     """The pooled spoken words `speech_guard` reads (see its arguments)."""
-    # Lines share a handful of audiences: every test of the guard is per audience, so the
-    # tokens are pooled per audience once instead of walked per line for each event (one
-    # C-level pass per audience over the lines picks its own).
-    payloads = _payloads(state, context)
-    heard_by, tokens = list(map(itemgetter(0), payloads)), list(map(itemgetter(1), payloads))
-    by_audience = {
-        audience: frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
-        for audience in dict.fromkeys(heard_by)
-    }
+    by_audience = _pooled(_payloads(state, context))
     present = set(state.scene.present)
     everywhere = frozenset().union(
         *(toks for audience, toks in by_audience.items() if not present <= audience)
     )
     return SpokenWords(by_audience, everywhere)
+
+
+Payload = tuple[frozenset[str], frozenset[str]]
+_POOLS: list[tuple[list[Payload], dict[frozenset[str], frozenset[str]]]] = []
+"""The last few contexts' payloads and their pools: a turn's context is the last turn's,
+its beat's lines committed (new records, equal payloads), with this turn's lines appended.
+Pools are never changed once remembered (an extension pools into a copy)."""
+_POOLS_KEPT = 4
+
+
+def _pooled(payloads: list[Payload]) -> dict[frozenset[str], frozenset[str]]:
+    """Each audience of `payloads` and every token it heard; payloads continuing a
+    remembered context's (compared by value, in C) pool only their new lines into its pools."""
+    by_audience: dict[frozenset[str], frozenset[str]] = {}
+    tail = payloads
+    for old, pools in reversed(_POOLS):
+        if len(old) <= len(payloads) and payloads[: len(old)] == old:
+            by_audience, tail = dict(pools), payloads[len(old) :]
+            break
+    # Lines share a handful of audiences: every test of the guard is per audience, so the
+    # tokens are pooled per audience once instead of walked per line for each event (one
+    # C-level pass per audience over the lines picks its own).
+    heard_by, tokens = list(map(itemgetter(0), tail)), list(map(itemgetter(1), tail))
+    for audience in dict.fromkeys(heard_by):
+        heard = frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
+        known = by_audience.get(audience)
+        by_audience[audience] = heard if known is None else known | heard
+    _POOLS.append((payloads, by_audience))
+    del _POOLS[:-_POOLS_KEPT]
+    return by_audience
 
 
 def speech_guard(
