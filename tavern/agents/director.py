@@ -222,9 +222,7 @@ def build_messages(
         System and user messages.
     """
     now = PromptBlock("Now", _now_block(state, beat), Stability.VOLATILE)
-    blocks = (
-        context_blocks(state, history, budget_tokens) if context is None else context(budget_tokens)
-    )
+    blocks = (context or BeatContext(state, history))(budget_tokens)
     return assemble([*blocks, now])
 
 

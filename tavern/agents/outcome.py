@@ -117,9 +117,8 @@ def build_messages(
     name = director.true_name(state, attempt.speaker)
     lines.append(ask_again(name) if again else ask(name))
     now = PromptBlock("Now", "\n".join(lines), Stability.VOLATILE)
-    if context is None:
-        return assemble([*director.context_blocks(state, history, budget_tokens), now])
-    return assemble([*context(budget_tokens), now])
+    blocks = (context or director.BeatContext(state, history))(budget_tokens)
+    return assemble([*blocks, now])
 
 
 def parse(data: dict[str, Any]) -> str:

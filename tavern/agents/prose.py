@@ -43,7 +43,6 @@ from tavern.agents.repetition import (
 from tavern.agents.retold_subject import drop_retold_subjects
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.agents.stutter import without_stutter
-from tavern.agents.told import told_sentences as told_sentences  # where callers read it
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -303,7 +302,7 @@ def parse(
     renderer's contract: up to any runaway repetition, with the `names` spelt right
     (`physics.respelt`), without the answers' schema words
     (`physics.prompt_labels`), without the sentences in `told`
-    (`agents.repetition`; see `told_sentences`), without invented dialogue (a quotation
+    (`agents.repetition`; see `told.told_sentences`), without invented dialogue (a quotation
     absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
     assistant's words (`agents.out_of_world`) and without copies of its prompt: the
     transcript's attempt marker about the cast's `names`, a scene label, or the session's

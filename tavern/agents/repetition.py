@@ -146,7 +146,7 @@ def plain_words(text: str) -> list[str]:
     return list(filter(None, map(str.strip, text.lower().split(), repeat(PUNCTUATION))))
 
 
-@lru_cache(maxsize=256)  # `prose.told_sentences` reads each narration's for eight beats
+@lru_cache(maxsize=256)  # `told.told_sentences` reads each narration's for eight beats
 def sentence_keys(text: str) -> frozenset[str]:
     """The sentences of `text` long enough to count as told (`MIN_SENTENCE_WORDS`), each as
     its lower-case words without punctuation and `ARTICLES`."""

@@ -9,7 +9,7 @@ sunlight.", for an attempt at the door.
 
 A sentence's predicate is its key (`repetition.sentence_key`) after a leading subject: a cast
 name, a first name, or a personal pronoun. When an earlier text (the narrations and events of
-`prose.told_sentences`) has a sentence with the same predicate, of `MIN_PREDICATE_WORDS` or
+`told.told_sentences`) has a sentence with the same predicate, of `MIN_PREDICATE_WORDS` or
 more words, the sentence goes; unless one of this beat's events says it, since a character
 may repeat another's act and the beat's narration must be able to tell it. Told twice in one
 narration, the second telling goes all the same: live (toll-house #42, seed 56, turn 2),
@@ -33,7 +33,7 @@ from tavern.agents.repetition import (
 MIN_PREDICATE_WORDS = 6
 """Shorter predicates recur in earnest ("nods slowly", "looks at the door")."""
 PREDICATE = "\x02"
-"""Opens a predicate key among `prose.told_sentences`' keys: no sentence key holds it."""
+"""Opens a predicate key among `told.told_sentences`' keys: no sentence key holds it."""
 SUBJECT_PRONOUNS = frozenset(("he", "she", "they", "it", "ele", "ela", "eles", "elas"))
 
 
@@ -56,7 +56,7 @@ def predicate_keys(texts: Iterable[str], names: Sequence[str]) -> frozenset[str]
     return frozenset().union(*(_text_predicates(text, known) for text in texts))
 
 
-@lru_cache(maxsize=256)  # `prose.told_sentences` reads each narration's for eight beats
+@lru_cache(maxsize=256)  # `told.told_sentences` reads each narration's for eight beats
 def _text_predicates(text: str, names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(key for key in _text_keys(text, names) if key is not None)
 

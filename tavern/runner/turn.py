@@ -18,6 +18,7 @@ from operator import attrgetter
 
 from tavern.agents import character, director, outcome, prose
 from tavern.agents.fact_recital import drop_fact_recitals
+from tavern.agents.told import told_sentences
 from tavern.physics import clock as story_clock
 from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
@@ -251,7 +252,7 @@ class TurnTransaction:
         events = [with_names(r.text, names) for r in beat if isinstance(r, EventRecord)]
         told = prose.parse(
             raw,
-            prose.told_sentences(self.history, names),
+            told_sentences(self.history, names),
             prose.public_corpus(staged),
             prose.cast_names(staged),
             staged.title,

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tavern.agents import prose
 from tavern.agents.retold_subject import drop_retold_subjects, predicate_keys
+from tavern.agents.told import told_sentences
 from tavern.records import NARRATOR, Audience, EventRecord, NarrationRecord
 
 NAMES = {"C1": "Ilse Brandt", "C2": "Maren Holt", "C3": "Teodor Vask"}
@@ -41,7 +42,7 @@ def _event(text: str, turn: int) -> EventRecord:
 
 
 def _parse(text: str, earlier: list[NarrationRecord | EventRecord], events: list[str]) -> str:
-    told = prose.told_sentences(earlier, NAMES)
+    told = told_sentences(earlier, NAMES)
     return prose.parse({"narration": text}, told, names=list(NAMES.values()), events=events)
 
 

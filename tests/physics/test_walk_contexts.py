@@ -13,24 +13,13 @@ from hypothesis import strategies as st
 
 from tavern.physics import guards
 from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
-from tavern.records import Audience, Scene, SpeechRecord, ThoughtRecord
+from tavern.records import Scene, SpeechRecord, ThoughtRecord
+
+from .test_memoization import _record
 
 _SCENES = [Scene(location="the inn"), Scene(location="the mill"), Scene(location="the inn")]
 _PUBLIC: list[tuple[str, ...]] = [(), ("a ledger on the desk",), ("the ring",)]
 _WORDS = ["ledger", "mill", "dagger", "ring", "seal"]
-
-
-def _record(kind: str, seq: int, word: str, speaker: str) -> SpeechRecord | ThoughtRecord:
-    if kind == "thought":
-        return ThoughtRecord(
-            seq=seq, turn_number=1, speaker=speaker, author="character", text=f"the {word}",
-            audience=Audience(origin="private", perceivers=[speaker]),
-        )  # fmt: skip
-    origin = "whisper" if kind == "whisper" else "public"
-    return SpeechRecord(
-        seq=seq, turn_number=1, speaker=speaker, author="character", text=f"the {word}",
-        audience=Audience(origin=origin, perceivers=[speaker, "C2"]),
-    )  # fmt: skip
 
 
 _POOL = [

@@ -98,7 +98,7 @@ def test_a_later_narration_does_not_retell_the_earlier_ones(tmp_path: Path) -> N
 def test_negative_control_without_the_told_sentences_the_facts_come_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prose, "told_sentences", lambda earlier, names=None: frozenset())
+    monkeypatch.setattr(turn_module, "told_sentences", lambda earlier, names=None: frozenset())
     assert all(text.startswith(FACTS.strip()) for text in _narrations(tmp_path, 3))
 
 
@@ -148,6 +148,8 @@ def test_negative_control_without_the_events_the_old_event_is_retold(
 def test_negative_control_ids_read_as_written_the_old_event_is_retold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    told = prose.told_sentences
-    monkeypatch.setattr(prose, "told_sentences", lambda earlier, names=None: told(earlier))
+    told_as_written = told.told_sentences
+    monkeypatch.setattr(
+        turn_module, "told_sentences", lambda earlier, names=None: told_as_written(earlier)
+    )
     assert _event_narrations(tmp_path)[1] == f"{RETOLD} {NEWS[1]}"
