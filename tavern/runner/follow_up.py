@@ -251,10 +251,16 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
     return text if len(kept) == len(spans) else " ".join(kept)
 
 
-def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
-    n = COPY_RUN_WORDS  # most keys are shorter: no run; else the tails zipped, in C
+def _runs(words: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    return _runs_of(words, COPY_RUN_WORDS)
+
+
+@lru_cache(maxsize=4096)
+def _runs_of(words: tuple[str, ...], n: int) -> frozenset[tuple[str, ...]]:
+    # Cached: each call reads every attempt of a window holding hundreds of records, and
+    # the window's attempts stay the same for many beats.
     tails = map(words.__getitem__, map(slice, range(n), repeat(None))) if len(words) >= n else ()
-    return set(zip(*tails, strict=False))
+    return frozenset(zip(*tails, strict=False))  # most keys are shorter: no run
 
 
 def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:
