@@ -86,3 +86,45 @@ def test_negative_control_a_wrong_requirement_is_caught(monkeypatch: pytest.Monk
         assert not _agrees(out_of_world.OUT_OF_WORLD, text)
     finally:
         alternation._branches.cache_clear()
+
+
+def _disagreements(pattern: re.Pattern[str]) -> list[str]:
+    texts = [case(p) for p in PHRASES for case in (str.upper, str.title, str.lower)]
+    texts += [f"{a} {b}" for a in PHRASES for b in PHRASES]
+    return [t for t in texts if not _agrees(pattern, t)]
+
+
+def test_the_literal_index_agrees_on_every_phrase_pair() -> None:
+    for pattern in PATTERNS:
+        assert _disagreements(pattern) == []
+
+
+@pytest.mark.parametrize("sabotage", ["first literal only", "raw text for folded literals"])
+def test_negative_control_a_wrong_literal_index_is_caught(
+    monkeypatch: pytest.MonkeyPatch, sabotage: str
+) -> None:
+    """The index is what decides which branches are tried: one that forgets a literal of a
+    first requirement, or looks for folded literals in the unfolded text, skips branches
+    that match, and the phrase pairs show it."""
+    original = alternation._Branches.__init__
+
+    def first_only(self: alternation._Branches, pattern: re.Pattern[str]) -> None:
+        original(self, pattern)
+        for by_literal in self.index.values():
+            kept: dict[str, list[int]] = {}
+            for literal, branches in sorted(by_literal.items()):
+                fresh = [b for b in branches if all(b not in k for k in kept.values())]
+                if fresh:
+                    kept[literal] = fresh
+            by_literal.clear()
+            by_literal.update(kept)
+
+    if sabotage == "first literal only":
+        monkeypatch.setattr(alternation._Branches, "__init__", first_only)
+    else:
+        monkeypatch.setattr(alternation, "_fold", lambda text: text)
+    alternation._branches.cache_clear()
+    try:
+        assert any(_disagreements(p) for p in PATTERNS)
+    finally:
+        alternation._branches.cache_clear()
