@@ -43,6 +43,7 @@ from tavern.agents.repetition import (
 from tavern.agents.retold_subject import drop_retold_subjects
 from tavern.agents.roll_call import drop_roll_call, drop_roster
 from tavern.agents.stutter import without_stutter
+from tavern.physics.continued import Continued
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
@@ -232,11 +233,10 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
 """Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
-_UNIONS: list[tuple[list[frozenset[str]], frozenset[str]]] = []
+_UNIONS: Continued[frozenset[str], frozenset[str]] = Continued(kept=4)
 """The last few windows' token sets (one per record) and their union: a beat asks again for
 the same window with its new records appended, and a turn asks for the last turn's window
 with its beat's records committed (new objects, but the same texts: the same token sets)."""
-_UNIONS_KEPT = 4
 
 
 def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
@@ -245,17 +245,9 @@ def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
     # C-level passes: the memo's list reuses the last window's sets, and comparing the lists
     # meets the same set objects (`cached_tokens` hands one out per text) for all but a few.
     tokens = _SPOKEN.all(records, 0, _spoken_tokens)
-    union: frozenset[str] = frozenset()
-    tail = tokens
-    for old, old_union in reversed(_UNIONS):
-        if len(old) <= len(tokens) and tokens[: len(old)] == old:
-            union, tail = old_union, tokens[len(old) :]
-            break
-    if tail:
-        union = union.union(*tail)
-    _UNIONS.append((tokens, union))
-    del _UNIONS[:-_UNIONS_KEPT]
-    return union
+    found = _UNIONS.find(tokens)
+    union, tail = (found[0], tokens[found[1] :]) if found else (frozenset(), tokens)
+    return _UNIONS.put(tokens, union.union(*tail) if tail else union)
 
 
 def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from tavern.physics.continued import Continued
 from tavern.physics.redaction import salient_tokens
 from tavern.records import Scene, SessionState
 
@@ -52,25 +53,18 @@ def log_block(texts: list[str]) -> str:
     stays put for many beats while lines are appended: only the new lines are looked up and
     joined. Lists are compared by value (texts are strings), so a changed line is no hit.
     """
-    for i in range(len(_BLOCKS) - 1, -1, -1):
-        old, block = _BLOCKS[i]
-        if len(old) <= len(texts) and texts[: len(old)] == old:
-            rest = log_lines(texts[len(old) :])
-            # log_lines joins its non-empty lines: two joined parts need the newline between.
-            block = f"{block}\n{rest}" if block and rest else block or rest
-            del _BLOCKS[i]  # this list continues that one: it takes its place
-            break
-    else:
-        block = log_lines(texts)
-    _BLOCKS.append((list(texts), block))
-    del _BLOCKS[:-_BLOCKS_KEPT]
-    return block
+    found = _BLOCKS.find(texts)
+    if found is None:
+        return _BLOCKS.put(list(texts), log_lines(texts))
+    block, length = found
+    rest = log_lines(texts[length:])
+    # log_lines joins its non-empty lines: two joined parts need the newline between.
+    return _BLOCKS.put(list(texts), f"{block}\n{rest}" if block and rest else block or rest)
 
 
-_BLOCKS: list[tuple[list[str], str]] = []
-"""Recent lists of `log_block` and their blocks, most recent last."""
-_BLOCKS_KEPT = 16
-"""Lists remembered: every Character's memory and the transcript of two sessions in turn."""
+_BLOCKS: Continued[str, str] = Continued(kept=16)
+"""Recent lists of `log_block` and their blocks: every Character's memory and the transcript
+of two sessions in turn."""
 
 
 @lru_cache(maxsize=1 << 15)

@@ -24,6 +24,7 @@ from operator import itemgetter
 
 from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.clamps import redact_visible
+from tavern.physics.continued import Continued
 from tavern.physics.guards import scene_texts
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
@@ -83,22 +84,17 @@ def spoken_words(state: SessionState, context: Sequence[HistoryRecord]) -> Spoke
 
 
 Payload = tuple[frozenset[str], frozenset[str]]
-_POOLS: list[tuple[list[Payload], dict[frozenset[str], frozenset[str]]]] = []
+_POOLS: Continued[Payload, dict[frozenset[str], frozenset[str]]] = Continued(kept=4)
 """The last few contexts' payloads and their pools: a turn's context is the last turn's,
 its beat's lines committed (new records, equal payloads), with this turn's lines appended.
 Pools are never changed once remembered (an extension pools into a copy)."""
-_POOLS_KEPT = 4
 
 
 def _pooled(payloads: list[Payload]) -> dict[frozenset[str], frozenset[str]]:
     """Each audience of `payloads` and every token it heard; payloads continuing a
     remembered context's (compared by value, in C) pool only their new lines into its pools."""
-    by_audience: dict[frozenset[str], frozenset[str]] = {}
-    tail = payloads
-    for old, pools in reversed(_POOLS):
-        if len(old) <= len(payloads) and payloads[: len(old)] == old:
-            by_audience, tail = dict(pools), payloads[len(old) :]
-            break
+    found = _POOLS.find(payloads)
+    by_audience, tail = (dict(found[0]), payloads[found[1] :]) if found else ({}, payloads)
     # Lines share a handful of audiences: every test of the guard is per audience, so the
     # tokens are pooled per audience once instead of walked per line for each event (one
     # C-level pass per audience over the lines picks its own).
@@ -107,9 +103,7 @@ def _pooled(payloads: list[Payload]) -> dict[frozenset[str], frozenset[str]]:
         heard = frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
         known = by_audience.get(audience)
         by_audience[audience] = heard if known is None else known | heard
-    _POOLS.append((payloads, by_audience))
-    del _POOLS[:-_POOLS_KEPT]
-    return by_audience
+    return _POOLS.put(payloads, by_audience)
 
 
 def speech_guard(

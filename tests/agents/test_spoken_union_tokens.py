@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tavern.agents import prose
+from tavern.physics import continued
 from tavern.records import Audience, HistoryRecord, SpeechRecord, ThoughtRecord
 
 _WORDS = ["lantern", "cellar", "ledger", "candle", "harvest", "notary", "quillbrook"]
@@ -108,22 +109,14 @@ def test_spoken_union_over_turns_of_committed_beats() -> None:
 def test_negative_control_a_union_kept_for_a_window_it_does_not_continue_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Planted: the remembered window is matched on its first token sets only."""
+    """Planted: the remembered window is matched on its first token set only."""
 
-    def first_sets_only(records: list[HistoryRecord]) -> frozenset[str]:
-        tokens = prose._SPOKEN.all(records, 0, prose._spoken_tokens)
-        for old, old_union in reversed(prose._UNIONS):
-            if len(old) <= len(tokens) and tokens[:1] == old[:1]:
-                union = old_union.union(*tokens[len(old) :])
-                break
-        else:
-            union = frozenset().union(*tokens)
-        prose._UNIONS.append((tokens, union))
-        return union
+    def first_set_only(items: Any, old: list[Any]) -> bool:
+        return len(old) <= len(items) and items[:1] == old[:1]
 
     pool = [_record(i, i) for i in range(6)]
     changed = [*pool[:2], pool[2].model_copy(update={"text": "saltmarrow"}), *pool[3:]]
-    monkeypatch.setattr(prose, "_spoken_union", first_sets_only)
+    monkeypatch.setattr(continued, "continues", first_set_only)
     with pytest.raises(AssertionError):
         _agree([pool[:4], changed], prose._spoken_union)
     monkeypatch.undo()

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tavern.physics import continued
 from tavern.records import Audience, HistoryRecord, SessionState, SpeechRecord
 from tavern.runner import speech_guard as guard_module
 from tavern.runner.speech_guard import SpokenWords
@@ -132,23 +133,12 @@ def test_negative_control_a_context_matched_by_its_length_is_caught(
 ) -> None:
     """Planted: a remembered context is taken as continued whenever it is not longer."""
 
-    def by_length(payloads: list[Any]) -> dict[frozenset[str], frozenset[str]]:
-        for old, pools in reversed(guard_module._POOLS):
-            if len(old) <= len(payloads):
-                by_audience = dict(pools)
-                for audience, toks in payloads[len(old) :]:
-                    by_audience[audience] = by_audience.get(audience, frozenset()) | toks
-                break
-        else:
-            by_audience = spoken_words_as_it_was(state, []).by_audience
-            for audience, toks in payloads:
-                by_audience[audience] = by_audience.get(audience, frozenset()) | toks
-        guard_module._POOLS.append((payloads, by_audience))
-        return by_audience
+    def by_length(items: Any, old: list[Any]) -> bool:
+        return len(old) <= len(items)
 
     first = [said(0, [0], [1]), said(1, [1], [2])]
     moved = [said(5, [3], [1]), said(6, [4], [2]), said(7, [2], [3])]
-    monkeypatch.setattr(guard_module, "_pooled", by_length)
+    monkeypatch.setattr(continued, "continues", by_length)
     with pytest.raises(AssertionError):
         _agree(state, [first, moved], guard_module.spoken_words)
     monkeypatch.undo()
