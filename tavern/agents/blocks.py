@@ -114,13 +114,32 @@ def snapped_start(
     >>> snapped_start(list(range(10)), [9] * 10, budget=55, stride=4, each=1)
     8
     """
+    fed = list(accumulate(sizes, initial=0))  # fed[i]: the sizes of the first i items
+    return start_in_sums(keys, fed, budget, stride, truncated=truncated, each=each)
+
+
+def start_in_sums(
+    keys: list[int],
+    fed: list[int],
+    budget: int,
+    stride: int,
+    *,
+    truncated: bool = False,
+    each: int = 0,
+) -> int:
+    """`snapped_start` given the running sums of the sizes, `fed[i]` the first `i` items'
+    (`len(fed) == len(keys) + 1`): a caller extending a remembered window extends its sums.
+
+    >>> start_in_sums(list(range(10)), list(range(0, 101, 10)), budget=55, stride=4)
+    8
+    """
     # Both searches are binary ones over C-built lists: a window holds hundreds of items, and
     # a beat asks for three or four windows. Sizes are never negative, so the running sums
     # only grow; keys only grow too.
-    fed = list(accumulate(sizes, initial=0))  # fed[i]: the sizes of the first i items
-    total = fed[-1] + each * len(sizes)
+    count = len(fed) - 1
+    total = fed[-1] + each * count
     # The first start whose tail fits: the items before it hold at least the excess.
-    start = bisect_left(range(len(sizes)), total - budget, key=lambda i: fed[i] + each * i)
+    start = bisect_left(range(count), total - budget, key=lambda i: fed[i] + each * i)
     if (start == 0 and not truncated) or start >= len(keys):
         return start
     floor_key = -(-keys[start] // stride) * stride

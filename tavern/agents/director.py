@@ -10,12 +10,13 @@ is not among its inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import accumulate, compress
 from operator import attrgetter
 from typing import Any
 
-from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
+from tavern.agents.blocks import PromptBlock, Stability, assemble, start_in_sums
 from tavern.agents.render import roster_line, scene_block, zone_graph_block
+from tavern.physics.continued import Continued
 from tavern.physics.prompt_labels import INTERIORITY, THOUGHT_LABEL, line_head
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
@@ -277,21 +278,48 @@ def history_window(state: SessionState, history: list[HistoryRecord], budget_tok
     def render(record: HistoryRecord) -> str:
         return render_record(state, record)
 
-    # C-level passes (filter, compress, map) over the window: it holds hundreds of records.
     every = _LINES.all(history, names, render)
-    lines = list(filter(None, every))
-    keys = list(compress(map(_SEQ, history), every))
+    lines, keys, fed = _shown_lines(every, history)
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.
     truncated = bool(history) and history[0].seq > 0
-    start = snapped_start(
+    start = start_in_sums(
         keys,
-        list(map(len, lines)),
+        fed,
         budget_tokens * 4,
         window_stride(budget_tokens),
         truncated=truncated,
         each=1,  # the newline joining the lines
     )
     return "\n".join(lines[start:])
+
+
+Shown = tuple[list[str], list[int], list[int]]
+"""A window's non-empty lines, their records' seqs, and the running sums of their lengths."""
+
+_SHOWN: Continued[str, Shown] = Continued(kept=8)
+"""`_shown_lines` of recent windows, by their rendered lines (narration's "" included)."""
+
+
+def _shown_lines(every: list[str], history: list[HistoryRecord]) -> Shown:
+    """The non-empty lines of `every` (`history` rendered), their seqs and running sums,
+    extending those of a recent window whose lines `every` continues.
+
+    A line opens with its record's seq (`line_head`), so equal lines have equal seqs: the
+    remembered seqs hold for this window's records. Only the new records are read: on a
+    turn's window, reading each record's seq again cost more than rendering the new ones.
+    """
+    found = _SHOWN.find(every)
+    (lines, keys, fed), known = found if found is not None else (([], [], [0]), 0)
+    tail = every[known:]
+    if found is not None and not tail:
+        return _SHOWN.put(every, found[0])  # never changed once remembered: shared
+    new = list(filter(None, tail))  # C-level passes: a window holds hundreds of records
+    shown = (
+        lines + new,
+        keys + list(compress(map(_SEQ, history[known:]), tail)),
+        fed + list(accumulate(map(len, new), initial=fed[-1]))[1:],
+    )
+    return _SHOWN.put(every, shown)
 
 
 def render_record(state: SessionState, record: HistoryRecord) -> str:
