@@ -76,8 +76,8 @@ def frame_name(frame: FrameType) -> str:
 
 
 _ROOTS = (
+    "/site-packages/",  # first: a virtual environment may sit inside the checkout
     f"{Path(__file__).resolve().parents[1]}/",  # this checkout: tavern/, benchmarks/
-    "/site-packages/",
     f"/python{sys.version_info[0]}.{sys.version_info[1]}/",  # the standard library
 )
 

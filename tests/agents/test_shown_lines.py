@@ -2,9 +2,10 @@
 window whose rendered lines the new one continues, instead of reading every record again.
 The window as it was built stays here as the reference; Hypothesis compares old and new over
 windows that grow, move, shrink and come back as copies (a committed beat: new objects, the
-same lines; an undone turn played again: the same seqs, other lines), with narration among them and budgets of every size; a realistic case plays
-turns of committed beats. The negative control plants a remembered window matched on its
-first line only, and the property catches it."""
+same lines; an undone turn played again: the same seqs, other lines), with narration among
+them and budgets of every size; a realistic case plays turns of committed beats. The negative
+control plants a remembered window matched on its first line only, and the property catches
+it."""
 
 from __future__ import annotations
 
