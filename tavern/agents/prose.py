@@ -228,7 +228,21 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
     redacts them from events.
     """
     # A frozenset (the union's difference), handed on as it is: no copy of every spoken word.
-    return _spoken_union(records) - tokens_in(public_corpus(state))
+    spoken, public = _spoken_union(records), tokens_in(public_corpus(state))
+    for known_spoken, known_public, only in _ONLY:
+        if known_spoken is spoken and known_public is public:
+            return only
+    only = spoken - public
+    _ONLY.append((spoken, public, only))
+    del _ONLY[:-_ONLY_KEPT]
+    return only
+
+
+_ONLY: list[tuple[frozenset[str], frozenset[str], frozenset[str]]] = []
+"""Recent differences, by the identity of both sets (kept alive here, so no id is reused): a
+turn's reader mask and its prose prompt ask about the same window and stage, and the caches
+behind both sets hand out the same objects for the same contents."""
+_ONLY_KEPT = 4
 
 
 _SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
@@ -247,7 +261,10 @@ def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
     tokens = _SPOKEN.all(records, 0, _spoken_tokens)
     found = _UNIONS.find(tokens)
     union, tail = (found[0], tokens[found[1] :]) if found else (frozenset(), tokens)
-    return _UNIONS.put(tokens, union.union(*tail) if tail else union)
+    extended = union.union(*tail) if tail else union
+    # A tail adding no new token keeps the remembered object: `spoken_only_tokens` finds
+    # its difference by identity.
+    return _UNIONS.put(tokens, union if len(extended) == len(union) else extended)
 
 
 def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:

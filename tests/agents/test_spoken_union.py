@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,3 +61,60 @@ def test_negative_control_a_window_trusted_by_length_is_caught() -> None:
     prose._UNIONS.clear()
     prose._spoken_union(first)
     assert prose._spoken_union(moved) == _plain(moved)
+
+
+def _stage(description: str) -> Any:
+    from tavern.records import Scene
+
+    class Stage:  # what `public_corpus` reads of a state
+        scene = Scene(location="hall", description=description)
+        opening_facts: list[str] = []
+        cast: dict[str, Any] = {}
+
+    return Stage()
+
+
+def _check(asks: list[tuple[int, int, str]], spoken_only: Any) -> None:
+    pool = _pool(12)
+    prose._UNIONS.clear()
+    prose._ONLY.clear()
+    for start, length, shown in asks:
+        state = _stage(f"A {shown} hall")
+        window = pool[start : start + length]
+        public = prose.tokens_in(prose.public_corpus(state))
+        assert spoken_only(state, window) == _plain(window) - public
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 12), st.integers(0, 12), st.sampled_from(["", "ledger", "cellar"])
+        ),
+        max_size=12,
+    )
+)
+def test_spoken_only_tokens_equal_the_plain_difference(
+    asks: list[tuple[int, int, str]],
+) -> None:
+    """Windows asked again with nothing new (the remembered union object comes back) and
+    stages whose public words change: the difference never comes from another stage."""
+    _check(asks, prose.spoken_only_tokens)
+
+
+def test_negative_control_a_difference_found_by_the_spoken_set_alone_is_caught() -> None:
+    """Planted: a remembered difference matched on the spoken union only."""
+
+    def by_spoken_only(state: Any, records: list[Any]) -> frozenset[str]:
+        spoken = prose._spoken_union(records)
+        for known, _, only in prose._ONLY:
+            if known is spoken:
+                return only
+        only = spoken - prose.tokens_in(prose.public_corpus(state))
+        prose._ONLY.append((spoken, frozenset(), only))
+        return only
+
+    asks = [(0, 4, ""), (0, 4, "ledger")]
+    with pytest.raises(AssertionError):
+        _check(asks, by_spoken_only)
+    _check(asks, prose.spoken_only_tokens)
