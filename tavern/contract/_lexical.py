@@ -15,10 +15,12 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from tavern.contract._line_index import misses, watch
 from tavern.contract._prefilter import (
     CACHE_SIZE,
     CACHES,
     Requirement,
+    indexed,
     may_match,
     required_literals,
     shared_base,
@@ -157,14 +159,18 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
     @lru_cache(maxsize=CACHE_SIZE)
     def scan(content: str) -> tuple[Match, ...]:
         # Keyed by content: the system message repeats verbatim on every call of a role.
+        # The line index settles most patterns by their first set without `may_match`.
+        index = indexed(content)
         return tuple(
             (start, end, groups[0])
             for scanner, ignorecase, needs in guarded
-            if may_match(ignorecase, needs, content)
+            if not misses(needs[0], index.get(ignorecase)) and may_match(ignorecase, needs, content)
             for start, end, groups in scanner.scan(content)
         )
 
     CACHES.extend([scan, *(scanner for scanner, _, _ in guarded)])
+    for _, ignorecase, needs in guarded:
+        watch(ignorecase, needs[0])  # nearly every text is searched for the first set
 
     def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
         return [

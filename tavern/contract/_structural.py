@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from tavern.contract._line_index import watch
 from tavern.contract._prefilter import (
     CACHE_SIZE,
     CACHES,
@@ -295,6 +296,7 @@ def detect_missing_field(messages: Sequence[ChatMessage], names: Sequence[str]) 
 
 
 _SELF_NEEDS = required_literals(_SELF)
+watch(_SELF_NEEDS[0], _SELF_NEEDS[1][0])  # looked up in every prompt with a cast
 
 
 _SELF_OPENINGS = ("you are", "you're", "voc", "tu")
