@@ -26,7 +26,6 @@ INDEXED_MIN = 8
 WATCHED: dict[bool, frozenset[str]] = {False: frozenset(), True: frozenset()}
 """ignorecase -> the literals looked up line by line (folded when ignorecase). `watch` replaces
 the set when it grows: an index made under an older set is told apart by identity."""
-_LONGEST: dict[bool, int] = {False: 0, True: 0}
 _NO_HITS: LineHits = {}
 """Shared by every line holding no watched literal (never mutated)."""
 
@@ -71,7 +70,6 @@ def watch(ignorecase: bool, literals: Iterable[str]) -> None:
     new = {s for s in literals if len(s) >= 2 and "\n" not in s}
     if not new <= WATCHED[ignorecase]:
         WATCHED[ignorecase] = WATCHED[ignorecase] | new
-        _LONGEST[ignorecase] = max(map(len, WATCHED[ignorecase]))
         KNOWN_LINES[ignorecase].clear()  # its entries hold only the literals watched before
 
 
@@ -108,16 +106,17 @@ def index(haystack: str, ignorecase: bool, base: Indexed | None, shared: int) ->
     """The watched literals' first indexes in `haystack`, or None when too few are watched.
 
     With the index of a base text sharing the first `shared` characters (made under the same
-    watched set), a literal's first index there stands if it ends within the prefix; any
-    other literal has no occurrence ending there, so its first one lies in the lines from the
-    one holding the last possible start `shared - longest + 1`: only those are looked up.
+    watched set), a literal's first index there stands if it ends within the prefix. Any other
+    literal has no occurrence ending there: its first one reaches past the prefix, and lying
+    within one line, it starts no earlier than the line holding the prefix's end. Only the
+    lines from there on are looked up.
     """
     watched = WATCHED[ignorecase]
     if len(watched) < INDEXED_MIN:
         return None
     if base is not None and base[0] is watched:
         firsts = {s: at for s, at in base[1].items() if at + len(s) <= shared}
-        start = haystack.rfind("\n", 0, max(0, shared - _LONGEST[ignorecase] + 1)) + 1
+        start = haystack.rfind("\n", 0, shared) + 1
     else:
         firsts, start = {}, 0
     add_first_hits(haystack, start, ignorecase, firsts)
