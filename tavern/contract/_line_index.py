@@ -28,18 +28,44 @@ WATCHED: dict[bool, frozenset[str]] = {False: frozenset(), True: frozenset()}
 the set when it grows: an index made under an older set is told apart by identity."""
 _NO_HITS: LineHits = {}
 """Shared by every line holding no watched literal (never mutated)."""
+_SEARCH_ORDER: dict[bool, tuple[list[str], list[tuple[str, str]]]] = {
+    False: ([], []),
+    True: ([], []),
+}
+"""ignorecase -> (the watched literals holding no other, then (literal, the longest other
+watched literal it holds) by length): a text lacking the inner literal lacks the outer one."""
+
+
+def _search_order(watched: frozenset[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    inner = {
+        s: max((t for t in watched if t != s and t in s), key=len, default="") for s in watched
+    }
+    roots = sorted(s for s, held in inner.items() if not held)
+    derived = sorted(((s, held) for s, held in inner.items() if held), key=lambda p: len(p[0]))
+    return roots, derived
+
+
+def _present(joined: str, ignorecase: bool) -> set[str]:
+    """The watched literals `joined` holds. A literal holding another is searched only when
+    that one is present (an inner literal is shorter, so it is settled first)."""
+    roots, derived = _SEARCH_ORDER[ignorecase]
+    present = {s for s in roots if s in joined}
+    for literal, held in derived:
+        if held in present and literal in joined:
+            present.add(literal)
+    return present
 
 
 class _KnownLines(OrderedDict[str, LineHits]):
     """line -> its hits among the watched literals, for the last `LINES_KEPT` lines."""
 
-    def learn(self, lines: Iterable[str], watched: frozenset[str]) -> dict[str, LineHits]:
+    def learn(self, lines: Iterable[str], ignorecase: bool) -> dict[str, LineHits]:
         """Search `lines` and remember their hits. All at once first: most watched literals
         are in none of them, and one scan of the joined lines costs less than one per line
         (a joining line break cannot make an occurrence: no watched literal holds one)."""
         lines = list(lines)
         joined = "\n".join(lines)
-        present = [s for s in watched if s in joined]
+        present = _present(joined, ignorecase)
         learned = {
             line: {s: line.find(s) for s in present if s in line} or _NO_HITS for line in lines
         }
@@ -70,6 +96,7 @@ def watch(ignorecase: bool, literals: Iterable[str]) -> None:
     new = {s for s in literals if len(s) >= 2 and "\n" not in s}
     if not new <= WATCHED[ignorecase]:
         WATCHED[ignorecase] = WATCHED[ignorecase] | new
+        _SEARCH_ORDER[ignorecase] = _search_order(WATCHED[ignorecase])
         KNOWN_LINES[ignorecase].clear()  # its entries hold only the literals watched before
 
 
@@ -88,7 +115,7 @@ def add_first_hits(haystack: str, start: int, ignorecase: bool, firsts: LineHits
     hits_of = [known.get(line) for line in lines]
     if None in hits_of:
         new = {line for line, hits in zip(lines, hits_of, strict=True) if hits is None}
-        learned = known.learn(new, WATCHED[ignorecase])
+        learned = known.learn(new, ignorecase)
         hits_of = [
             learned[line] if hits is None else hits
             for line, hits in zip(lines, hits_of, strict=True)

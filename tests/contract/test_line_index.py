@@ -8,7 +8,8 @@ index equals `find` on the (folded) text, and each lexical rule reports what the
 the index reported (`_old_detect`, a copy of it with plain searches for its lookups). The
 negative controls plant the faults a line index invites: reusing a base occurrence that
 straddles the shared prefix's end, watching a literal that spans a line break, and skipping a
-pattern whose first set the index does not cover.
+pattern whose first set the index does not cover; and searching a literal only when a
+literal it does not hold is present.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ PIECES = [
     "the player", "keyboard", "key", "board", "\n", "\r\n", " ", "real", " person", "someone",
     "PLAYER", "Jogador", "usuário", "o jogador", "ſ", "İ", "Σ", "not the one typing", "pel",
     "[#12 t3] speech by Mara (C1) | the cellar key\n", "## Now\nFacts:\n", "word ",
+    "persona", "personagem", "play", "playing", "digita", "digitando", "real person",
 ]  # fmt: skip
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 
@@ -164,7 +166,7 @@ def kernel_prompts(tmp_path_factory: pytest.TempPathFactory) -> list[list[ChatMe
         checked.append(list(messages))
         return plain(messages, *args, **kwargs)
 
-    contract.check_prompt = recording  # type: ignore[assignment]
+    contract.check_prompt = recording
     try:
         for i in range(30):
             asyncio.run(runner.play_turn(session, kernel.INPUTS[i % len(kernel.INPUTS)]))
@@ -241,3 +243,15 @@ def test_negative_control_skipping_an_uncovered_first_set_is_caught(
     monkeypatch.setattr(_lexical, "misses", covers_all)
     clear_caches()
     assert not _rules_unchanged(messages)
+
+
+def test_negative_control_a_wrong_inner_literal_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    roots, derived = _line_index._SEARCH_ORDER[True]
+    planted = [(s, "user" if s == "player" else held) for s, held in derived]  # "user" not held
+    assert ("player", "play") in derived
+    text = "the player waits by the door"
+    clear_caches()
+    assert _index_is_plain(text)
+    monkeypatch.setitem(_line_index._SEARCH_ORDER, True, (roots, planted))
+    clear_caches()
+    assert not _index_is_plain(text)
