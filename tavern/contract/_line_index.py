@@ -148,9 +148,3 @@ def index(haystack: str, ignorecase: bool, base: Indexed | None, shared: int) ->
         firsts, start = {}, 0
     add_first_hits(haystack, start, ignorecase, firsts)
     return watched, firsts
-
-
-def misses(need: frozenset[str], index: Indexed | None) -> bool:
-    """True when `index` shows that its text holds no literal of `need` (so no pattern
-    needing one can match); False when it holds one or the index does not cover them all."""
-    return index is not None and need <= index[0] and need.isdisjoint(index[1])

@@ -1,15 +1,15 @@
 """The line index of watched literals equals a plain search, and the lexical rules are unchanged.
 
 `_line_index` fills a probe's first indexes for the watched literals (every lexical pattern's
-first required set) from per-line lookups, and a lexical scan skips a pattern whose first set
-the index shows missing. The properties, on generated texts sharing prefixes as a role's
-prompts do and on prompts captured from a `benchmarks.kernel` session: each watched literal's
-index equals `find` on the (folded) text, and each lexical rule reports what the code before
-the index reported (`_old_detect`, a copy of it with plain searches for its lookups). The
-negative controls plant the faults a line index invites: reusing a base occurrence that
-straddles the shared prefix's end, watching a literal that spans a line break, and skipping a
-pattern whose first set the index does not cover; and searching a literal only when a
-literal it does not hold is present.
+first required set) from per-line lookups, and a lexical scan tries only the patterns whose
+first set the index holds or does not cover (`_lexical.first_set_index`). The properties, on
+generated texts sharing prefixes as a role's prompts do and on prompts captured from a
+`benchmarks.kernel` session: each watched literal's index equals `find` on the (folded) text,
+and each lexical rule reports what the code before the index reported (`_old_detect`, a copy
+of it with plain searches for its lookups). The negative controls plant the faults a line
+index invites: reusing a base occurrence that straddles the shared prefix's end, watching a
+literal that spans a line break, skipping a pattern whose first set the index does not
+cover, and searching a literal only when a literal it does not hold is present.
 """
 
 from __future__ import annotations
@@ -234,13 +234,20 @@ def test_negative_control_a_literal_spanning_a_line_break_is_caught(
 def test_negative_control_skipping_an_uncovered_first_set_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def covers_all(need: frozenset[str], index: _line_index.Indexed | None) -> bool:
-        return index is not None and need.isdisjoint(index[1])  # planted: no `need <= watched`
+    def covers_all(
+        firsts: Sequence[tuple[bool, Requirement]], ignorecase: bool, watched: frozenset[str]
+    ) -> _lexical.FirstSetIndex:
+        by_literal: dict[str, list[int]] = {}
+        for i, (case, first) in enumerate(firsts):
+            for literal in first if case == ignorecase else ():  # planted: no `first <= watched`
+                by_literal.setdefault(literal, []).append(i)
+        return [], by_literal
 
+    # lexical_negated's "não é o jogador" pattern opens with the unwatched set {"n"}.
     messages = [ChatMessage(role="user", content="Ela não é o jogador, diz a carta.")]
     clear_caches()
     assert _rules_unchanged(messages)
-    monkeypatch.setattr(_lexical, "misses", covers_all)
+    monkeypatch.setattr(_lexical, "first_set_index", covers_all)
     clear_caches()
     assert not _rules_unchanged(messages)
 
