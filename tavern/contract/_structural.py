@@ -13,6 +13,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from tavern.contract._line_index import watch
@@ -139,21 +140,27 @@ T = TypeVar("T")
 _PER_LINE_KEPT: Recent[tuple[str, tuple[str, ...], object], list[Any]] = Recent()
 
 
-def _named_results(
-    content: str, names: tuple[str, ...], per_line: Callable[[str, tuple[str, ...]], T]
-) -> list[T]:
-    """`per_line(line, names)` for each named line of `content`, in order. A base line that
-    `_lines` keeps is the same line here (same index, equally named): its result is reused."""
+def _named_hits(
+    content: str, names: tuple[str, ...], per_line: Callable[[str, tuple[str, ...]], T | None]
+) -> list[tuple[int, T]]:
+    """(index, result) for each named line of `content` where `per_line(line, names)` is not
+    None, in order. A base line that `_lines` keeps is the same line here (same index,
+    equally named): its result is reused, and only the later named lines are computed."""
     lines, _, named = _lines(content, names)
     base, shared = shared_base(content)
-    reused: list[T] = []
+    reused: list[tuple[int, T]] = []
+    fresh_from = 0
     if base is not None:
         old = _PER_LINE_KEPT.get((base, names, per_line))
         base_lines = _LINES_KEPT.get((base, names)) if old is not None else None
         if old is not None and base_lines is not None:
-            reused = old[: bisect_left(base_lines[2], _kept(base_lines[1], shared))]
-    results = reused + [per_line(lines[i], names) for i in named[len(reused) :]]
-    return _PER_LINE_KEPT.put((content, names, per_line), results)
+            kept = _kept(base_lines[1], shared)
+            reused = old[: bisect_left(old, kept, key=itemgetter(0))]
+            fresh_from = bisect_left(named, kept)
+    hits = [
+        (i, found) for i in named[fresh_from:] if (found := per_line(lines[i], names)) is not None
+    ]
+    return _PER_LINE_KEPT.put((content, names, per_line), reused + hits)
 
 
 @lru_cache(maxsize=CACHE_SIZE * 64)
@@ -180,17 +187,15 @@ def _line_header(line: str, names: tuple[str, ...]) -> tuple[str, tuple[int, int
 def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
     # Cached per (content, cast): three rules read the same blocks, and the system message
     # repeats verbatim on every call of a role.
-    lines, offsets, named = _lines(content, names)
+    lines, offsets, _ = _lines(content, names)
     heads: list[tuple[int, str, tuple[int, int]]] = []
     seen: set[str] = set()
     starts: list[int] = []
-    for i, found in zip(named, _named_results(content, names, _line_header), strict=True):
-        if found is not None:
-            starts.append(i)
-            name, hit = found
-            if name not in seen:
-                heads.append((i, name, hit))
-            seen.add(name)
+    for i, (name, hit) in _named_hits(content, names, _line_header):
+        starts.append(i)
+        if name not in seen:
+            heads.append((i, name, hit))
+        seen.add(name)
     if len(heads) < _FEWEST_COMPARED:
         return ()  # every rule reading blocks compares at least this many: none reads these
     blocks = []
@@ -334,11 +339,10 @@ def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, s
     Cached per (content, cast), and each line's verdict per (line, cast): a prompt repeats
     most lines of the previous one.
     """
-    _, offsets, named = _lines(content, names)
+    _, offsets, _ = _lines(content, names)
     return tuple(
         (offsets[i] + found[0], offsets[i] + found[1], found[2])
-        for i, found in zip(named, _named_results(content, names, _list_line), strict=True)
-        if found is not None
+        for i, found in _named_hits(content, names, _list_line)
     )
 
 

@@ -127,11 +127,11 @@ def test_reused_per_line_results_equal_fresh_ones(head: str, tails: list[str]) -
     family = _family(head, tails)
     clear_caches()
     for per_line in (_structural._line_header, _structural._list_line):
-        reused = [_structural._named_results(text, NAMES, per_line) for text in family]
+        reused = [_structural._named_hits(text, NAMES, per_line) for text in family]
         fresh = []
         for text in family:
             clear_caches()
-            fresh.append(_structural._named_results(text, NAMES, per_line))
+            fresh.append(_structural._named_hits(text, NAMES, per_line))
         assert reused == fresh
 
 
@@ -143,13 +143,14 @@ def test_negative_control_reusing_a_line_past_the_cut_is_caught(
     first, second = _family("Rui: word\n", ["Mara: x\n", "Marab\n"])
     clear_caches()
     _prefilter._probe(first)
-    _structural._named_results(first, NAMES, _structural._line_header)
+    _structural._named_hits(first, NAMES, _structural._line_header)
     _structural._lines(second, NAMES)  # split honestly (and cached) before the fault
-    monkeypatch.setattr(_structural, "bisect_left", lambda a, x: bisect.bisect_left(a, x) + 1)
-    reused = _structural._named_results(second, NAMES, _structural._line_header)
+    kept = _structural._kept
+    monkeypatch.setattr(_structural, "_kept", lambda offsets, shared: kept(offsets, shared) + 1)
+    reused = _structural._named_hits(second, NAMES, _structural._line_header)
     monkeypatch.undo()
     clear_caches()
-    assert reused != _structural._named_results(second, NAMES, _structural._line_header)
+    assert reused != _structural._named_hits(second, NAMES, _structural._line_header)
 
 
 @settings(max_examples=300, deadline=None)
