@@ -1,6 +1,6 @@
 """Card headers and list lines read only the named lines that hold one, with the same result.
 
-`_structural._named_hits` keeps, per text, only the named lines whose per-line result is not
+`_named_lines._named_hits` keeps, per text, only the named lines whose per-line result is not
 None (with their index), reusing a base text's up to the lines `_lines` keeps. The old code
 kept every named line's result and skipped the Nones in each reader. The properties compare
 `_headers_cached` and `_list_lines` with copies of the old code (`_old_named_results`,
@@ -20,17 +20,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tavern.contract import _prefilter, _structural, clear_caches
+from tavern.contract import _named_lines, _prefilter, _structural, clear_caches
+from tavern.contract._named_lines import _LINES_KEPT, _kept, _lines
 from tavern.contract._prefilter import MIN_SHARED, Recent, shared_base
 from tavern.contract._structural import (
     _FEWEST_COMPARED,
     _FIELDS,
-    _LINES_KEPT,
     _TAG,
     _Block,
-    _kept,
     _line_header,
-    _lines,
     _list_line,
 )
 from tavern.records import ChatMessage
@@ -164,8 +162,8 @@ def test_negative_control_reusing_a_line_past_the_cut_is_caught(
     for text in family:
         _prefilter._probe(text)
         _lines(text, NAMES)  # split honestly (and cached) before the fault
-    kept = _structural._kept
-    monkeypatch.setattr(_structural, "_kept", lambda offsets, shared: kept(offsets, shared) + 1)
+    kept = _named_lines._kept
+    monkeypatch.setattr(_named_lines, "_kept", lambda offsets, shared: kept(offsets, shared) + 1)
     planted = [_structural._headers_cached(text, NAMES) for text in family]
     monkeypatch.undo()
     assert planted[1] != _old_headers(family[1], NAMES)
