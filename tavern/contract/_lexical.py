@@ -15,10 +15,12 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from tavern.contract._line_index import watch
 from tavern.contract._prefilter import (
     CACHE_SIZE,
     CACHES,
     Requirement,
+    indexed,
     may_match,
     required_literals,
     shared_base,
@@ -137,6 +139,35 @@ def cheapest_first(ignorecase: bool, needs: tuple[Requirement, ...]) -> tuple[Re
     return (first, *(need for need in needs if need is not first))
 
 
+FirstSetIndex = tuple[list[int], dict[str, list[int]]]
+"""(patterns always tried, watched literal -> the patterns whose first set holds it)."""
+
+
+def first_set_index(
+    firsts: Sequence[tuple[bool, Requirement]], ignorecase: bool, watched: frozenset[str]
+) -> FirstSetIndex:
+    """For the patterns of one case mode, given each one's (ignorecase, first set): those to
+    try on every text (a first set not all watched, which a line index cannot settle), and
+    for each watched literal, the patterns whose first set holds it. A text's line index then
+    names the only other patterns that can match: those whose first set it holds.
+
+    >>> first_set_index([(True, frozenset({"player"})), (True, frozenset({"n"}))], True,
+    ...                 frozenset({"player", "keyboard"}))
+    ([1], {'player': [0]})
+    """
+    always: list[int] = []
+    by_literal: dict[str, list[int]] = {}
+    for i, (case, first) in enumerate(firsts):
+        if case != ignorecase:
+            continue
+        if first <= watched:
+            for literal in sorted(first):
+                by_literal.setdefault(literal, []).append(i)
+        else:
+            always.append(i)
+    return always, by_literal
+
+
 def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
     compiled = [re.compile(p, _F) for p in patterns]
     # Acronyms (PC/NPC) must be upper case: "pc" inside prose is something else.
@@ -154,17 +185,43 @@ def _lexical(name: str, patterns: Sequence[str], doc: str) -> Rule:
         for ignorecase, needs in [required_literals(regex)]
     ]
 
+    firsts = [(ignorecase, needs[0]) for _, ignorecase, needs in guarded]
+    modes = sorted({ignorecase for ignorecase, _ in firsts})
+
+    @lru_cache(maxsize=4)
+    def first_sets(ignorecase: bool, watched: frozenset[str]) -> FirstSetIndex:
+        return first_set_index(firsts, ignorecase, watched)
+
+    def candidates(content: str) -> list[int]:
+        # The patterns that may match: a pattern whose first set is all watched and none of
+        # it in the text's line index cannot (`may_match` would stop at that set).
+        index = indexed(content)
+        chosen: set[int] = set()
+        for ignorecase in modes:
+            made = index.get(ignorecase)
+            if made is None:
+                chosen.update(i for i, (case, _) in enumerate(firsts) if case == ignorecase)
+                continue
+            always, by_literal = first_sets(ignorecase, made[0])
+            chosen.update(always)
+            for literal in made[1]:
+                chosen.update(by_literal.get(literal, ()))
+        return sorted(chosen)
+
     @lru_cache(maxsize=CACHE_SIZE)
     def scan(content: str) -> tuple[Match, ...]:
         # Keyed by content: the system message repeats verbatim on every call of a role.
         return tuple(
             (start, end, groups[0])
-            for scanner, ignorecase, needs in guarded
+            for i in candidates(content)
+            for scanner, ignorecase, needs in [guarded[i]]
             if may_match(ignorecase, needs, content)
             for start, end, groups in scanner.scan(content)
         )
 
-    CACHES.extend([scan, *(scanner for scanner, _, _ in guarded)])
+    CACHES.extend([scan, first_sets, *(scanner for scanner, _, _ in guarded)])
+    for _, ignorecase, needs in guarded:
+        watch(ignorecase, needs[0])  # nearly every text is searched for the first set
 
     def detect(messages: Sequence[ChatMessage], cast_names: Sequence[str]) -> list[Violation]:
         return [

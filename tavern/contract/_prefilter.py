@@ -26,6 +26,7 @@ from collections.abc import Hashable
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
+from tavern.contract._line_index import KNOWN_LINES, Indexed, index
 from tavern.contract._moved import Copy, first_outside, moved_copy
 
 # The parser and the engine's case table are private stdlib modules without type stubs;
@@ -225,6 +226,9 @@ class _Probe:
         """The recent text sharing the longest prefix (other scans reuse its results)."""
         self.folded: str
         """`fold(text)`: each character maps alone, so the shared prefix's fold is reused."""
+        self.firsts: dict[bool, Indexed] = {}
+        """ignorecase -> (the watched literals, the first index of each one present)."""
+        self.base_firsts: dict[bool, Indexed] = {}
         shared, best = 0, None
         if len(text) >= MIN_SHARED:
             for length, probe in _candidates(text, self.head):
@@ -234,7 +238,8 @@ class _Probe:
         """Where this text copies a recent one of its role from before the history window
         moved (only for a text without a shared prefix)."""
         if best is not None and shared >= MIN_SHARED:
-            self.base = best.found  # the dict only: probes never chain to older probes
+            self.base = best.found  # the dicts only: probes never chain to older probes
+            self.base_firsts = best.firsts
             self.base_text = best.raw
             # The folded texts share at least as much; any shorter length keeps reuse exact.
             self.shared = {False: shared, True: shared}
@@ -249,6 +254,16 @@ class _Probe:
         start, end, offset = self.moved
         copied = earlier.folded[start + offset : end + offset]
         self.folded = earlier.folded[:start] + copied + fold(text[end:])
+
+    def index_watched(self) -> None:
+        """Fill `found` with every watched literal's first index at once (`_line_index`)."""
+        for ignorecase in (False, True):
+            haystack = self.folded if ignorecase else self.raw
+            base = self.base_firsts.get(ignorecase)
+            made = index(haystack, ignorecase, base, self.shared[ignorecase])
+            if made is not None:
+                watched, firsts = self.firsts[ignorecase] = made
+                self.found[ignorecase] = {**dict.fromkeys(watched, -1), **firsts}
 
     def first(self, ignorecase: bool, literal: str) -> int:
         """Index of the first occurrence of `literal` (folded when `ignorecase`), or -1."""
@@ -353,6 +368,7 @@ def folded(text: str) -> str:
 @lru_cache(maxsize=CACHE_SIZE)
 def _probe(text: str) -> _Probe:
     probe = _Probe(text)
+    probe.index_watched()
     _RECENT.append(probe)
     del _RECENT[:-_RECENT_KEPT]
     return probe
@@ -372,10 +388,15 @@ def may_match(ignorecase: bool, needs: tuple[Requirement, ...], text: str) -> bo
     return True
 
 
+def indexed(text: str) -> dict[bool, Indexed]:
+    """ignorecase -> the line index of `text`, for each case mode that has one (`_line_index`)."""
+    return _probe(text).firsts
+
+
 class _RecentProbes:
     @staticmethod
     def cache_clear() -> None:
         _RECENT.clear()
 
 
-CACHES.extend([fold, _probe, _RecentProbes()])
+CACHES.extend([fold, _probe, _RecentProbes(), *KNOWN_LINES.values()])

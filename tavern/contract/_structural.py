@@ -9,16 +9,15 @@ cannot tell "different" from "normal variety"; marker tags fire on their own.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
 
+from tavern.contract._line_index import watch
+from tavern.contract._named_lines import _lines, _named_hits
 from tavern.contract._prefilter import (
     CACHE_SIZE,
     CACHES,
-    Recent,
     folded,
     may_match,
     required_literals,
@@ -79,82 +78,6 @@ def _headers(content: str, names: Sequence[str]) -> tuple[_Block, ...]:
     return _headers_cached(content, tuple(names))
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def _names_regex(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    # Only for names that are one non-empty line each: then every occurrence of a name lies
-    # within one line, so the lines a scan for the alternation touches are exactly the lines
-    # holding some name (an occurrence it steps over overlaps one it found, on that line).
-    if not names or any(n.splitlines() != [n] for n in names):
-        return None
-    return re.compile("|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True)))
-
-
-Lines = tuple[list[str], list[int], list[int]]
-_LINES_KEPT: Recent[tuple[str, tuple[str, ...]], Lines] = Recent()
-
-
-@lru_cache(maxsize=CACHE_SIZE)
-def _lines(content: str, names: tuple[str, ...]) -> Lines:
-    """The lines of `content` (with ends), their offsets, and the indices of those that
-    contain a cast name (every index when that cannot be decided by one scan).
-
-    A line of a recent text sharing the first `shared` characters, if it ends before
-    `shared`, is a line here too (its end and the character after it are shared, so a
-    two-character line break cannot differ), with the same names: only the rest is split
-    and scanned.
-    """
-    finder = _names_regex(names)
-    base, shared = shared_base(content)
-    old = _LINES_KEPT.get((base, names)) if base is not None else None
-    kept = _kept(old[1], shared) if old is not None else 0
-    start = old[1][kept] if old is not None and old[1] else 0
-    lines = content[start:].splitlines(keepends=True)
-    offsets, pos = [], start
-    for line in lines:
-        offsets.append(pos)
-        pos += len(line)
-    if finder is None:
-        named = list(range(kept, kept + len(lines)))
-    else:
-        # Every occurrence lies within one line (see `_names_regex`): the named lines past
-        # `start` are those holding a match of a scan from `start`.
-        named = sorted(
-            {kept + bisect_right(offsets, m.start()) - 1 for m in finder.finditer(content, start)}
-        )
-    if old is not None and kept:
-        lines = old[0][:kept] + lines
-        offsets = old[1][:kept] + offsets
-        named = old[2][: bisect_left(old[2], kept)] + named  # named indices are sorted
-    return _LINES_KEPT.put((content, names), (lines, offsets, named))
-
-
-def _kept(offsets: list[int], shared: int) -> int:
-    """How many lines of a text starting at `offsets` lie wholly in its first `shared`
-    characters, the line break and the character after it included (see `_lines`)."""
-    return max(0, bisect_left(offsets, shared) - 1)
-
-
-T = TypeVar("T")
-_PER_LINE_KEPT: Recent[tuple[str, tuple[str, ...], object], list[Any]] = Recent()
-
-
-def _named_results(
-    content: str, names: tuple[str, ...], per_line: Callable[[str, tuple[str, ...]], T]
-) -> list[T]:
-    """`per_line(line, names)` for each named line of `content`, in order. A base line that
-    `_lines` keeps is the same line here (same index, equally named): its result is reused."""
-    lines, _, named = _lines(content, names)
-    base, shared = shared_base(content)
-    reused: list[T] = []
-    if base is not None:
-        old = _PER_LINE_KEPT.get((base, names, per_line))
-        base_lines = _LINES_KEPT.get((base, names)) if old is not None else None
-        if old is not None and base_lines is not None:
-            reused = old[: bisect_left(base_lines[2], _kept(base_lines[1], shared))]
-    results = reused + [per_line(lines[i], names) for i in named[len(reused) :]]
-    return _PER_LINE_KEPT.put((content, names, per_line), results)
-
-
 @lru_cache(maxsize=CACHE_SIZE * 64)
 def _line_header(line: str, names: tuple[str, ...]) -> tuple[str, tuple[int, int]] | None:
     """The name a line opens a character block with, and that header's span in the line.
@@ -179,17 +102,15 @@ def _line_header(line: str, names: tuple[str, ...]) -> tuple[str, tuple[int, int
 def _headers_cached(content: str, names: tuple[str, ...]) -> tuple[_Block, ...]:
     # Cached per (content, cast): three rules read the same blocks, and the system message
     # repeats verbatim on every call of a role.
-    lines, offsets, named = _lines(content, names)
+    lines, offsets, _ = _lines(content, names)
     heads: list[tuple[int, str, tuple[int, int]]] = []
     seen: set[str] = set()
     starts: list[int] = []
-    for i, found in zip(named, _named_results(content, names, _line_header), strict=True):
-        if found is not None:
-            starts.append(i)
-            name, hit = found
-            if name not in seen:
-                heads.append((i, name, hit))
-            seen.add(name)
+    for i, (name, hit) in _named_hits(content, names, _line_header):
+        starts.append(i)
+        if name not in seen:
+            heads.append((i, name, hit))
+        seen.add(name)
     if len(heads) < _FEWEST_COMPARED:
         return ()  # every rule reading blocks compares at least this many: none reads these
     blocks = []
@@ -295,6 +216,7 @@ def detect_missing_field(messages: Sequence[ChatMessage], names: Sequence[str]) 
 
 
 _SELF_NEEDS = required_literals(_SELF)
+watch(_SELF_NEEDS[0], _SELF_NEEDS[1][0])  # looked up in every prompt with a cast
 
 
 _SELF_OPENINGS = ("you are", "you're", "voc", "tu")
@@ -332,11 +254,10 @@ def _list_lines(content: str, names: tuple[str, ...]) -> tuple[tuple[int, int, s
     Cached per (content, cast), and each line's verdict per (line, cast): a prompt repeats
     most lines of the previous one.
     """
-    _, offsets, named = _lines(content, names)
+    _, offsets, _ = _lines(content, names)
     return tuple(
         (offsets[i] + found[0], offsets[i] + found[1], found[2])
-        for i, found in zip(named, _named_results(content, names, _list_line), strict=True)
-        if found is not None
+        for i, found in _named_hits(content, names, _list_line)
     )
 
 
@@ -383,7 +304,6 @@ def detect_excluded(messages: Sequence[ChatMessage], names: Sequence[str]) -> li
 CACHES.extend(
     [
         _marker_tags,
-        _lines,
         _line_header,
         _headers_cached,
         _self_names_in,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.contract import _prefilter, _structural, clear_caches
+from tavern.contract import _named_lines, _prefilter, _structural, clear_caches
 from tavern.contract._prefilter import MIN_SHARED, fold
 from tavern.contract._reuse import WS_LIMIT, maybe_long_run
 
@@ -36,7 +36,7 @@ def _family(head: str, tails: list[str]) -> list[str]:
 
 def _fresh_lines(text: str) -> tuple[list[str], list[int], list[int]]:
     clear_caches()
-    return _structural._lines(text, NAMES)
+    return _named_lines._lines(text, NAMES)
 
 
 @settings(max_examples=200, deadline=None)
@@ -44,7 +44,7 @@ def _fresh_lines(text: str) -> tuple[list[str], list[int], list[int]]:
 def test_reused_lines_equal_a_fresh_split(head: str, tails: list[str]) -> None:
     family = _family(head, tails)
     clear_caches()
-    reused = [_structural._lines(text, NAMES) for text in family]
+    reused = [_named_lines._lines(text, NAMES) for text in family]
     assert reused == [_fresh_lines(text) for text in family]
 
 
@@ -77,23 +77,23 @@ def test_long_run_check_from_a_base_equals_a_full_check(
 def test_reuse_happens() -> None:
     clear_caches()
     first, second = _family("Mara: word\n", ["Rui: a\n", "Rui: b\n"])
-    _structural._lines(first, NAMES)
+    _named_lines._lines(first, NAMES)
     _prefilter._probe(first)
     assert _prefilter.shared_base(second)[0] == first
-    assert _structural._lines(second, NAMES) == _fresh_lines(second)
+    assert _named_lines._lines(second, NAMES) == _fresh_lines(second)
 
 
 def test_negative_control_keeping_the_line_across_the_cut_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Planted: keep one line more than the shared prefix vouches for.
-    monkeypatch.setattr(_structural, "bisect_left", lambda a, x: bisect.bisect_left(a, x) + 1)
+    monkeypatch.setattr(_named_lines, "bisect_left", lambda a, x: bisect.bisect_left(a, x) + 1)
     # The shared prefix ends inside a "\r\n" line break that the second text lacks.
     first, second = _family("word\r", ["\nMara\n", "Rui\n"])
     clear_caches()
     _prefilter._probe(first)
-    _structural._lines(first, NAMES)
-    reused = _structural._lines(second, NAMES)
+    _named_lines._lines(first, NAMES)
+    reused = _named_lines._lines(second, NAMES)
     monkeypatch.undo()
     assert reused != _fresh_lines(second)
 
@@ -127,11 +127,11 @@ def test_reused_per_line_results_equal_fresh_ones(head: str, tails: list[str]) -
     family = _family(head, tails)
     clear_caches()
     for per_line in (_structural._line_header, _structural._list_line):
-        reused = [_structural._named_results(text, NAMES, per_line) for text in family]
+        reused = [_named_lines._named_hits(text, NAMES, per_line) for text in family]
         fresh = []
         for text in family:
             clear_caches()
-            fresh.append(_structural._named_results(text, NAMES, per_line))
+            fresh.append(_named_lines._named_hits(text, NAMES, per_line))
         assert reused == fresh
 
 
@@ -143,13 +143,14 @@ def test_negative_control_reusing_a_line_past_the_cut_is_caught(
     first, second = _family("Rui: word\n", ["Mara: x\n", "Marab\n"])
     clear_caches()
     _prefilter._probe(first)
-    _structural._named_results(first, NAMES, _structural._line_header)
-    _structural._lines(second, NAMES)  # split honestly (and cached) before the fault
-    monkeypatch.setattr(_structural, "bisect_left", lambda a, x: bisect.bisect_left(a, x) + 1)
-    reused = _structural._named_results(second, NAMES, _structural._line_header)
+    _named_lines._named_hits(first, NAMES, _structural._line_header)
+    _named_lines._lines(second, NAMES)  # split honestly (and cached) before the fault
+    kept = _named_lines._kept
+    monkeypatch.setattr(_named_lines, "_kept", lambda offsets, shared: kept(offsets, shared) + 1)
+    reused = _named_lines._named_hits(second, NAMES, _structural._line_header)
     monkeypatch.undo()
     clear_caches()
-    assert reused != _structural._named_results(second, NAMES, _structural._line_header)
+    assert reused != _named_lines._named_hits(second, NAMES, _structural._line_header)
 
 
 @settings(max_examples=300, deadline=None)
