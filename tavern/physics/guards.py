@@ -169,7 +169,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         context,
         records,
         fold,
-        dict(fold.owners),  # its values are frozensets the fold replaces, never changes
+        fold.owners,  # a filed fold is never fed again (walks continue a copy of it)
         [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
         frozenset(fold.owners),
         base=weakref.ref(base) if base is not None else (lambda: None),

@@ -3,6 +3,10 @@ tests through the record models' metaclass. Folds fed generated histories (every
 class, words shared between secret and public records, in one feed or continued on a copy)
 and the recorded play's windows equal folds fed by the isinstance form it replaced. The
 negative control plants a whisper read as plain speech, and the same check catches it.
+
+A filed walk's thought owners are its fold's own dict, no longer a copy: walks filed among
+prefixes, extensions and branches of one history keep the answers they were filed with; the
+negative control continues a fold without copying it, and is caught.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import secret_fold
+from tavern.physics import guards, secret_fold
 from tavern.physics.redaction import salient_tokens, tokens_of
 from tavern.physics.secret_fold import _NOBODY, SecretFold, _with_owner
 from tavern.records import (
@@ -22,6 +26,7 @@ from tavern.records import (
     EventRecord,
     HistoryRecord,
     NarrationRecord,
+    Scene,
     SpeechRecord,
     SystemRecord,
     ThoughtRecord,
@@ -155,3 +160,44 @@ def test_negative_control_a_whisper_read_as_speech_is_caught(
     become public words). The recorded play has a whisper, and the check goes red."""
     monkeypatch.setattr(secret_fold, "_KINDS", {SpeechRecord: secret_fold._SAID})
     assert _recorded_disagreements() != []
+
+
+def _changed_walks(histories: list[list[HistoryRecord]]) -> list[int]:
+    """Walk each history in turn (prefixes, extensions and branches of one another), noting
+    each filed walk's answers as it is filed; the indexes of the walks whose answers have
+    changed by the end. A walk's thought owners are its fold's own dict, not a copy: only
+    a fold that is never fed after filing keeps them right."""
+    guards._WALKS.clear()
+    guards._LATEST.clear()
+    filed: list[tuple[guards._Secrets, dict[str, frozenset[str]], frozenset[str]]] = []
+    for history in histories:
+        walk = guards._walk(history, _SCENE, ())
+        filed.append((walk, dict(walk.thought_owners), walk.thought_words))
+    return [
+        i
+        for i, (walk, owners, words) in enumerate(filed)
+        if walk.thought_owners != owners or set(walk.thought_owners) != words
+    ]
+
+
+_SCENE = Scene(location="the inn")
+
+
+@settings(max_examples=200, deadline=None)
+@given(_HISTORIES, st.lists(st.tuples(st.integers(0, 16), _HISTORIES), min_size=1, max_size=4))
+def test_filed_walks_never_change(
+    history: list[HistoryRecord], branches: list[tuple[int, list[HistoryRecord]]]
+) -> None:
+    histories = [history] + [history[:cut] + branch for cut, branch in branches]
+    assert _changed_walks(histories) == []
+
+
+def test_negative_control_a_filed_fold_fed_again_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planted: a fold continued without a copy. The filed walk's owners then take the
+    continuation's records (its "ledger" said aloud leaves the thought owners)."""
+    monkeypatch.setattr(SecretFold, "copy", lambda self: self)
+    thought = _record("thought", 0, ["ledger"], "C1")
+    said = _record("speech", 1, ["ledger"], "C2")
+    assert _changed_walks([[thought], [thought, said]]) == [0]
