@@ -294,6 +294,10 @@ def hidden_tokens_for(
     return found
 
 
+_SPOKEN_OR_THOUGHT = (SpeechRecord, ThoughtRecord)
+"""What `_legit` reads, as a tuple: a union (`A | B`) in the test was built on every record."""
+
+
 def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
     """Tokens of the speech and thoughts `viewer` perceived in the walked history; a walk
     that continued a living one adds only its new records to that walk's answer (itself
@@ -306,7 +310,7 @@ def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
         found = known | tokens_of(
             r.text
             for r in secrets.history[start:]
-            if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
+            if isinstance(r, _SPOKEN_OR_THOUGHT) and perceives(r, viewer) == "content"
         )
         secrets.legit[viewer] = found
     return found

@@ -30,6 +30,7 @@ from tavern.records import (
 )
 
 _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
+"""Records a digest line tells (a tuple, not a union built per record in `_shows_secret`)."""
 MEMORY_LOW_WATER = 0.2
 """Share of the memory budget a ledger keeps after an eviction.
 
@@ -143,7 +144,7 @@ def _shows_secret(
     return not secret.isdisjoint(names) or any(
         not secret.isdisjoint(cached_tokens(r.text))
         for r in perceived
-        if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
+        if isinstance(r, _DIGESTED)
     )
 
 
