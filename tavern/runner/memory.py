@@ -142,9 +142,7 @@ def _shows_secret(
     per-viewer guard set is skipped.
     """
     return not secret.isdisjoint(names) or any(
-        not secret.isdisjoint(cached_tokens(r.text))
-        for r in perceived
-        if isinstance(r, _DIGESTED)
+        not secret.isdisjoint(cached_tokens(r.text)) for r in perceived if isinstance(r, _DIGESTED)
     )
 
 
