@@ -144,6 +144,8 @@ def clamp_zone_moves(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDe
             declared.add(move.to_zone)
         moved.add(move.character_id)
         kept.append(move)
+    if not changes:
+        return d, changes  # every move kept as it was
     return d.model_copy(update={"zone_moves": kept}), changes
 
 
@@ -164,6 +166,8 @@ def clamp_link_updates(d: DirectorDecision, ctx: ClampContext) -> tuple[Director
                     after=None,
                 )
             )
+    if not changes:
+        return d, changes  # every update kept
     return d.model_copy(update={"link_updates": kept}), changes
 
 
@@ -180,7 +184,7 @@ def _speech_audience(ctx: ClampContext, seq: int | None) -> set[str] | None:
     if seq is None:
         return None
     for record in ctx.history:
-        if isinstance(record, SpeechRecord) and record.seq == seq:
+        if record.seq == seq and isinstance(record, SpeechRecord):  # the cheap test first
             return set(record.audience.perceivers) | set(record.audience.aware)
     return None
 
@@ -192,10 +196,12 @@ def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
     and after this beat's canon, so an arrival is seen from the destination and a departure
     from the origin. An utterance event never reaches beyond its speech record's audience.
     """
-    after = apply_canon(ctx.scene, d)
+    present = ctx.present
+    stages: list[Scene] = []  # before and after this beat's canon, once an actor asks
+    reached: dict[tuple[int, str], set[str]] = {}  # (stage, zone) -> who perceives it
     events, changes = [], []
     for i, ev in enumerate(d.events):
-        if ev.actor_id is not None and ev.actor_id not in ctx.present:
+        if ev.actor_id is not None and ev.actor_id not in present:
             changes.append(
                 ClampChange(
                     rule="witness_zone",
@@ -205,14 +211,19 @@ def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
                 )
             )
             ev = ev.model_copy(update={"actor_id": None})
-        allowed = set(ctx.present)
+        allowed = set(present)
         if ev.actor_id is not None:
             allowed = {ev.actor_id}
-            for scene in (ctx.scene, after):
+            stages = stages or [ctx.scene, apply_canon(ctx.scene, d)]
+            for at, scene in enumerate(stages):
                 origin = zone_of(scene, ev.actor_id)
                 if origin is not None:
-                    allowed |= set(perceivers_of_zone(scene, origin, ["sound", "sight"]))
-            allowed &= set(ctx.present)
+                    found = reached.get((at, origin))
+                    if found is None:
+                        found = set(perceivers_of_zone(scene, origin, ["sound", "sight"]))
+                        reached[(at, origin)] = found
+                    allowed |= found
+            allowed &= set(present)
         heard = _speech_audience(ctx, ev.utterance_ref)
         if heard is not None:
             allowed &= heard
@@ -228,6 +239,8 @@ def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
             )
             ev = ev.model_copy(update={"witness_ids": witnesses})
         events.append(ev)
+    if not changes:
+        return d, changes  # every event kept as it was
     return d.model_copy(update={"events": events}), changes
 
 

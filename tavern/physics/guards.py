@@ -14,15 +14,13 @@ from operator import attrgetter
 
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
-from tavern.physics.redaction import salient_tokens, tokens_of
+from tavern.physics.redaction import tokens_of
+from tavern.physics.secret_fold import SecretFold
 from tavern.records import (
-    ActionRecord,
     Character,
-    EventRecord,
     HistoryRecord,
     Scene,
     SpeechRecord,
-    SystemRecord,
     ThoughtRecord,
 )
 
@@ -64,95 +62,13 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
-_NOBODY: frozenset[str] = frozenset()
-_OWNER_SETS: dict[tuple[frozenset[str], str], frozenset[str]] = {}
-
-
-def _with_owner(owners: frozenset[str], speaker: str) -> frozenset[str]:
-    """`owners | {speaker}`, one shared object per distinct set: a cast makes few of them,
-    so a fold's owner sets cost no allocation, and copying a fold copies no set."""
-    key = (owners, speaker)
-    found = _OWNER_SETS.get(key)
-    if found is None:
-        if len(_OWNER_SETS) >= 4096:
-            _OWNER_SETS.clear()
-        found = _OWNER_SETS[key] = owners | {speaker}
-    return found
-
-
-class _Fold:
-    """The running state of the secrets walk: it can be copied and fed more records.
-
-    Owner sets and whisper payloads are frozensets, replaced rather than changed, so a copy
-    shares them. The public words are a shared frozen base plus this fold's own additions:
-    with a story's vocabulary (hundreds of public words), one set copy per remembered walk
-    cost more than the walk it saved, and kept the collector traversing every copy.
-    """
-
-    _FLATTEN = 64
-    """Own additions beyond which a copy first merges them into the shared base."""
-
-    def __init__(self, public: Iterable[str]) -> None:
-        self._base: frozenset[str] = frozenset(public)
-        self._added: set[str] = set()
-        self.owners: dict[str, frozenset[str]] = {}
-        self.whispers: list[tuple[int, frozenset[str], frozenset[str]]] = []
-
-    @property
-    def public(self) -> frozenset[str]:
-        """Every word out in the open so far."""
-        return self._base | self._added
-
-    def copy(self) -> _Fold:
-        if len(self._added) > self._FLATTEN:
-            self._base, self._added = self._base | self._added, set()
-        twin = _Fold(())
-        twin._base, twin._added = self._base, set(self._added)
-        twin.owners = dict(self.owners)
-        twin.whispers = list(self.whispers)
-        return twin
-
-    def feed(self, history: Iterable[HistoryRecord]) -> None:
-        """Read records in order, telling secrets from words that came out in the open.
-
-        A word becomes public when a character says it aloud or acts it out, or when the
-        stage or an event states it first. An event (Director output) cannot launder a word
-        that was already secret: the Director reads every thought, so its prose proves
-        nothing. Narration is ignored for the same reason.
-        """
-        base, added, owners, whispers = self._base, self._added, self.owners, self.whispers
-        for record in history:
-            if isinstance(record, ThoughtRecord):
-                speaker = record.speaker
-                for token in salient_tokens(record.text) - base - added:
-                    owners[token] = _with_owner(owners.get(token, _NOBODY), speaker)
-            elif isinstance(record, SpeechRecord) and record.audience.origin == "whisper":
-                payload = salient_tokens(record.text) - base - added
-                for token in payload:
-                    owners.pop(token, None)
-                whispers.append((record.seq, frozenset(record.audience.perceivers), payload))
-            elif isinstance(record, SpeechRecord | ActionRecord):
-                said = salient_tokens(record.text)
-                added |= said
-                for token in said:
-                    owners.pop(token, None)
-                for i, (seq, who, payload) in enumerate(whispers):
-                    if not payload.isdisjoint(said):
-                        whispers[i] = (seq, who, payload - said)
-            elif isinstance(record, EventRecord | SystemRecord):
-                # Set differences in C: a window holds dozens of whispers to test each word on.
-                added.update(
-                    salient_tokens(record.text).difference(owners, *(p for _s, _w, p in whispers))
-                )
-
-
 @dataclass
 class _Secrets:
     context: int
     """Number of the scene and public texts the walk started from (`_CONTEXTS`)."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
-    fold: _Fold
+    fold: SecretFold
     thought_owners: dict[str, frozenset[str]]
     whispers: list[WhisperPayload]
     thought_words: frozenset[str] = frozenset()
@@ -239,7 +155,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         return found
     base = _longest_prefix_walk(context, records)
     if base is None:
-        fold = _Fold(tokens_of([*texts[0], *texts[1]]))
+        fold = SecretFold(tokens_of([*texts[0], *texts[1]]))
         fold.feed(records)
     else:
         fold = base.fold.copy()
@@ -253,7 +169,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
         context,
         records,
         fold,
-        dict(fold.owners),  # its values are frozensets the fold replaces, never changes
+        fold.owners,  # a filed fold is never fed again (walks continue a copy of it)
         [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
         frozenset(fold.owners),
         base=weakref.ref(base) if base is not None else (lambda: None),
@@ -378,6 +294,10 @@ def hidden_tokens_for(
     return found
 
 
+_SPOKEN_OR_THOUGHT = (SpeechRecord, ThoughtRecord)
+"""What `_legit` reads, as a tuple: a union (`A | B`) in the test was built on every record."""
+
+
 def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
     """Tokens of the speech and thoughts `viewer` perceived in the walked history; a walk
     that continued a living one adds only its new records to that walk's answer (itself
@@ -390,7 +310,7 @@ def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
         found = known | tokens_of(
             r.text
             for r in secrets.history[start:]
-            if isinstance(r, SpeechRecord | ThoughtRecord) and perceives(r, viewer) == "content"
+            if isinstance(r, _SPOKEN_OR_THOUGHT) and perceives(r, viewer) == "content"
         )
         secrets.legit[viewer] = found
     return found

@@ -179,6 +179,27 @@ def learn_all(
     return ledger
 
 
+def name_learner(
+    cast: Mapping[str, Character], viewer: str
+) -> Callable[[PerspectiveLedger, HistoryRecord], PerspectiveLedger]:
+    """`learn_names` for one cast and viewer, the cast's names and their memo key read once
+    (a beat's memory capture learns from each record, viewer by viewer)."""
+    names = _cast_names(cast)
+    key = _LESSONS.number((viewer, names))
+
+    def lessons(record: HistoryRecord) -> tuple[Lesson, ...]:
+        return _lessons(record, cast, viewer, names)
+
+    def learn(ledger: PerspectiveLedger, record: HistoryRecord) -> PerspectiveLedger:
+        if not isinstance(record, SpeechRecord):
+            return ledger
+        for slot, name, seq in _LESSONS.get(record, key, lessons):
+            ledger = _teach(ledger, slot, name, seq)
+        return ledger
+
+    return learn
+
+
 Lesson = tuple[str, str, int]
 """(slot, name, seq): `viewer` hears `slot` called `name` in record `seq`."""
 _LESSONS: RecordMemo[tuple[Lesson, ...]] = RecordMemo()

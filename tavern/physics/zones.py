@@ -106,10 +106,27 @@ def perceivers_of_zone(scene: Scene, zone: str, channels: Sequence[Channel]) -> 
         >>> perceivers_of_zone(Scene(location="inn", present=["C1", "C2"]), "main", ["sound"])
         ['C1', 'C2']
     """
+    if not channels:
+        return []
+    # `zone_of` and `zone_reaches` per present character, with the zone ids and the links
+    # looked up once: the witness clamp asks this for every event on two stages.
+    flat = not scene.zones
+    known = zone_ids(scene)
+    positions = scene.positions
+    links: dict[str, ZoneLink] = {}
+    for link in scene.links:
+        if link.source == zone:
+            links.setdefault(link.target, link)  # the first one, as `find_link` finds it
     found = []
     for slot in scene.present:
-        own = zone_of(scene, slot)
-        if own is not None and any(zone_reaches(scene, zone, own, c) for c in channels):
+        own = FLAT_ZONE if flat else positions.get(slot)
+        if own not in known:
+            own = known[0]
+        if own == zone:
+            found.append(slot)
+        elif (to_own := links.get(own)) is not None and any(
+            (to_own.sound if c == "sound" else to_own.sight) == "open" for c in channels
+        ):
             found.append(slot)
     return found
 

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from tavern.agents import character
 from tavern.agents.render import cached_tokens, tokens_in
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
-from tavern.physics.identity import learn_names, renderer
+from tavern.physics.identity import name_learner, renderer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
@@ -30,6 +30,7 @@ from tavern.records import (
 )
 
 _DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
+"""Records a digest line tells (a tuple, not a union built per record in `_shows_secret`)."""
 MEMORY_LOW_WATER = 0.2
 """Share of the memory budget a ledger keeps after an eviction.
 
@@ -64,6 +65,7 @@ def capture_memory(
     out = dict(ledgers)
     secret = _secret_tokens(context)
     names = _name_tokens(cast) if secret else frozenset()
+    public: list[str] | None = None  # the cast's public words, listed once a call
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
@@ -73,11 +75,13 @@ def capture_memory(
         if secret and _shows_secret(secret, names, perceived):
             # The same public words as the viewer's observation (`physics.observe`): its
             # memory line of a record then masks exactly what its view of it masked.
-            hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
+            public = cast_public_texts(cast) if public is None else public
+            hidden = hidden_tokens_for(context, scene, viewer, public)
         lines = []
+        learn = name_learner(cast, viewer)
         render, rendering = renderer(viewer, ledger, cast), ledger
         for record in perceived:
-            ledger = learn_names(ledger, record, cast, viewer)
+            ledger = learn(ledger, record)
             if rendering is not ledger:  # a ledger that learned nothing is the same object
                 render, rendering = renderer(viewer, ledger, cast), ledger
             line = digest_line(record, viewer, ledger, cast, hidden, render)
@@ -138,9 +142,7 @@ def _shows_secret(
     per-viewer guard set is skipped.
     """
     return not secret.isdisjoint(names) or any(
-        not secret.isdisjoint(cached_tokens(r.text))
-        for r in perceived
-        if isinstance(r, SpeechRecord | ActionRecord | EventRecord)
+        not secret.isdisjoint(cached_tokens(r.text)) for r in perceived if isinstance(r, _DIGESTED)
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import guards
+from tavern.physics import guards, secret_fold
 from tavern.physics.guards import hidden_tokens_for, thought_only_tokens, whisper_payloads
 from tavern.physics.identity import initial_identities, learn_all, learn_names, render_for_viewer
 from tavern.physics.redaction import redact, salient_tokens
@@ -195,7 +195,7 @@ def test_a_continued_walk_equals_a_fresh_one(spec: list[tuple[str, str, str]], c
 
 
 def test_negative_control_a_shared_walk_state_goes_wrong(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guards._Fold, "copy", lambda self: self)  # planted: no copy
+    monkeypatch.setattr(secret_fold.SecretFold, "copy", lambda self: self)  # planted: no copy
     guards._WALKS.clear()
     spec = [("thought", "ledger", "C1"), ("thought", "mill", "C1")]
     continued, fresh = _branching_walks(spec, 1)
@@ -526,7 +526,7 @@ def _any_record(kind: str, seq: int, words: list[str], speaker: str) -> Any:
 )
 def test_secrets_fold_equals_its_plain_form(spec: list[tuple[str, list[str], str]]) -> None:
     history = [_any_record(k, i, w, s) for i, (k, w, s) in enumerate(spec)]
-    fold = guards._Fold({"ring"})
+    fold = secret_fold.SecretFold({"ring"})
     fold.feed(history)
     assert (fold.public, fold.owners, fold.whispers) == _plain_feed({"ring"}, history)
 
@@ -535,6 +535,6 @@ def test_an_event_repeating_a_whispered_word_does_not_make_it_public() -> None:
     """The planted fault the property above was seen catching: an event fold that forgets
     the whispers would publish "mill" here."""
     history = [_any_record("whisper", 0, ["mill"], "C1"), _any_record("event", 1, ["mill"], "C1")]
-    fold = guards._Fold(set())
+    fold = secret_fold.SecretFold(set())
     fold.feed(history)
     assert "mill" not in fold.public and fold.whispers[0][2] == {"mill"}
