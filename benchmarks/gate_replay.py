@@ -17,17 +17,14 @@ import argparse
 import asyncio
 import hashlib
 import json
-import os
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks import kernel
+from benchmarks.kernel_instructions import callgrind_count
 from tavern import contract
 from tavern.records import ChatMessage
 
@@ -78,16 +75,7 @@ def replay(calls: list[list[Call]], upto: int) -> str:
 
 def counted(saved: Path, upto: int) -> int:
     """Instructions of a child replaying the first `upto` calls per session, under callgrind."""
-    command = [
-        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-        sys.executable, "-m", "benchmarks.gate_replay", "--child", str(saved), str(upto),
-    ]  # fmt: skip
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise SystemExit(f"callgrind run failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind_count("benchmarks.gate_replay", [str(saved), str(upto)])
 
 
 def main() -> None:

@@ -63,19 +63,17 @@ def play(data_dir: Path, session_id: str, turns: int, gate: bool) -> None:
 
 def count(data_dir: Path, session_id: str, turns: int, gate: bool) -> int:
     """Instructions of one child run of `play` under callgrind."""
+    child = [str(data_dir), session_id, str(turns), "1" if gate else "0"]
+    return callgrind_count("benchmarks.kernel_instructions", child)
+
+
+def callgrind_count(module: str, child_args: list[str]) -> int:
+    """Instructions of `python -m module --child *child_args` under callgrind, with the hash
+    seed fixed (hash randomization alone moves a count by ~1 M a turn)."""
     command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        "-m",
-        "benchmarks.kernel_instructions",
-        "--child",
-        str(data_dir),
-        session_id,
-        str(turns),
-        "1" if gate else "0",
-    ]
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+        sys.executable, "-m", module, "--child", *child_args,
+    ]  # fmt: skip
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     found = _COLLECTED.search(done.stderr)
