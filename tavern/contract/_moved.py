@@ -18,14 +18,14 @@ Copy = tuple[int, int, int]
 `base[start + offset:end + offset]`."""
 
 
-def extent(a: str, i: int, b: str, j: int) -> int:
-    """Length of the longest common prefix of `a[i:]` and `b[j:]` (chunk compares, then a
-    binary search in the first differing chunk).
+def extent(a: str, i: int, b: str, j: int, step: int = 1024) -> int:
+    """Length of the longest common prefix of `a[i:]` and `b[j:]`: compares of `step`
+    characters, then a binary search in the first differing chunk (C-level slice compares).
 
     >>> extent("xxabcd", 2, "abce", 0)
     3
     """
-    n, step, at = min(len(a) - i, len(b) - j), 1024, 0
+    n, at = min(len(a) - i, len(b) - j), 0
     while at < n and a[i + at : i + at + step] == b[j + at : j + at + step]:
         at += step
     if at >= n:

@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 from tavern.contract._line_index import KNOWN_LINES, Indexed, index
-from tavern.contract._moved import Copy, first_outside, moved_copy
+from tavern.contract._moved import Copy, extent, first_outside, moved_copy
 
 # The parser and the engine's case table are private stdlib modules without type stubs;
 # they are the exact source of what the engine treats as a literal and as case-equal.
@@ -329,27 +329,13 @@ def _newest_opening_alike(text: str) -> _Probe | None:
 
 
 def common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix: chunk compares, then a binary search in the
-    first differing chunk (C-level slice compares throughout).
+    """Length of the longest common prefix, 0 when the first `MIN_SHARED` characters differ
+    (a prefix that short is not worth reusing).
 
     >>> common_prefix("x" * 5000 + "abc", "x" * 5000 + "abd")
     5002
     """
-    if a[:MIN_SHARED] != b[:MIN_SHARED]:
-        return 0
-    n, step, at = min(len(a), len(b)), 4096, 0
-    while at < n and a[at : at + step] == b[at : at + step]:
-        at += step
-    if at >= n:
-        return n
-    low, high = at, min(at + step, n)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[at:mid] == b[at:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    return extent(a, 0, b, 0, step=4096) if a[:MIN_SHARED] == b[:MIN_SHARED] else 0
 
 
 def shared_base(text: str) -> tuple[str | None, int]:
