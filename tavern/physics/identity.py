@@ -148,15 +148,7 @@ def learn_names(
         >>> learn_names(led, r, c, "C2").identities["C1"].name
         'Lobo'
     """
-    if not isinstance(record, SpeechRecord):
-        return ledger  # only speech teaches names (`_lessons`): no memo entry to file
-    names = _cast_names(cast)
-    lessons = _LESSONS.get(
-        record, _LESSONS.number((viewer, names)), lambda r: _lessons(r, cast, viewer, names)
-    )
-    for slot, name, seq in lessons:
-        ledger = _teach(ledger, slot, name, seq)
-    return ledger
+    return name_learner(cast, viewer)(ledger, record)
 
 
 def learn_all(
@@ -192,7 +184,7 @@ def name_learner(
 
     def learn(ledger: PerspectiveLedger, record: HistoryRecord) -> PerspectiveLedger:
         if not isinstance(record, SpeechRecord):
-            return ledger
+            return ledger  # only speech teaches names (`_lessons`): no memo entry to file
         for slot, name, seq in _LESSONS.get(record, key, lessons):
             ledger = _teach(ledger, slot, name, seq)
         return ledger
