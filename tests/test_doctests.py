@@ -13,10 +13,11 @@ import tavern.agents
 import tavern.contract
 import tavern.runner
 import tavern.store
+import tavern.text
 
-MODULES = [
+MODULES = ["tavern.text"] + [
     m.name
-    for package in (tavern.agents, tavern.contract, tavern.runner, tavern.store)
+    for package in (tavern.agents, tavern.contract, tavern.runner, tavern.store, tavern.text)
     for m in pkgutil.iter_modules(package.__path__, package.__name__ + ".")
 ]
 

@@ -22,6 +22,17 @@ FORBIDDEN: dict[str, set[str]] = {
         "tavern.cli",
         "harness",
     },
+    "tavern.text": {
+        "tavern.physics",
+        "tavern.contract",
+        "tavern.agents",
+        "tavern.llm",
+        "tavern.store",
+        "tavern.runner",
+        "tavern.app",
+        "tavern.cli",
+        "harness",
+    },
     "tavern.physics": {
         "tavern.agents",
         "tavern.llm",
@@ -47,7 +58,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "tavern": {"harness"},
 }
 IO_MODULES = {"os", "pathlib", "socket", "sqlite3", "httpx", "subprocess", "shutil", "io"}
-PURE = ("tavern.physics", "tavern.contract")
+PURE = ("tavern.text", "tavern.physics", "tavern.contract")
 
 
 def _module_name(path: Path) -> str:
@@ -94,5 +105,7 @@ def test_negative_control_catches_planted_imports() -> None:
     assert _violations("tavern.physics.zones", {"tavern.llm.client"})
     assert _violations("tavern.records.session", {"tavern.store"})
     assert _violations("tavern.contract", {"pathlib"})
+    assert _violations("tavern.text.words", {"tavern.physics.redaction"})
+    assert _violations("tavern.text.lexicon", {"os"})
     assert _violations("tavern.runner.turn", {"harness.sweep"})
     assert not _violations("tavern.runner.turn", {"tavern.llm", "tavern.store"})

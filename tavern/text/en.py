@@ -1,0 +1,97 @@
+"""English word classes (`Lexicon` for "en"). Every verb class lists each form a rule meets:
+base, third person, past, participles."""
+
+from __future__ import annotations
+
+from tavern.text.lexicon import Lexicon, words_of
+
+_SPEAKING = words_of(
+    """
+    speak speaks spoke spoken speaking say says said saying ask asks asked asking
+    tell tells told telling reply replies replied replying answer answers answered answering
+    whisper whispers whispered whispering murmur murmurs murmured murmuring mutter mutters
+    muttered muttering call calls called calling shout shouts shouted shouting yell yells
+    yelled yelling cry cries cried crying talk talks talked talking chat chats chatted
+    declare declares declared exclaim exclaims exclaimed repeat repeats repeated insist
+    insists insisted swear swears swore sworn announce announces announced add adds added
+    continue continues continued begin begins began
+    """
+)
+
+LEXICON = Lexicon(
+    language="en",
+    stop_words=words_of(
+        """
+        a an the and or but nor yet so for not no to of in on at by as is am are was were be
+        been being do does did doing done has have had having it its it's this that these
+        those there here their theirs them they then than too very just from into onto over
+        under about above after before again also each few more most much must only other
+        own same she he her hers his him i me my mine we us our ours you your yours who whom
+        whose what when where which why how with all any can could should would will shall
+        may might let lets get got make made say says said tell told see saw seen come came
+        goes went go now well still even ever every like want know think thought look looks
+        yes okay really thing things something nothing anything someone anyone everyone
+        maybe off once both because while until upon some such out up down
+        """
+    ),
+    articles=words_of("a an the"),
+    fillers=words_of("now still again also then just already even once too only really"),
+    pronouns=words_of("i me you he him she her it we us they them"),
+    speaking=_SPEAKING,
+    whispering=words_of("whisper whispers whispered whispering"),
+    moving=words_of(
+        """
+        walk walks walked walking go goes went gone going run runs ran running step steps
+        stepped stepping climb climbs climbed climbing cross crosses crossed crossing head
+        heads headed heading move moves moved moving leave leaves left leaving enter enters
+        entered entering approach approaches approached approaching return returns returned
+        returning wander wanders wandered stride strides strode hurry hurries hurried pace
+        paces paced stroll strolls strolled descend descends descended ascend ascends
+        ascended come comes came coming arrive arrives arrived arriving
+        """
+    ),
+    perceiving=words_of(
+        """
+        is are was were be been being has have had seems seem seemed appears appear appeared
+        remains remain remained hears hear heard hearing sees see saw seen seeing notices
+        notice noticed noticing smells smell smelled senses sense sensed feels feel felt
+        watches watch watched watching looks look looked looking listens listen listened
+        observes observe observed
+        """
+    ),
+    thinking=words_of(
+        """
+        think thinks thought thinking wonder wonders wondered wondering hope hopes hoped
+        hoping wish wishes wished wishing believe believes believed believing fear fears
+        feared fearing suspect suspects suspected suspecting imagine imagines imagined
+        imagining remember remembers remembered remembering ponder ponders pondered
+        pondering muse muses mused musing guess guesses guessed guessing decide decides
+        decided deciding plan plans planned planning consider considers considered
+        considering reason reasons reasoned reasoning
+        """
+    ),
+    acting=words_of(
+        """
+        take takes took taken taking give gives gave given giving grab grabs grabbed open
+        opens opened opening close closes closed closing lock locks locked unlock unlocks
+        unlocked push pushes pushed pull pulls pulled reach reaches reached reaching hold
+        holds held holding put puts placing place places placed pick picks picked lift lifts
+        lifted drop drops dropped hand hands handed touch touches touched sign signs signed
+        draw draws drew drawn strike strikes struck throw throws threw thrown pour pours
+        poured hide hides hid hidden search searches searched examine examines examined
+        inspect inspects inspected
+        """
+    ),
+    negations=words_of("not no never nobody none nothing nowhere neither nor n't cannot"),
+    operator_nouns=words_of("player players user users operator operators human humans"),
+    control_verbs=words_of(
+        "controlled played driven operated voiced run commanded steered puppeted directed"
+    ),
+    typing_verbs=words_of(
+        """
+        type types typed typing write writes wrote written writing enter enters entered
+        submit submits submitted input inputs
+        """
+    ),
+    playing_verbs=words_of("play plays played playing roleplay roleplays roleplaying"),
+)

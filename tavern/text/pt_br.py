@@ -1,0 +1,102 @@
+"""Brazilian Portuguese word classes (`Lexicon` for "pt-BR"). Verb classes list the forms a
+rule meets in third-person narration and first-person speech: present, pretérito perfeito
+and imperfeito, gerund, participle, infinitive."""
+
+from __future__ import annotations
+
+from tavern.text.lexicon import Lexicon, words_of
+
+LEXICON = Lexicon(
+    language="pt-BR",
+    stop_words=words_of(
+        """
+        a o as os um uma uns umas de do da dos das no na nos nas num numa em por pelo pela
+        pelos pelas para com sem sob sobre entre até ate ao aos à às e ou mas nem que se
+        não nao sim já ja ainda também tambem então entao depois antes agora aqui ali lá la
+        onde quando quem qual quais como porque porquê muito muita muitos muitas mais menos
+        seu sua seus suas meu minha meus minhas teu tua nosso nossa ele ela eles elas eu tu
+        você voce vocês voces nós nos me te lhe lhes isso isto aquilo esse essa esses essas
+        este esta estes estas aquele aquela tudo nada algo alguém alguem ninguém ninguem
+        cada outro outra outros outras mesmo mesma coisa é e está esta estão estao estou
+        estava era foi ser ter tem têm tinha há ha haver vai vou vamos fazer faz fez disse
+        diz dizer ver viu bem só so
+        """
+    ),
+    articles=words_of("o a os as um uma uns umas"),
+    fillers=words_of("agora ainda de novo novamente também tambem então entao já ja só apenas"),
+    pronouns=words_of("eu tu ele ela nós nos vós eles elas você vocês me te o a lhe lhes"),
+    speaking=words_of(
+        """
+        fala falam falou falava falando falar diz dizem disse dizia dizendo dizer pergunta
+        perguntam perguntou perguntava perguntando perguntar responde respondem respondeu
+        respondia respondendo responder sussurra sussurram sussurrou sussurrava sussurrando
+        sussurrar murmura murmuram murmurou murmurava murmurando murmurar grita gritam gritou
+        gritava gritando gritar chama chamam chamou chamava chamando chamar conta contam
+        contou contava contando contar declara declarou exclama exclamou repete repetiu
+        insiste insistiu jura jurou anuncia anunciou acrescenta acrescentou continua continuou
+        resmunga resmungou
+        """
+    ),
+    whispering=words_of("sussurra sussurram sussurrou sussurrava sussurrando sussurrar"),
+    moving=words_of(
+        """
+        anda andam andou andava andando andar caminha caminham caminhou caminhando caminhar
+        vai vão vao foi ia indo ir corre correm correu correndo correr sobe sobem subiu
+        subindo subir desce descem desceu descendo descer atravessa atravessou atravessando
+        atravessar entra entram entrou entrando entrar sai saem saiu saindo sair aproxima
+        aproximou aproximando aproximar volta voltam voltou voltando voltar chega chegam
+        chegou chegando chegar vem vêm veio vindo vir segue seguem seguiu seguindo seguir
+        """
+    ),
+    perceiving=words_of(
+        """
+        é são sao era eram foi foram está esta estão estao estava parece parecem pareceu
+        parecia permanece permaneceu ouve ouvem ouviu ouvia ouvindo ouvir vê vê veem viu via
+        vendo ver nota notam notou notando notar percebe percebem percebeu percebendo
+        perceber sente sentem sentiu sentindo sentir cheira cheirou observa observam observou
+        observando observar olha olham olhou olhando olhar escuta escutam escutou escutando
+        escutar
+        """
+    ),
+    thinking=words_of(
+        """
+        pensa pensam pensou pensava pensando pensar imagina imaginou imaginando imaginar
+        lembra lembrou lembrando lembrar recorda recordou espera esperou esperando esperar
+        deseja desejou desejando desejar acredita acreditou acreditando acreditar teme temeu
+        temendo temer suspeita suspeitou suspeitando suspeitar pondera ponderou ponderando
+        ponderar decide decidiu decidindo decidir planeja planejou planejando planejar
+        considera considerou considerando considerar reflete refletiu refletindo refletir
+        """
+    ),
+    acting=words_of(
+        """
+        pega pegam pegou pegando pegar dá dao dão deu dando dar abre abrem abriu abrindo
+        abrir fecha fecham fechou fechando fechar tranca trancou trancar destranca destrancou
+        destrancar empurra empurrou empurrar puxa puxou puxar alcança alcançou alcançar
+        segura segurou segurando segurar põe poe pôs pos colocou colocando colocar levanta
+        levantou levantar larga largou largar entrega entregou entregar toca tocou tocar
+        assina assinou assinar saca sacou sacar golpeia golpeou golpear joga jogou jogar
+        derrama derramou derramar esconde escondeu esconder procura procurou procurar examina
+        examinou examinar inspeciona inspecionou inspecionar
+        """
+    ),
+    negations=words_of("não nao nunca jamais ninguém ninguem nenhum nenhuma nada nem"),
+    operator_nouns=words_of(
+        "jogador jogadora jogadores jogadoras usuário usuária usuários usuárias usuario"
+        " usuaria usuarios usuarias operador operadora humano humana humanos humanas"
+    ),
+    control_verbs=words_of(
+        """
+        controlado controlada controlados controladas jogado jogada interpretado interpretada
+        conduzido conduzida operado operada comandado comandada dirigido dirigida manipulado
+        manipulada
+        """
+    ),
+    typing_verbs=words_of(
+        """
+        digita digitam digitou digitando digitar digitado digitada escreve escrevem escreveu
+        escrevendo escrever escrito escrita envia enviou enviando enviar enviado enviada
+        """
+    ),
+    playing_verbs=words_of("joga jogam jogou jogando jogar interpreta interpretou interpretar"),
+)

@@ -1,0 +1,71 @@
+"""Sentences: the one splitter of the kernel and the one sentence key.
+
+A sentence ends at `.`, `!`, `?` or `…` (and any closing quote or bracket after it) before
+whitespace or the end, or at a line break. The redaction mask `[...]` ends nothing. The
+sentence key is what "the same sentence" means to every repetition rule: folded words without
+articles and fillers, punctuation and spacing aside.
+
+Example:
+    >>> sentences("Rain falls. The door [...] opens!\\nMaren waits")
+    ['Rain falls.', 'The door [...] opens!', 'Maren waits']
+"""
+
+from __future__ import annotations
+
+import re
+
+from tavern.text.lexicon import Lexicon
+from tavern.text.words import words
+
+_END = re.compile(r"(?<!\[\.\.)(?<!\[\.)(?<!\[)[.!?…]+[\"'”’)\]]*(?=\s|$)|\n")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of `text`, surrounding whitespace excluded.
+
+    Example:
+        >>> sentence_spans("Go. Now!")
+        [(0, 3), (4, 8)]
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _END.finditer(text):
+        end = m.start() if m.group() == "\n" else m.end()
+        _add(text, start, end, spans)
+        start = m.end()
+    _add(text, start, len(text), spans)
+    return spans
+
+
+def _add(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, in order.
+
+    Example:
+        >>> sentences("Ela entra. Ninguém fala…")
+        ['Ela entra.', 'Ninguém fala…']
+    """
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def sentence_key(sentence: str, lexicon: Lexicon) -> str:
+    """The one key two sentences are compared by: folded words, articles and fillers
+    dropped, joined by single spaces ("" for a sentence of no word).
+
+    Example:
+        >>> from tavern.text import lexicon_for
+        >>> sentence_key("The bell tolls again!", lexicon_for("en"))
+        'bell tolls'
+        >>> sentence_key("O sino ainda toca.", lexicon_for("pt-BR"))
+        'sino toca'
+    """
+    drop = lexicon.articles | lexicon.fillers
+    return " ".join(w for w in words(sentence) if w not in drop)
