@@ -112,3 +112,19 @@ class ClampChange(Record):
     """The proposed value."""
     after: Any = None
     """The admitted value."""
+
+
+class FilterCut(Record):
+    """One change a filter rule made to a model's text (narration or a reply), for the
+    journal: the harness counts cuts per rule, target and language from these."""
+
+    rule: str
+    """Filter rule name, as registered (e.g. `loop`, `retold`, `out_of_world`)."""
+    target: str
+    """What was filtered: `narration`, `reply:C2.speech`, `reply:C2.action_intent`, ..."""
+    language: str
+    """The language the rule read the text in (`en`, `pt-BR`)."""
+    before: str
+    """The text as the rule received it."""
+    after: str
+    """The text the rule returned ("" when it removed everything)."""

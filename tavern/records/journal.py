@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, Discriminator, Field, TypeAdapter
 
 from tavern.records._base import Record
-from tavern.records.decisions import ClampChange
+from tavern.records.decisions import ClampChange, FilterCut
 from tavern.records.turn import TurnInput
 
 JOURNAL_SCHEMA_VERSION = 1
@@ -135,6 +135,8 @@ class CommitLine(_LineBase):
     """Whether the speaker queue reached the controlled character."""
     clamp_changes: list[ClampChange] = Field(default_factory=list)
     """What the clamps changed in the Director's proposal."""
+    filter_cuts: list[FilterCut] = Field(default_factory=list)
+    """What the filter rules changed in the turn's narration and replies."""
 
 
 class UndoLine(_LineBase):
