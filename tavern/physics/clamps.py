@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
@@ -24,7 +25,7 @@ from tavern.physics.cast_refs import (
 from tavern.physics.directive_copy import drop_directive_copies
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.fact_state import drop_state_flips
-from tavern.physics.guards import cast_public_texts
+from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
 from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
@@ -38,7 +39,7 @@ from tavern.physics.restated import drop_restated_events
 from tavern.physics.roster_event import drop_roster_events
 from tavern.physics.told_mind import drop_told_thoughts
 from tavern.physics.unfinished import drop_unfinished_ends
-from tavern.physics.visible import redact_visible, thought_guard, whisper_guard
+from tavern.physics.visible import perception_guard, redact_visible, thought_guard
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
@@ -90,6 +91,12 @@ class ClampContext:
     def all_public_texts(self) -> list[str]:
         """`public_texts` plus the cast's public words."""
         return [*self.public_texts, *cast_public_texts(self.cast or {})]
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        """Who perceived each non-public word of `history` (`guards.knowledge_of`), walked
+        once per context: every guard of a beat, and each follow-up's, reads it."""
+        return knowledge_of(self.history, self.scene, self.all_public_texts)
 
     @property
     def present(self) -> list[str]:
@@ -299,7 +306,7 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("agency", drop_unattempted_acts),
     ("fact_flip", drop_state_flips),
     ("thought_guard", thought_guard),
-    ("whisper_guard", whisper_guard),
+    ("perception_guard", perception_guard),
     ("redacted_event", drop_emptied_events),
     ("roster_event", drop_roster_events),
     ("duplicate_event", drop_duplicate_events),
@@ -348,6 +355,6 @@ __all__ = [
     "clamp_decision",
     "has_unresolved_action",
     "redact_visible",
+    "perception_guard",
     "thought_guard",
-    "whisper_guard",
 ]
