@@ -87,17 +87,19 @@ def _id_like(path: Path) -> bool:
     return bool(keys) and bool(ID_KEY.search(keys[-1]))
 
 
-HISTORY_LINE = re.compile(r"^\[#\d+[^\]]*\][^|]*\|\s*(.+)$", re.MULTILINE)
-"""A history line of a prompt ("[#12 t3] attempt by ... | pulls the lever"): its text."""
+HISTORY_LINE = re.compile(r"^\[#(\d+)[^\]]*\][^|]*\|\s*(.+)$", re.MULTILINE)
+"""A history line of a prompt ("[#12 t3] attempt by ... | pulls the lever"): its seq, text."""
 
 
 def history_texts(prompt: str) -> list[str]:
-    """The texts of the prompt's history lines, newest first.
+    r"""The texts of the prompt's history lines, newest first, each marked with its seq (so
+    a copy made on a later beat is a new text).
 
     >>> history_texts('[#1 t0] speech by A | "hi"\nNow\n[#2 t1] attempt by B | pulls it')
-    ['pulls it', '"hi"']
+    ['#2 pulls it', '#1 "hi"']
     """
-    return [m.group(1).strip() for m in HISTORY_LINE.finditer(prompt)][::-1]
+    lines = HISTORY_LINE.finditer(prompt)
+    return [f"#{m.group(1)} {m.group(2).strip()}" for m in lines][::-1]
 
 
 class _Base:
