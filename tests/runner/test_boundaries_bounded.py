@@ -11,9 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import tavern.physics.clamps as clamps_module
+from tavern.agents import director
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
-from tavern.records import TurnInput
+from tavern.physics.clamps import MAX_FACTS
+from tavern.records import HistoryRecord, SessionState, TurnInput
 from tavern.runner.limits import KernelLimits
 
 from .kit import recording_runner, run
@@ -55,4 +60,35 @@ def _play(data_dir: Path) -> tuple[list[list[str]], list[int]]:
 def test_a_hostile_director_never_crowds_out_its_turns_human_input(tmp_path: Path) -> None:
     missing, facts = _play(tmp_path)
     assert missing == [[]] * TURNS
-    assert max(facts) <= 12
+    assert max(facts) <= MAX_FACTS
+
+
+def _window_without_this_turn(
+    state: SessionState, history: list[HistoryRecord], budget_tokens: int
+) -> str:
+    """Planted: the window as the budget alone cuts it (this turn's records not kept)."""
+    past = state.model_copy(update={"turn_number": 1 << 30})
+    return real_window(past, history, budget_tokens)
+
+
+real_window = director.history_window
+
+
+def test_negative_control_without_the_fact_bound_facts_pile_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "fact_bound"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    missing, facts = _play(tmp_path)
+    assert max(facts) > 2 * MAX_FACTS
+    assert missing == [[]] * TURNS  # the window still keeps this turn's records
+
+
+def test_negative_control_without_either_bound_the_input_is_crowded_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "fact_bound"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    monkeypatch.setattr(director, "history_window", _window_without_this_turn)
+    missing, _ = _play(tmp_path)
+    assert sum(map(bool, missing)) >= 3
