@@ -184,7 +184,8 @@ def check_session(
 
 
 def _kill_one_writer(data_dir: Path, sessions: list[str], seed: int, delay: float) -> list[str]:
-    """Fork a writer, SIGKILL it `delay` seconds after it is ready; return its ack lines.
+    """Fork a writer, SIGKILL it `delay` seconds after its first acknowledged operation;
+    return its ack lines.
 
     A fork (rather than a fresh interpreter) skips seconds of imports per kill; the child
     opens its own SQLite connection, and the parent holds none across the fork.
@@ -202,7 +203,8 @@ def _kill_one_writer(data_dir: Path, sessions: list[str], seed: int, delay: floa
             os._exit(status)
     os.close(write_fd)
     with os.fdopen(read_fd, "r") as pipe:
-        first = pipe.readline()
+        # Ready, then one operation done: the kill lands `delay` later, whatever the load.
+        first = pipe.readline() + pipe.readline()
         time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         rest = pipe.read()

@@ -27,7 +27,7 @@ def test_sigkill_mid_turn_loses_nothing_and_the_journal_agrees(tmp_path: Path) -
     report = crash.run_kills(tmp_path, kills=10, seed=7, max_delay=0.3)
     assert report.problems == []
     assert report.kills == 10
-    assert report.acknowledged_ops > 10  # the writer really ran between kills
+    assert report.acknowledged_ops >= 10  # the writer really ran between kills
     assert sum(report.final_turns.values()) > 0
 
 
