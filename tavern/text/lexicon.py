@@ -49,13 +49,43 @@ class Lexicon:
     negations: frozenset[str]
     """Negation words (not, never, no one)."""
     operator_nouns: frozenset[str]
-    """Nouns that name a human operator outside the fiction (player, user)."""
+    """Nouns that, after a plain determiner, name a human operator outside the fiction
+    (the player, o usuário). "Human" is not one: it is a people in most worlds."""
+    operator_qualifiers: frozenset[str]
+    """Adjectives that put a person outside the fiction (a human player, um jogador real)."""
+    person_nouns: frozenset[str]
+    """Nouns of a person that name the operator only with a qualifier or an operator role
+    (a real person, the participant at the keyboard, a pessoa real)."""
+    operator_determiners: frozenset[str]
+    """Determiners (and Portuguese preposition + article contractions) that single out one
+    operator: the player, our user, ao jogador, pelo usuário."""
+    operator_exclusions: frozenset[str]
+    """Words that, right after an operator noun, make it a character of the fiction: the
+    players of the troupe, a user fee, o jogador de xadrez, o jogador mais velho."""
+    second_person: frozenset[str]
+    """Second-person subject and possessive forms (you, your, você, tu)."""
+    auxiliaries: frozenset[str]
+    """Auxiliary and modal verb forms that may stand between a subject and its verb."""
     control_verbs: frozenset[str]
-    """Participles of control (controlled, played, driven): "X by the human"."""
+    """Participles of control (controlled, played, voiced): "X by the human"."""
+    controlling_verbs: frozenset[str]
+    """Finite forms of controlling a character (controls, drives, controla)."""
     typing_verbs: frozenset[str]
     """Verbs of typing, writing, submitting input."""
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
+    choosing_verbs: frozenset[str]
+    """Verbs of choosing and deciding (decides, picks, escolhe)."""
+    describing_verbs: frozenset[str]
+    """Verbs of describing and narrating (describes, narra)."""
+    waiting_verbs: frozenset[str]
+    """Verbs of waiting (wait, await, aguarde)."""
+    input_nouns: frozenset[str]
+    """What an operator sends: input, message, turn, reply (entrada, mensagem, vez)."""
+    interface_nouns: frozenset[str]
+    """The machine an operator sits at: keyboard, terminal (teclado)."""
+    avatar_nouns: frozenset[str]
+    """What stands for a person in a game: avatar, character, persona (personagem)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.
