@@ -89,9 +89,10 @@ LEXICON = Lexicon(
         roleplayer roleplayers
         """
     ),
-    operator_qualifiers=words_of("human real live actual"),
+    operator_qualifiers=words_of("human real live actual real-world real-life"),
+    human_nouns=words_of("human humans"),
     person_nouns=words_of(
-        "person persons people participant participants individual individuals someone somebody"
+        "person persons participant participants individual individuals someone somebody"
     ),
     operator_determiners=words_of("the a an our your this that my their"),
     operator_exclusions=words_of("of at in on with from fee fees toll tax taxes"),
@@ -108,6 +109,7 @@ LEXICON = Lexicon(
         steered run directed commanded piloted handled
         """
     ),
+    role_verbs=words_of("controlled played voiced puppeted roleplayed portrayed embodied"),
     controlling_verbs=words_of(
         """
         control controls controlling drive drives drove driving steer steers steering operate
@@ -115,10 +117,11 @@ LEXICON = Lexicon(
         pilots piloting command commands commanding
         """
     ),
-    typing_verbs=words_of(
+    typing_verbs=words_of("type types typed typing"),
+    writing_verbs=words_of(
         """
-        type types typed typing write writes wrote written writing enter enters entered
-        submit submits submitted input inputs send sends sent sending
+        write writes wrote written writing enter enters entered entering submit submits
+        submitted submitting input inputs send sends sent sending
         """
     ),
     playing_verbs=words_of("play plays played playing roleplay roleplays roleplayed roleplaying"),
@@ -132,6 +135,13 @@ LEXICON = Lexicon(
         "describe describes described describing narrate narrates narrated narrating"
     ),
     waiting_verbs=words_of("wait waits waited waiting await awaits awaited awaiting"),
+    imperatives=words_of(
+        """
+        speak talk answer reply respond act decide choose pick select write type enter submit
+        send describe narrate play control voice
+        """
+    ),
+    message_nouns=words_of("input inputs message messages prompt prompts"),
     input_nouns=words_of(
         """
         input inputs message messages prompt prompts turn turns reply replies answer answers

@@ -52,7 +52,11 @@ class Lexicon:
     """Nouns that, after a plain determiner, name a human operator outside the fiction
     (the player, o usuário). "Human" is not one: it is a people in most worlds."""
     operator_qualifiers: frozenset[str]
-    """Adjectives that put a person outside the fiction (a human player, um jogador real)."""
+    """Adjectives that put a person outside the fiction (a human player, um jogador real).
+    A hyphen stands for a hyphen or a space (real-world, de-verdade)."""
+    human_nouns: frozenset[str]
+    """The noun "human": a people in most worlds, so it names the operator only in an
+    operator role (controlled by the human, o humano digita)."""
     person_nouns: frozenset[str]
     """Nouns of a person that name the operator only with a qualifier or an operator role
     (a real person, the participant at the keyboard, a pessoa real)."""
@@ -68,10 +72,15 @@ class Lexicon:
     """Auxiliary and modal verb forms that may stand between a subject and its verb."""
     control_verbs: frozenset[str]
     """Participles of control (controlled, played, voiced): "X by the human"."""
+    role_verbs: frozenset[str]
+    """Participles that, said of a character, name who plays it (played, voiced, controlled,
+    interpretado): unlike control in general, not what one says of a ship or a fort."""
     controlling_verbs: frozenset[str]
     """Finite forms of controlling a character (controls, drives, controla)."""
     typing_verbs: frozenset[str]
-    """Verbs of typing, writing, submitting input."""
+    """Verbs of typing on keys (type, digitar): a character rarely does it."""
+    writing_verbs: frozenset[str]
+    """Verbs of writing, entering, sending, submitting (write, enviar)."""
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
     choosing_verbs: frozenset[str]
@@ -80,6 +89,10 @@ class Lexicon:
     """Verbs of describing and narrating (describes, narra)."""
     waiting_verbs: frozenset[str]
     """Verbs of waiting (wait, await, aguarde)."""
+    imperatives: frozenset[str]
+    """Command forms a prompt gives a model (speak, decide, write; fale, decida, escreva)."""
+    message_nouns: frozenset[str]
+    """What only a machine's user sends: input, message, prompt (entrada, mensagem)."""
     input_nouns: frozenset[str]
     """What an operator sends: input, message, turn, reply (entrada, mensagem, vez)."""
     interface_nouns: frozenset[str]

@@ -34,7 +34,7 @@ LEXICON = Lexicon(
         gritava gritando gritar chama chamam chamou chamava chamando chamar conta contam
         contou contava contando contar declara declarou exclama exclamou repete repetiu
         insiste insistiu jura jurou anuncia anunciou acrescenta acrescentou continua continuou
-        resmunga resmungou
+        resmunga resmungou fale diga responda pergunte
         """
     ),
     whispering=words_of("sussurra sussurram sussurrou sussurrava sussurrando sussurrar"),
@@ -87,7 +87,10 @@ LEXICON = Lexicon(
         usuarios usuarias operador operadora operadores operadoras
         """
     ),
-    operator_qualifiers=words_of("humano humana humanos humanas real reais verdadeiro verdadeira"),
+    operator_qualifiers=words_of(
+        "humano humana humanos humanas real reais verdadeiro verdadeira de-verdade"
+    ),
+    human_nouns=words_of("humano humana humanos humanas"),
     person_nouns=words_of(
         "pessoa pessoas participante participantes indivíduo indivíduos alguém alguem"
     ),
@@ -115,6 +118,13 @@ LEXICON = Lexicon(
         dublada
         """
     ),
+    role_verbs=words_of(
+        """
+        controlado controlada controlados controladas interpretado interpretada interpretados
+        interpretadas jogado jogada dublado dublada encarnado encarnada vivido vivida
+        representado representada
+        """
+    ),
     controlling_verbs=words_of(
         """
         controla controlam controlou controlava controlando controlar conduz conduzem
@@ -125,9 +135,14 @@ LEXICON = Lexicon(
     ),
     typing_verbs=words_of(
         """
-        digita digitam digitou digitando digitar digitado digitada escreve escrevem escreveu
-        escrevendo escrever escrito escrita envia enviou enviando enviar enviado enviada tecla
-        teclam teclou teclando teclar
+        digita digitam digitou digitava digitando digitar digitado digitada digitados
+        digitadas digite tecla teclam teclou teclando teclar
+        """
+    ),
+    writing_verbs=words_of(
+        """
+        escreve escrevem escreveu escrevendo escrever escrito escrita escritos escritas
+        escreva envia enviam enviou enviando enviar enviado enviada enviados enviadas envie
         """
     ),
     playing_verbs=words_of(
@@ -139,11 +154,14 @@ LEXICON = Lexicon(
     choosing_verbs=words_of(
         """
         decide decidem decidiu decidindo decidir escolhe escolhem escolheu escolhendo escolher
-        seleciona selecionam selecionou selecionando selecionar
+        seleciona selecionam selecionou selecionando selecionar decida escolha selecione
         """
     ),
     describing_verbs=words_of(
-        "descreve descrevem descreveu descrevendo descrever narra narram narrou narrando narrar"
+        """
+        descreve descrevem descreveu descrevendo descrever narra narram narrou narrando narrar
+        descreva narre
+        """
     ),
     waiting_verbs=words_of(
         """
@@ -151,6 +169,13 @@ LEXICON = Lexicon(
         aguardar aguarde
         """
     ),
+    imperatives=words_of(
+        """
+        fale diga responda aja decida escolha selecione escreva digite envie descreva narre
+        jogue interprete controle
+        """
+    ),
+    message_nouns=words_of("entrada entradas mensagem mensagens prompt prompts"),
     input_nouns=words_of(
         """
         entrada entradas mensagem mensagens turno turnos resposta respostas vez jogada jogadas
