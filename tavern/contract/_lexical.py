@@ -10,10 +10,10 @@ a determiner right before "player" / "jogador" fires, while a qualified noun ("a
 (`human_nouns`): it fires only in an operator role ("controlled by the human"), never alone.
 
 Patterns run on `fold(text)` (lower case, one character per character, so spans are the
-text's own). Each template marks one class with `!`: every match holds one of its words, so a
-pattern runs only on a text holding one (`may_match`, the contract's one prefilter); a text
-without any of them cannot match. Acronyms (PC, NPC) are case-sensitive and run on the text
-itself.
+text's own). Each template marks one class with `!`, its trigger words: every match holds one
+of them as a whole word, so a pattern runs only on a text whose words include one
+(`Pattern.may_match`, the contract's one prefilter). Acronyms (PC, NPC) are case-sensitive
+and run on the text itself; their triggers are its folded words too.
 """
 
 from __future__ import annotations
@@ -51,20 +51,26 @@ def _alternation(words: Iterable[str]) -> str:
     return "(?:" + "|".join(re.escape(w).replace(r"\-", "[- ]") for w in ordered) + ")"
 
 
+WORD = re.compile(r"\w+")
+"""A word, as the prefilter reads a text (what `\\b` bounds in a pattern)."""
+
+
 def _trigger(word: str) -> str:
-    """A substring every match of `word`'s alternative holds: its longest hyphen-free part."""
-    return max(word.split("-"), key=len)
+    """The word every match of `word`'s alternative holds: its longest hyphen-free part."""
+    part = max(word.split("-"), key=len)
+    assert WORD.fullmatch(part), f"a trigger must be one word: {word!r}"
+    return part
 
 
-def _fewest(literals: Iterable[str]) -> frozenset[str]:
-    """`literals` without those holding another one: a text holds one of either set alike."""
-    unique = set(literals)
-    return frozenset(w for w in unique if not any(o != w and o in w for o in unique))
+def text_words(content: str) -> tuple[str, frozenset[str]]:
+    """`fold(content)` and its words: what every lexical pattern reads."""
+    folded = fold(content)
+    return folded, frozenset(WORD.findall(folded))
 
 
 @dataclass(frozen=True)
 class Pattern:
-    """One compiled template: the regex, the literals a match must hold one of, its source."""
+    """One compiled template: the regex, the words a match must hold one of, its source."""
 
     regex: re.Pattern[str]
     triggers: frozenset[str]
@@ -72,15 +78,9 @@ class Pattern:
     folded: bool = True
     """Runs on `fold(text)` (the default) or, for case-sensitive acronyms, on the text."""
 
-    def may_match(self, haystack: str, seen: dict[str, bool]) -> bool:
-        """False only when `haystack` holds none of the triggers (`seen` memoizes per text)."""
-        for literal in self.triggers:
-            found = seen.get(literal)
-            if found is None:
-                found = seen[literal] = literal in haystack
-            if found:
-                return True
-        return False
+    def may_match(self, words: frozenset[str]) -> bool:
+        """False only when the text's folded `words` hold none of the triggers."""
+        return not self.triggers.isdisjoint(words)
 
 
 Classes = Callable[[str], frozenset[str]]
@@ -141,11 +141,12 @@ def compile_template(template: str, words: Classes, *, folded: bool = True) -> P
 
     source = _SLOT.sub(expand, template)
     assert triggers, f"no trigger slot in {template!r}"
-    return Pattern(re.compile(source), _fewest(triggers), template, folded)
+    return Pattern(re.compile(source), frozenset(triggers), template, folded)
 
 
 def acronyms(pattern: str, triggers: Iterable[str]) -> Pattern:
-    """A case-sensitive pattern on the text itself (PC, NPC), with its declared triggers."""
+    """A case-sensitive pattern on the text itself (PC, NPC), with its declared triggers
+    (folded words: the text's "NPC" is the fold's "npc")."""
     return Pattern(re.compile(pattern), frozenset(triggers), pattern, folded=False)
 
 
@@ -155,7 +156,9 @@ _KEEP = r"(?!\s+{operator_exclusions}\b)"
 """Not followed by an exclusion: "the players of the troupe", "o jogador de xadrez"."""
 _OP = r"{!operator_nouns}\b" + _KEEP
 _OP_NP = r"{operator_determiners}\s+(?:{operator_qualifiers}\s+)?" + _OP
-_HUMAN = r"{!human_nouns}\b"
+_HUMAN = r"{!human_nouns}\b(?!\s+(?!{stop_words}\b)\w)"
+""""Human" ending its phrase (before a stop word, a mark, or the end): "the human king" is a
+person of the story."""
 _AT_EN = r"(?:at|behind|in\s+front\s+of)\s+(?:a|the|their|your)\s+"
 _AT_PT = r"(?:no|ao|atr[aá]s\s+do|diante\s+do|em\s+frente\s+ao)\s+"
 _BY_PT = r"(?:pel[oa]s?|por\s+(?:uma?|algum|alguma))\s+"
@@ -188,7 +191,7 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             + _HUMAN,
             r"\b{control_verbs}\s+by\s+(?:an?|the|some)\s+{operator_qualifiers}\s+"
             r"{!person_nouns|human_nouns}\b",
-            r"\b{!operator_nouns}[- ]{control_verbs}\b",
+            r"\b{!operator_nouns}-{control_verbs}\b",
             r"\b{!human_nouns}-{role_verbs}\b",
             r"\b{!operator_nouns}'s\s+{avatar_nouns}\b",
             r"\b{imperatives}\s+for\s+(?:the|our|your)\s+{!operator_nouns|human_nouns}\b" + _KEEP,
@@ -221,7 +224,7 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             _NOT_EN + _BEING_EN + r"{control_verbs}\s+by\s+the\s+" + _HUMAN,
             r"\bby\s+(?:anyone|someone|no\s+one|nobody)\s+{!operator_qualifiers}\b",
             r"\bnot\s+(?:a|an|the)\s+{!operator_nouns}[- ]{avatar_nouns}\b",
-            r"\b(?:{negations}|no\s+one)\s+" + _AT_EN + r"{!interface_nouns}\b",
+            r"\b(?:nobody|no\s+(?:one|{person_nouns}))\s+" + _AT_EN + r"{!interface_nouns}\b",
             r"\b(?:not|never|no\s+longer|n't)\s+(?:the|your|our)\s+" + _OP,
             r"\bno\s+(?:{operator_qualifiers}\s+)?{!operator_nouns|human_nouns}\s+"
             r"(?:{auxiliaries}\s+)?(?:{controlling_verbs}|{playing_verbs}|{typing_verbs})\b",
@@ -239,7 +242,7 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             + _OP,
             _NOT_PT + _BEING_PT + r"{control_verbs}\s+pel[oa]s?\s+" + _HUMAN,
             r"\bpor\s+ningu[eé]m\s+{!operator_qualifiers}\b",
-            _NOT_PT + _AT_PT + r"{!interface_nouns}\b",
+            r"\b(?:ningu[eé]m|nenhuma?\s+{person_nouns})\s+" + _AT_PT + r"{!interface_nouns}\b",
             r"\bnenhum[a]?\s+{!operator_nouns|human_nouns}\s+(?:{auxiliaries}\s+)?"
             r"(?:{controlling_verbs}|{playing_verbs}|{typing_verbs})\b",
             _NOT_PT + r"(?:[eé]|era|foi|ser[aá])\s+" + _OP_NP,
@@ -249,19 +252,19 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
     },
     "lexical_verb": {
         "en": [
-            r"\b{waiting_verbs}\s+(?:for\s+)?(?:{operator_determiners}\s+)?"
-            r"{!operator_nouns|human_nouns}'s\b",
+            r"\b{waiting_verbs}\s+(?:for\s+)?(?:{operator_determiners}\s+)?{!operator_nouns}'s\b",
             r"\b{!operator_nouns}'s\s+(?:next\s+|last\s+|latest\s+|own\s+)?{input_nouns}\b",
             r"\b{!human_nouns}(?:'s\s+(?:next\s+|last\s+|latest\s+)?|\s+){message_nouns}\b",
             r"\b" + _OP_NP + r"\s+(?:{auxiliaries}\s+)*(?:(?:going\s+to|also|then|now|just)\s+)?"
             r"{acts}\b",
-            r"\b{!operator_nouns}\s+{input_nouns}\b",
+            r"\b{!operator_nouns}\s+{message_nouns}\b",
+            r"\b{operator_determiners}\s+{!operator_nouns}\s+{input_nouns}\b",
             r"\b{typing_verbs|writing_verbs|choosing_verbs}\s+by\s+(?:the|a|an|our|your)\s+"
             r"(?:{operator_qualifiers}\s+)?" + _OP,
             r"\b{typing_verbs}\s+by\s+the\s+" + _HUMAN,
             r"\byou\s+(?:(?:are|will|now|also|get\s+to)\s+)*{!playing_present}\s+as\b",
             r"\b{waiting_verbs}\s+(?:for\s+)?(?:the\s+)?(?:{operator_qualifiers}\s+)?"
-            r"{!operator_nouns|human_nouns}\b(?!')" + _KEEP,
+            r"{!operator_nouns}\b(?!')" + _KEEP,
         ],
         "pt-BR": [
             r"\b" + _OP_NP + r"\s+(?:{auxiliaries}\s+)?{acts}\b",
@@ -271,14 +274,15 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             r"\b{typing_verbs}\s+pel[oa]s?\s+" + _HUMAN,
             r"\b{second_person}\s+(?:{auxiliaries}\s+)?{!playing_present}\s+como\b",
             r"\b{waiting_verbs}\s+(?:{operator_determiners}\s+)?(?:{operator_qualifiers}\s+)?"
-            r"{!operator_nouns|human_nouns}\b" + _KEEP,
+            r"{!operator_nouns}\b" + _KEEP,
         ],
     },
 }
 
+_PC = ["pc", "pcs", "npc", "npcs"]
 ACRONYMS: dict[str, list[Pattern]] = {
-    "lexical_noun": [acronyms(r"\bN?PCs?\b", ["PC"])],
-    "lexical_negated": [acronyms(r"\b(?i:not)\s+(?i:a|an|the)\s+N?PCs?\b", ["PC"])],
+    "lexical_noun": [acronyms(r"\bN?PCs?\b", _PC)],
+    "lexical_negated": [acronyms(r"\b(?i:not)\s+(?i:a|an|the)\s+N?PCs?\b", _PC)],
 }
 """Case-sensitive patterns: "pc" in lower case is a word of another kind."""
 
@@ -296,22 +300,20 @@ def patterns(rule: str) -> list[Pattern]:
 Match = tuple[int, int]
 
 
-def scan(found: Sequence[Pattern], content: str) -> tuple[Match, ...]:
+def scan(found: Sequence[Pattern], content: str, cache: MessageCache) -> tuple[Match, ...]:
     """Spans of every match of `found` in `content`, each pattern run only where it may match.
 
     Example:
-        >>> scan(patterns("lexical_noun"), "A lute player hums; the player waits.")
+        >>> scan(patterns("lexical_noun"), "A lute player hums; the player waits.", MessageCache())
         ((20, 30),)
     """
-    folded = fold(content)
-    seen: dict[str, bool] = {}
-    seen_raw: dict[str, bool] = {}
-    spans: list[Match] = []
-    for pattern in found:
-        haystack, memo = (folded, seen) if pattern.folded else (content, seen_raw)
-        if pattern.may_match(haystack, memo):
-            spans.extend(m.span() for m in pattern.regex.finditer(haystack))
-    return tuple(spans)
+    folded, words = cache.get("words", content, (), lambda c, _: text_words(c))
+    return tuple(
+        m.span()
+        for pattern in found
+        if pattern.may_match(words)
+        for m in pattern.regex.finditer(folded if pattern.folded else content)
+    )
 
 
 def _lexical(name: str, doc: str) -> Rule:
@@ -323,7 +325,9 @@ def _lexical(name: str, doc: str) -> Rule:
         return [
             Violation(name, (start, end), message.content[start:end], index)
             for index, message in enumerate(messages)
-            for start, end in cache.get(name, message.content, (), lambda c, _: scan(found, c))
+            for start, end in cache.get(
+                name, message.content, (), lambda c, _: scan(found, c, cache)
+            )
         ]
 
     return Rule(name=name, kind="lexical", detect=detect, doc=doc)

@@ -219,7 +219,7 @@ def _list_lines(content: str, names: Cast) -> tuple[tuple[int, int, str], ...]:
     for line in content.splitlines(keepends=True):
         label, colon, rest = line.partition(":")
         if colon and len(label) <= 60:
-            listed = [n for n in names if _word_regex(n).search(rest)]
+            listed = [n for n in names if n in rest and _word_regex(n).search(rest)]
             missing = [n for n in names if n not in listed]
             leftover = rest
             for n in sorted(listed, key=len, reverse=True):

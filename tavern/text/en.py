@@ -90,7 +90,7 @@ LEXICON = Lexicon(
         """
     ),
     operator_qualifiers=words_of("human real live actual real-world real-life"),
-    human_nouns=words_of("human humans"),
+    human_nouns=words_of("human"),
     person_nouns=words_of(
         "person persons participant participants individual individuals someone somebody"
     ),
@@ -141,7 +141,7 @@ LEXICON = Lexicon(
         send describe narrate play control voice
         """
     ),
-    message_nouns=words_of("input inputs message messages prompt prompts"),
+    message_nouns=words_of("input inputs prompt prompts"),
     input_nouns=words_of(
         """
         input inputs message messages prompt prompts turn turns reply replies answer answers

@@ -55,8 +55,8 @@ class Lexicon:
     """Adjectives that put a person outside the fiction (a human player, um jogador real).
     A hyphen stands for a hyphen or a space (real-world, de-verdade)."""
     human_nouns: frozenset[str]
-    """The noun "human": a people in most worlds, so it names the operator only in an
-    operator role (controlled by the human, o humano digita)."""
+    """The singular noun "human": a people in most worlds, so it names the operator only in
+    an operator role (controlled by the human, pelo humano); the plural never does."""
     person_nouns: frozenset[str]
     """Nouns of a person that name the operator only with a qualifier or an operator role
     (a real person, the participant at the keyboard, a pessoa real)."""
@@ -92,7 +92,7 @@ class Lexicon:
     imperatives: frozenset[str]
     """Command forms a prompt gives a model (speak, decide, write; fale, decida, escreva)."""
     message_nouns: frozenset[str]
-    """What only a machine's user sends: input, message, prompt (entrada, mensagem)."""
+    """What only a machine's user sends, and no verb or story noun: input, prompt."""
     input_nouns: frozenset[str]
     """What an operator sends: input, message, turn, reply (entrada, mensagem, vez)."""
     interface_nouns: frozenset[str]

@@ -90,7 +90,7 @@ LEXICON = Lexicon(
     operator_qualifiers=words_of(
         "humano humana humanos humanas real reais verdadeiro verdadeira de-verdade"
     ),
-    human_nouns=words_of("humano humana humanos humanas"),
+    human_nouns=words_of("humano humana"),
     person_nouns=words_of(
         "pessoa pessoas participante participantes indivíduo indivíduos alguém alguem"
     ),
@@ -175,7 +175,7 @@ LEXICON = Lexicon(
         jogue interprete controle
         """
     ),
-    message_nouns=words_of("entrada entradas mensagem mensagens prompt prompts"),
+    message_nouns=words_of("input inputs prompt prompts"),
     input_nouns=words_of(
         """
         entrada entradas mensagem mensagens turno turnos resposta respostas vez jogada jogadas

@@ -31,7 +31,7 @@ CASTS: list[Callable[[Case], list[str]]] = [
 
 
 @contextmanager
-def prefilter(may_match: Callable[[lexical.Pattern, str, dict[str, bool]], bool]) -> Iterator[None]:
+def prefilter(may_match: Callable[[lexical.Pattern, frozenset[str]], bool]) -> Iterator[None]:
     """Evaluate with another prefilter (the cache emptied before and after)."""
     real = lexical.Pattern.may_match
     contract.clear_caches()
@@ -43,7 +43,7 @@ def prefilter(may_match: Callable[[lexical.Pattern, str, dict[str, bool]], bool]
         contract.clear_caches()
 
 
-def _always(pattern: lexical.Pattern, haystack: str, seen: dict[str, bool]) -> bool:
+def _always(pattern: lexical.Pattern, words: frozenset[str]) -> bool:
     return True
 
 
@@ -81,8 +81,8 @@ def test_negative_control_a_lossy_prefilter_is_caught() -> None:
     """Plant an unsound prefilter (skip patterns triggered by "jogador"): the comparison fails."""
     real = lexical.Pattern.may_match
 
-    def lossy(pattern: lexical.Pattern, haystack: str, seen: dict[str, bool]) -> bool:
-        return "jogador" not in pattern.triggers and real(pattern, haystack, seen)
+    def lossy(pattern: lexical.Pattern, words: frozenset[str]) -> bool:
+        return "jogador" not in pattern.triggers and real(pattern, words)
 
     expected = [plain(c.messages, c.cast) for c in ALL_CASES]
     with prefilter(lossy):
@@ -122,28 +122,35 @@ def _texts() -> list[str]:
     return [m.content for c in ALL_CASES for m in c.messages] + FRAGMENTS
 
 
-def test_every_match_holds_one_of_its_triggers() -> None:
+def _unsound_matches(pattern: lexical.Pattern, text: str) -> list[str]:
+    """Matches of `pattern` in `text` holding no trigger as one of the text's folded words."""
+    folded = lexical.fold(text)
+    words = [(w.span(), w.group()) for w in lexical.WORD.finditer(folded)]
+    return [
+        m.group()
+        for m in pattern.regex.finditer(folded if pattern.folded else text)
+        if not any(m.start() <= a and b <= m.end() and w in pattern.triggers for (a, b), w in words)
+    ]
+
+
+def test_every_match_holds_one_of_its_triggers_as_a_word() -> None:
     """The prefilter's premise, checked on every match the corpus and fragments give."""
     checked = 0
     for rule in RULES:
-        if rule.kind != "lexical":
-            continue
-        for pattern in lexical.patterns(rule.name):
-            for text in _texts():
-                haystack = lexical.fold(text) if pattern.folded else text
-                for m in pattern.regex.finditer(haystack):
-                    assert any(t in m.group() for t in pattern.triggers), (pattern.source, m)
-                    checked += 1
-    assert checked >= 500
+        if rule.kind == "lexical":
+            for pattern in lexical.patterns(rule.name):
+                for text in _texts():
+                    assert _unsound_matches(pattern, text) == [], pattern.source
+                    checked += bool(pattern.regex.search(lexical.fold(text)))
+    assert checked >= 300
 
 
-def test_negative_control_a_trigger_outside_the_match_is_caught() -> None:
+def test_negative_control_a_match_without_its_trigger_is_caught() -> None:
     words = lexical.classes_of(lexical.lexicon_for("en"))
-    # The trigger slot is optional here: a match need not hold it.
-    unsound = lexical.compile_template(r"\bthe\s+(?:{!human_nouns}\s+)?player\b", words)
-    match = unsound.regex.search("the player")
-    assert match is not None
-    assert not any(t in match.group() for t in unsound.triggers)
+    # The trigger slot is optional here, and a suffix glued to it: matches need not hold one.
+    for template in (r"\bthe\s+(?:{!human_nouns}\s+)?player\b", r"\b{!human_nouns}oid\b"):
+        unsound = lexical.compile_template(template, words)
+        assert _unsound_matches(unsound, "The player meets the humanoid.")
 
 
 @settings(max_examples=200, deadline=None)
