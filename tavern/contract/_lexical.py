@@ -159,6 +159,7 @@ _OP_NP = r"{operator_determiners}\s+(?:{operator_qualifiers}\s+)?" + _OP
 _HUMAN = r"{!human_nouns}\b(?!\s+(?!{stop_words}\b)\w)"
 """"Human" ending its phrase (before a stop word, a mark, or the end): "the human king" is a
 person of the story."""
+_OP_OR_HUMAN = f"(?:{_OP}|{_HUMAN})"
 _AT_EN = r"(?:at|behind|in\s+front\s+of)\s+(?:a|the|their|your)\s+"
 _AT_PT = r"(?:no|ao|atr[aá]s\s+do|diante\s+do|em\s+frente\s+ao)\s+"
 _BY_PT = r"(?:pel[oa]s?|por\s+(?:uma?|algum|alguma))\s+"
@@ -194,7 +195,7 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             r"\b{!operator_nouns}-{control_verbs}\b",
             r"\b{!human_nouns}-{role_verbs}\b",
             r"\b{!operator_nouns}'s\s+{avatar_nouns}\b",
-            r"\b{imperatives}\s+for\s+(?:the|our|your)\s+{!operator_nouns|human_nouns}\b" + _KEEP,
+            r"\b{imperatives}\s+for\s+(?:the|our|your)\s+" + _OP_OR_HUMAN,
             r"\b{input_nouns}\s+(?:from|at|on|via)\s+(?:the|a|their|your)\s+{!interface_nouns}\b",
             r"\b(?:{person_nouns}|{operator_nouns}|{human_nouns}|one|anyone|whoever|who)\s+"
             r"(?:(?:is|sits|sitting|seated)\s+)?" + _AT_EN + r"{!interface_nouns}\b",
@@ -208,8 +209,8 @@ TEMPLATES: dict[str, dict[str, list[str]]] = {
             r"\b{avatar_nouns}\s+(?:{auxiliaries}\s+)?{control_verbs}\s+(?:pel[oa]s?|por\s+uma?)\s+"
             + _HUMAN,
             r"\b{control_verbs}\s+" + _BY_PT + r"{!person_nouns}\s+{operator_qualifiers}\b",
-            r"\b{avatar_nouns}\s+d[oa]s?\s+{!operator_nouns|human_nouns}\b" + _KEEP,
-            r"\b{imperatives}\s+" + _BY_PT + r"{!operator_nouns|human_nouns}\b" + _KEEP,
+            r"\b{avatar_nouns}\s+d[oa]s?\s+" + _OP_OR_HUMAN,
+            r"\b{imperatives}\s+" + _BY_PT + _OP_OR_HUMAN,
             r"\b{input_nouns}\s+(?:d[oa]s?|n[oa]s?|pel[oa]s?|via)\s+{!interface_nouns}\b",
             r"\b(?:{person_nouns}|{operator_nouns}|quem|ningu[eé]m)\s+(?:(?:est[aá]|estiver|"
             r"sentad[oa])\s+)*" + _AT_PT + r"{!interface_nouns}\b",
