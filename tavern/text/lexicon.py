@@ -23,7 +23,8 @@ LANGUAGES: tuple[Language, ...] = ("en", "pt-BR")
 @dataclass(frozen=True)
 class Lexicon:
     """The closed word classes of one language, casefolded. Open classes (nouns, most verbs)
-    are never listed: rules read shape, not vocabularies of things."""
+    are listed only as the small sets a rule's shape names (the contract's operator nouns and
+    verbs), never as vocabularies of things."""
 
     language: Language
     stop_words: frozenset[str]
