@@ -121,7 +121,7 @@ def classes_of(lex: Lexicon) -> Classes:
     return words
 
 
-def compile_template(template: str, words: Classes, *, folded: bool = True) -> Pattern:
+def compile_template(template: str, words: Classes) -> Pattern:
     """A template's regex and triggers: each `{class}` (or `{a|b}`, the union) becomes an
     alternation of its words; the `{!class}` slot gives the triggers.
 
@@ -141,7 +141,7 @@ def compile_template(template: str, words: Classes, *, folded: bool = True) -> P
 
     source = _SLOT.sub(expand, template)
     assert triggers, f"no trigger slot in {template!r}"
-    return Pattern(re.compile(source), frozenset(triggers), template, folded)
+    return Pattern(re.compile(source), frozenset(triggers), template)
 
 
 def acronyms(pattern: str, triggers: Iterable[str]) -> Pattern:
@@ -157,8 +157,8 @@ _KEEP = r"(?!\s+{operator_exclusions}\b)"
 _OP = r"{!operator_nouns}\b" + _KEEP
 _OP_NP = r"{operator_determiners}\s+(?:{operator_qualifiers}\s+)?" + _OP
 _HUMAN = r"{!human_nouns}\b(?!\s+(?!{stop_words}\b)\w)"
-""""Human" ending its phrase (before a stop word, a mark, or the end): "the human king" is a
-person of the story."""
+"""The word "human" ending its phrase (before a stop word, a mark, or the end): "the human
+king" is a person of the story."""
 _OP_OR_HUMAN = f"(?:{_OP}|{_HUMAN})"
 _AT_EN = r"(?:at|behind|in\s+front\s+of)\s+(?:a|the|their|your)\s+"
 _AT_PT = r"(?:no|ao|atr[aá]s\s+do|diante\s+do|em\s+frente\s+ao)\s+"
