@@ -137,6 +137,11 @@ class CommitLine(_LineBase):
     """What the clamps changed in the Director's proposal."""
     filter_cuts: list[FilterCut] = Field(default_factory=list)
     """What the filter rules changed in the turn's narration and replies."""
+    filter_profile: str | None = None
+    """The filter profile the turn's texts were repaired under (`small_local`, `minimal`,
+    `off`); None on lines written before profiles existed."""
+    filter_skipped: list[str] = Field(default_factory=list)
+    """Rules of that profile skipped because they do not read the session's language."""
 
 
 class UndoLine(_LineBase):

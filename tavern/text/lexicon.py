@@ -56,6 +56,16 @@ class Lexicon:
     """Verbs of typing, writing, submitting input."""
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
+    conjunctions: frozenset[str]
+    """Words that join a clause to the one before it (and, but, then; e, mas, então)."""
+    attempting: frozenset[str]
+    """Verbs of trying, every form (tries, attempted; tenta, tentou)."""
+    outcomes: frozenset[str]
+    """Words that say an attempt failed or succeeded (fails, succeeds; falha, consegue)."""
+    prepositions: frozenset[str]
+    """Prepositions of place and relation (at, in, beside; em, no, perto)."""
+    greetings: frozenset[str]
+    """Words a greeting is made of (hello, evening; olá, boa, noite)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

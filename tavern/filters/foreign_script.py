@@ -1,24 +1,23 @@
-"""Words of another script inside a story told in a Latin-script language are cut from
-every answer before any parser reads it.
+"""Rule `foreign_script`: words of a non-Latin script inside a Latin-script story go.
 
-The session languages (`en`, `pt-BR`) are written in Latin letters. The embedded 0.5B
-model now and then drifts into another script mid-sentence; live, the Director's outcome
-ended "... the coffin lies open in the中间" ("middle"), and the text was committed as an
-event every witness remembered. Such a word says nothing the story's reader can read, and
-a run of them can fill a field to its length limit, so it goes; the journal keeps the
-answer as the model wrote it.
+The session languages (`en`, `pt-BR`) are written in Latin letters. A small model now and
+then drifts into another script mid-sentence, and a run of such letters can fill a field to
+its length limit; a reader can read none of it. Cut: letters of the scripts a model drifts
+into (Greek, Cyrillic, Armenian, Hebrew, Arabic, the Indic and Southeast Asian scripts,
+Hangul, kana, CJK ideographs) and the combining marks after them. Kept: Latin letters with
+any diacritic, digits, punctuation, symbols and emoji. Full-width and ideographic
+punctuation becomes its ASCII form (`。` -> `.`), since it only ever follows such a word.
 
-Cut: letters of the non-Latin scripts a model drifts into (Greek, Cyrillic, Armenian,
-Hebrew, Arabic, the Indic and Southeast Asian scripts, Hangul, kana, CJK ideographs) and
-the combining marks after them. Kept: Latin letters with any diacritic, digits,
-punctuation, symbols and emoji. Full-width and ideographic punctuation becomes its ASCII
-form (`。` -> `.`), since it only ever follows such a word.
+Example: "The coffin lies open in the中间." -> "The coffin lies open in the."
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from tavern.filters.context import FilterContext, Target
+from tavern.filters.rule import BOTH, EVERY, TextRule
 
 _FOREIGN = re.compile(
     "["
@@ -61,7 +60,8 @@ def without_foreign_script(text: str) -> str:
 
 
 def answer_without_foreign_script(value: Any) -> Any:
-    """Every string inside a parsed JSON answer, `without_foreign_script` (keys untouched)."""
+    """Every string inside a parsed JSON answer, `without_foreign_script` (keys untouched):
+    for the Director's answers, whose repairs are clamps."""
     if isinstance(value, str):
         return without_foreign_script(value)
     if isinstance(value, dict):
@@ -69,3 +69,10 @@ def answer_without_foreign_script(value: Any) -> Any:
     if isinstance(value, list):
         return [answer_without_foreign_script(item) for item in value]
     return value
+
+
+def _repair(text: str, target: Target, ctx: FilterContext) -> str:
+    return without_foreign_script(text)
+
+
+RULE = TextRule("foreign_script", EVERY, BOTH, _repair)
