@@ -12,7 +12,9 @@ shut".
 Narration:
 - from the first sentence of four words or more whose key an earlier sentence had, or one of
   its clauses (a comma, semicolon or colon apart, a joining conjunction aside), the text is
-  cut; so is a shorter one said again right after itself ("Someone speaks. Someone speaks.");
+  cut; so is a shorter one said again right after itself, word for word but for an article
+  or a filler in place ("Someone speaks. Someone speaks."; "She turned. She turned again."
+  stays);
 - a run of three to twelve words said three times in a row ends the text after its first
   copy, when the answer ran to its length limit (such a loop never stopped by itself);
 - a text that ran to its limit loses its unfinished last sentence, when a finished one
@@ -91,13 +93,13 @@ def _first_repeat(sentences: list[str], lex: Lexicon) -> int | None:
     """The index of the first sentence repeating an earlier long one, or a clause of one, or
     said again right after itself however short; None when there is none."""
     seen: dict[str, int] = {}
-    before = None
+    before: tuple[str, int] | None = None
     for index, sentence in enumerate(sentences):
-        key = sentence_key(sentence, lex)
-        if key and key == before:
+        key, count = sentence_key(sentence, lex), len(words(sentence))
+        if key and (key, count) == before:
             return index
-        before = key
-        if not key or len(words(sentence)) < MIN_SENTENCE_WORDS:
+        before = (key, count)
+        if not key or count < MIN_SENTENCE_WORDS:
             continue
         if key in seen or any(
             key in k and key in clause_keys(sentences[i], lex) for k, i in seen.items()

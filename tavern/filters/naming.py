@@ -9,7 +9,9 @@ nods.".
 naming exactly one cast member, and no other person of the written pronoun, gets that
 member's pronoun when the sheet tells it (the first word of its appearance, then of its
 description, that names a woman or a man, in either language: "A girl of about fifteen",
-"Um homem atarracado"). A reader takes a wrong pronoun for someone else in the room. A
+"Um homem atarracado"). A reader takes a wrong pronoun for someone else in the room. In
+Portuguese every noun has a gender, so a sentence before holding any noun of the written
+pronoun's gender ("o barqueiro", "a janela") keeps it. A
 "himself"/"herself" in an English sentence whose subject is one cast member, naming no one
 else, is set the same way. Example: "Ilse Brandt looks out. He sees rain." -> "Ilse Brandt
 looks out. She sees rain." (Ilse's sheet: "A girl of about fifteen ...").
@@ -63,8 +65,18 @@ def sheet_pronoun(appearance: str, description: str, language: str) -> str | Non
     return None
 
 
+_GENDERED = {
+    "ele": frozenset("o os um uns do dos no nos ao aos pelo pelos num".split()),
+    "ela": frozenset("a as uma umas da das na nas à às pela pelas numa".split()),
+}
+"""Portuguese articles of each gender: any noun after one may be what "Ele"/"Ela" names."""
+
+
 def _persons_of(words: list[str], pronoun: str) -> bool:
-    """Whether `words` hold a person the written `pronoun` may name ("ferryman", "mulher")."""
+    """Whether `words` hold a person the written `pronoun` may name ("ferryman"); in
+    Portuguese, any noun of its gender ("o barqueiro")."""
+    if pronoun in _GENDERED:
+        return not _GENDERED[pronoun].isdisjoint(words)
     female = pronoun in _FEMININE
     kinds = FEMALE if female else MALE
     ends = ("woman", "women") if female else ("man", "men")
@@ -80,8 +92,8 @@ def with_sheet_pronouns(text: str, cast: Mapping[str, Character], language: str)
     >>> cast = {"C1": Character(id="ilse", mind=Mind(), body=ilse)}
     >>> with_sheet_pronouns("Ilse Brandt looks out. He sees rain.", cast, "en")
     'Ilse Brandt looks out. She sees rain.'
-    >>> with_sheet_pronouns("Ilse Brandt olha. Ele vê a chuva.", cast, "pt-BR")
-    'Ilse Brandt olha. Ela vê a chuva.'
+    >>> with_sheet_pronouns("Ilse Brandt sorri. Ele vê a chuva.", cast, "pt-BR")
+    'Ilse Brandt sorri. Ela vê a chuva.'
     """
     if language == "en" and _REFLEXIVE.search(text):
         text = _with_sheet_reflexives(text, cast)

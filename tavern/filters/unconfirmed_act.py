@@ -210,6 +210,8 @@ def retells_attempt(sentence: str, name: str, attempts: Sequence[str], lex: Lexi
     >>> retells_attempt("Ilse Brandt tries the window, but it sticks.", "Ilse Brandt",
     ...                 ["walks to the window"], en)
     False
+    >>> retells_attempt("Ilse Brandt tries the toll box.", "Ilse Brandt", ["tries the toll box"], en)
+    False
     """
     said, own = words(sentence), words(name)
     if said[: len(own)] != own:
@@ -222,6 +224,8 @@ def retells_attempt(sentence: str, name: str, attempts: Sequence[str], lex: Lexi
         lead += 1
     if not lex.attempting.intersection(rest[:lead]):
         return False
+    if lex.language == "en" and rest[lead - 1] != "to":
+        return False  # "tries the box" tells what was tried; "tries to open it" an attempt
     told = [_stem(w, lex.language) for w in rest[lead:]]
     for attempt in attempts:
         act = words(attempt)

@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import out_of_world
+from tavern.filters import out_of_world
 from tavern.contract import _lexical, alternation
 from tavern.contract.alternation import matches_any, top_branches
 
 LEXICAL = re.compile(
     "|".join(f"(?:{p})" for p in (*_lexical.NOUN, *_lexical.ROLE, *_lexical.VERB)), re.I
 )
-PATTERNS = [out_of_world.OUT_OF_WORLD, out_of_world.NARRATOR_OUT_OF_WORLD, LEXICAL]
+PATTERNS = [*out_of_world.NARRATION.values(), LEXICAL]
 
 PHRASES = [
     "as an AI", "language model", "I am just a digital assistant", "cannot assist with that",
@@ -78,12 +78,12 @@ def test_a_branch_with_a_lookbehind_still_sees_the_whole_text() -> None:
 def test_negative_control_a_wrong_requirement_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """A prefilter that skips a branch that could match is what the property would show."""
     text = "How can I assist you today?"
-    assert _agrees(out_of_world.OUT_OF_WORLD, text)
+    assert _agrees(out_of_world.SPEECH["en"], text)
     planted = frozenset({"never-in-any-text"})
     monkeypatch.setattr(alternation, "required_literals", lambda regex: (True, (planted,)))
     alternation._branches.cache_clear()
     try:
-        assert not _agrees(out_of_world.OUT_OF_WORLD, text)
+        assert not _agrees(out_of_world.SPEECH["en"], text)
     finally:
         alternation._branches.cache_clear()
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents.repetition import sentence_spans
+from tavern.text import sentence_spans
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import ActionRecord, Audience, EventRecord, HistoryRecord, PerceptionEvent
 from tavern.runner import follow_up
