@@ -25,8 +25,8 @@ import argparse
 import asyncio
 import hashlib
 import json
-import re
 import sys
+from dataclasses import replace
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -175,8 +175,125 @@ def compare(out: Path, against: Path) -> list[str]:
     return found
 
 
-def _sentence_count(text: str) -> int:
-    return len(re.findall(r"[.!?…](?:\s|$)", text))
+def _records(beat: dict[str, Any], turn: int, seq: int, slots: list[str]) -> list[Any]:
+    """The records of a corpus beat: the human's attempts (C1) and the events."""
+    from tavern.records import ActionRecord, Audience, EventRecord
+
+    seen = Audience(origin="zone", perceivers=slots)
+    out: list[Any] = []
+    for speaker, text in beat.get("attempts", []):
+        if speaker == "C1":
+            out.append(ActionRecord(seq=seq + len(out), turn_number=turn, speaker=speaker,
+                                    author="human", audience=seen, text=text))  # fmt: skip
+    for text, actor in beat.get("events", []):
+        out.append(
+            EventRecord(
+                seq=seq + len(out), turn_number=turn, speaker=actor or "world",
+                author="director", audience=seen, text=text, actor_id=actor,
+                event_kind="action_outcome" if actor else "world_event",
+            )
+        )  # fmt: skip
+    return out
+
+
+def _reply_records(reply: dict[str, Any], turn: int, seq: int, slots: list[str]) -> list[Any]:
+    from tavern.records import ActionRecord, Audience, SpeechRecord, ThoughtRecord
+
+    heard = Audience(origin="zone", perceivers=slots)
+    own = Audience(origin="private", perceivers=[reply["speaker"]])
+    kinds = (("speech", SpeechRecord, heard), ("thought", ThoughtRecord, own),
+             ("action_intent", ActionRecord, heard))  # fmt: skip
+    out = []
+    for field, kind, audience in kinds:
+        if reply.get(field):
+            out.append(kind(seq=seq + len(out), turn_number=turn, speaker=reply["speaker"],
+                            author="character", audience=audience, text=reply[field]))  # fmt: skip
+    return out
+
+
+class Tally:
+    """Sentences seen and cut, per (rule, language)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], int] = {}
+        self.cut: dict[tuple[str, str], list[str]] = {}
+
+    def add(self, rule: str, language: str, before: dict[str, str], after: dict[str, str]) -> None:
+        from tavern.text import sentences
+
+        key = (rule, language)
+        for target, text in before.items():
+            said = sentences(text)
+            kept = after.get(target, "")
+            self.seen[key] = self.seen.get(key, 0) + len(said)
+            self.cut.setdefault(key, []).extend(s for s in said if s not in kept)
+
+
+def false_positives(paths: list[Path]) -> Tally:
+    """Every rule alone over the clean corpus (see the module), beat by beat."""
+    from tavern.filters import ALL_RULES, FilterContext, Speaker, apply_rules
+    from tavern.records import Audience, NarrationRecord
+    from tavern.records.character import Body, Character, Mind
+
+    tally = Tally()
+    for path in paths:
+        header: dict[str, Any] = {}
+        history: list[Any] = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if "header" in row:
+                header, history = row["header"], []
+                cast = {
+                    slot: Character(
+                        id=slot.lower(),
+                        body=Body(display_name=m["name"], appearance=m["appearance"],
+                                  description_ref=m["description"]),
+                        mind=Mind(personality=m["personality"], secrets=m["secrets"]),
+                    )
+                    for slot, m in header["cast"].items()
+                }  # fmt: skip
+                slots = list(cast)
+                continue
+            turn = row["beat"]
+            seq = len(history) + 1
+            beat = _records(row, turn, seq, slots)
+            language = header["language"]
+            base = FilterContext(
+                language=language, turn=turn, cast=cast, title=header["title"],
+                stage=tuple(header["stage"]), staging=tuple(header["staging"]),
+                facts=tuple(header["facts"]), directives=tuple(header["directives"]),
+                public=tuple([*header["stage"], *header["facts"]]),
+                history=tuple(history), beat=tuple(beat),
+            )  # fmt: skip
+            narration = {"narration": row["narration"]}
+            for name, rule in ALL_RULES.items():
+                if "narration" in rule.targets and language in rule.languages:
+                    result = apply_rules([rule], narration, base, {name})
+                    tally.add(name, language, narration, result.texts)
+            told = NarrationRecord(seq=seq + len(beat), turn_number=turn, speaker="narrator",
+                                   author="renderer", audience=Audience(origin="public"),
+                                   text=row["narration"])  # fmt: skip
+            heard = [*history, *beat]
+            said: list[Any] = []
+            for reply in row.get("replies", []):
+                member = cast[reply["speaker"]]
+                ctx = replace(
+                    base,
+                    history=tuple(heard + said),
+                    beat=(),
+                    speaker=Speaker(reply["speaker"], member.body.display_name,
+                                    member.body.appearance, member.mind.personality,
+                                    tuple(member.mind.secrets)),
+                )  # fmt: skip
+                texts = {f: reply[f] for f in ("speech", "thought", "action_intent") if reply.get(f)}
+                for name, rule in ALL_RULES.items():
+                    mine = {t: x for t, x in texts.items() if t in rule.targets}
+                    if mine and language in rule.languages:
+                        result = apply_rules([rule], texts, ctx, {name})
+                        tally.add(name, language, mine, result.texts)
+                said += _reply_records(reply, turn, seq + len(beat) + 1 + len(said), slots)
+            history += [*beat, told, *said]
+    return tally
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--out", type=Path, required=True)
     play.add_argument("--turns", type=int, default=30)
     play.add_argument("--against", type=Path)
+    fp = sub.add_parser("fp", help="false positives per rule and language on clean prose")
+    fp.add_argument("--show", action="store_true", help="print every sentence cut")
     args = parser.parse_args(argv)
+    if args.command == "fp":
+        return _print_fp(args.show)
     if args.command == "replay":
         for name, digest in replay(args.out, args.turns).items():
             print(f"{name}: {digest}")
@@ -195,6 +316,34 @@ def main(argv: list[str] | None = None) -> int:
             for line in compare(args.out, args.against):
                 print(line)
     return 0
+
+
+def _print_fp(show: bool) -> int:
+    from tavern.filters import ALL_RULES
+    from tavern.text import LANGUAGES
+
+    tally = false_positives(sorted(CLEAN_DIR.glob("*.jsonl")))
+    print(f"clean corpus: {', '.join(p.name for p in sorted(CLEAN_DIR.glob('*.jsonl')))}")
+    print(f"precision bar: at most {PRECISION_BAR:.0%} of clean sentences cut, per language")
+    over = 0
+    for name, rule in sorted(ALL_RULES.items()):
+        cells = []
+        for language in LANGUAGES:
+            if language not in rule.languages:
+                cells.append(f"{language}: skipped")
+                continue
+            seen = tally.seen.get((name, language), 0)
+            cut = len(tally.cut.get((name, language), []))
+            rate = cut / seen if seen else 0.0
+            over += rate > PRECISION_BAR
+            flag = "  OVER THE BAR" if rate > PRECISION_BAR else ""
+            cells.append(f"{language}: {cut}/{seen} = {rate:.2%}{flag}")
+        print(f"  {name:16s} " + "; ".join(cells))
+        if show:
+            for language in LANGUAGES:
+                for sentence in tally.cut.get((name, language), []):
+                    print(f"      [{language}] {sentence}")
+    return 1 if over else 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ this beat confirms an act of that character and shares a content word with it (f
 or more, one inside the other, in the session's language: "Maren Holt abre a caixa" is
 confirmed by "Maren Holt abre a caixa de pedágio"). A verb of perceiving or undergoing (the
 language's `perceiving`: "sees", "vê", "hears", "ouve", "is", "está") is no act and stays:
-"Maren Holt vê a chuva" stays as "Maren Holt sees the rain" does. A verb of speaking stays
+"Maren Holt vê a chuva" stays as "Maren Holt sees the rain" does; so does a verb negated
+("does not reach", "não abre") and a possessive read as a verb ("Maren Holt's pen"). A verb of speaking stays
 bare only, for someone who spoke since the last Director call ("Ilse Brandt whispers
 something to Maren Holt."; a whisper only for someone who whispered). A sentence right after
 a dropped one whose pronoun named only that one's subject goes too.
@@ -103,14 +104,26 @@ class _Support:
         return any(_shares(said, _content(t, lex)) for t in self.confirmed.get(slot, ()))
 
 
+TAG_ONLY = {
+    "en": frozenset(
+        "continue continues continued begin begins began add adds added repeat repeats"
+        " repeated".split()
+    ),
+    "pt-BR": frozenset("continua continuou acrescenta acrescentou repete repetiu".split()),
+}
+"""Verbs of speaking only in a dialogue tag; joined to an act ("and then continues"), they
+move."""
+
+
 def _joined_speech(sentence: str, acts: list[Act], lex: Lexicon) -> list[Act]:
-    """A verb of speaking joined by a conjunction to a cast member's act is theirs too ("Ilse
-    Brandt sees the toll box and asks who is on it.")."""
+    """A verb of speaking joined by "and" to a cast member's act is theirs too ("Ilse Brandt
+    sees the toll box and asks who is on it.")."""
     if not acts:
         return []
     said = words(sentence)
+    speaking = lex.speaking - TAG_ONLY[lex.language]
     for before, word in zip(said, said[1:], strict=False):
-        if before in lex.conjunctions and word in lex.speaking:
+        if before in ("and", "e") and word in speaking:
             if any(act.verb == word for act in acts):
                 return []
             return [Act(acts[0].subjects, word, acts[0].by_pronoun)]
@@ -132,13 +145,36 @@ def unsupported(text: str, names: Names, support: _Support, actor: str | None, l
             acts += _joined_speech(sentence, acts, lex)
             orphan = any(act.by_pronoun and set(act.subjects) <= set(dropped) for act in acts)
             unbacked = [
-                act for act in acts if act.verb not in lex.perceiving and not support(act, sentence)
+                act
+                for act in acts
+                if act.verb not in lex.perceiving
+                and not _no_act(act.verb, words(sentence), lex)
+                and not support(act, sentence)
             ]
             gone.append(orphan or bool(unbacked))
             dropped = tuple(slot for act in acts for slot in act.subjects) if gone[-1] else ()
         if not any(gone):
             return text
         text = kept_sentences(text, spans, gone)
+
+
+def _no_act(verb: str, said: list[str], lex: Lexicon) -> bool:
+    """Whether `verb`, read as a sentence's act, states none: a possessive read as a verb
+    ("Maren Holt's pen stops"), a negation ("não"), or a verb negated right after it or
+    right before it ("does not reach", "never reaches").
+
+    >>> from tavern.text import lexicon_for
+    >>> en = lexicon_for("en")
+    >>> _no_act("does", "teodor vask does not reach for it".split(), en)
+    True
+    >>> _no_act("reaches", "teodor vask reaches for it".split(), en)
+    False
+    """
+    if "'" in verb or "’" in verb or verb in lex.negations:
+        return True
+    at = said.index(verb) if verb in said else -1
+    near = said[at - 1 : at] + said[at + 1 : at + 2] if at >= 0 else []
+    return not lex.negations.isdisjoint(near)
 
 
 def _confirmed(event: EventRecord, names: Names, lex: Lexicon) -> list[tuple[str, str]]:
