@@ -69,6 +69,27 @@ _MAKING_AN_ATTEMPT = {
 tentativa de")."""
 
 
+_JOINS = {
+    "pt-BR": re.compile(r",\s*(?:e|mas|então|entao)\s+|;\s+|\s+e\s+(?:então\s+)?"),
+}
+"""Where a later clause may start with a subject of its own, in a language whose joining
+words `physics.acts` (written for English) does not split at."""
+
+
+def _acts(
+    sentence: str, names: Names, before: str | None, lex: Lexicon
+) -> tuple[list[Act], str | None]:
+    """The acts of `sentence` (`physics.acts.read_acts`), and of each later clause after a
+    joining word of the language; who a following pronoun names."""
+    acts, after = read_acts(sentence, names, before)
+    joins = _JOINS.get(lex.language)
+    if joins is not None:
+        for clause in joins.split(sentence)[1:]:
+            more, after = read_acts(clause, names, after)
+            acts += [a for a in more if a not in acts]
+    return acts, after
+
+
 def _content(text: str, lex: Lexicon) -> set[str]:
     return {w for w in words(text) if len(w) >= 4 and w not in lex.stop_words}
 
@@ -141,7 +162,7 @@ def unsupported(text: str, names: Names, support: _Support, actor: str | None, l
         dropped: tuple[str, ...] = ()
         for a, b in spans:
             sentence = text[a:b]
-            acts, before = read_acts(sentence, names, before)
+            acts, before = _acts(sentence, names, before, lex)
             acts += _joined_speech(sentence, acts, lex)
             orphan = any(act.by_pronoun and set(act.subjects) <= set(dropped) for act in acts)
             unbacked = [
@@ -184,7 +205,7 @@ def _confirmed(event: EventRecord, names: Names, lex: Lexicon) -> list[tuple[str
     found = []
     before = event.actor_id
     for sentence in (event.text[a:b] for a, b in sentence_spans(event.text)):
-        acts, before = read_acts(sentence, names, before)
+        acts, before = _acts(sentence, names, before, lex)
         if not acts and event.actor_id is not None and not named(words(sentence), names):
             found.append((event.actor_id, sentence))
         for act in acts:
