@@ -26,8 +26,8 @@ import asyncio
 import hashlib
 import json
 import sys
-from dataclasses import replace
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -262,7 +262,7 @@ def false_positives(paths: list[Path]) -> Tally:
                 language=language, turn=turn, cast=cast, title=header["title"],
                 stage=tuple(header["stage"]), staging=tuple(header["staging"]),
                 facts=tuple(header["facts"]), directives=tuple(header["directives"]),
-                public=tuple([*header["stage"], *header["facts"]]),
+                public=(*header["stage"], *header["facts"]),
                 history=tuple(history), beat=tuple(beat),
             )  # fmt: skip
             narration = {"narration": row["narration"]}
@@ -285,7 +285,9 @@ def false_positives(paths: list[Path]) -> Tally:
                                     member.body.appearance, member.mind.personality,
                                     tuple(member.mind.secrets)),
                 )  # fmt: skip
-                texts = {f: reply[f] for f in ("speech", "thought", "action_intent") if reply.get(f)}
+                texts = {
+                    f: reply[f] for f in ("speech", "thought", "action_intent") if reply.get(f)
+                }
                 for name, rule in ALL_RULES.items():
                     mine = {t: x for t, x in texts.items() if t in rule.targets}
                     if mine and language in rule.languages:

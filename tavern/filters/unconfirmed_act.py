@@ -14,10 +14,10 @@ or more, one inside the other, in the session's language: "Maren Holt abre a cai
 confirmed by "Maren Holt abre a caixa de pedágio"). A verb of perceiving or undergoing (the
 language's `perceiving`: "sees", "vê", "hears", "ouve", "is", "está") is no act and stays:
 "Maren Holt vê a chuva" stays as "Maren Holt sees the rain" does; so does a verb negated
-("does not reach", "não abre") and a possessive read as a verb ("Maren Holt's pen"). A verb of speaking stays
-bare only, for someone who spoke since the last Director call ("Ilse Brandt whispers
-something to Maren Holt."; a whisper only for someone who whispered). A sentence right after
-a dropped one whose pronoun named only that one's subject goes too.
+("does not reach", "não abre") and a possessive read as a verb ("Maren Holt's pen"). A verb
+of speaking stays bare only, for someone who spoke since the last Director call ("Ilse Brandt
+whispers something to Maren Holt."; a whisper only for someone who whispered). A sentence
+right after a dropped one whose pronoun named only that one's subject goes too.
 
 Three more ways to act for someone go: a narration opening on a pronoun when the beat has no
 single actor ("She holds a candle ..." names no one a reader can tell); a bare whisper ("The
@@ -267,7 +267,7 @@ def retells_attempt(sentence: str, name: str, attempts: Sequence[str], lex: Lexi
     >>> retells_attempt("Ilse Brandt tries the window, but it sticks.", "Ilse Brandt",
     ...                 ["walks to the window"], en)
     False
-    >>> retells_attempt("Ilse Brandt tries the toll box.", "Ilse Brandt", ["tries the toll box"], en)
+    >>> retells_attempt("Ilse Brandt tries the box.", "Ilse Brandt", ["tries the box"], en)
     False
     """
     said, own = words(sentence), words(name)

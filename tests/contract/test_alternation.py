@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.filters import out_of_world
 from tavern.contract import _lexical, alternation
 from tavern.contract.alternation import matches_any, top_branches
+from tavern.filters import out_of_world
 
 LEXICAL = re.compile(
     "|".join(f"(?:{p})" for p in (*_lexical.NOUN, *_lexical.ROLE, *_lexical.VERB)), re.I

@@ -9,6 +9,7 @@ import pytest
 
 from tavern.filters import ALL_RULES, TextRule
 from tavern.filters.rule import apply_rules
+
 from .cases import CASES, context, load, texts
 
 RULES = sorted(ALL_RULES)

@@ -51,6 +51,7 @@ def unconfirmed_acts(text: str, cast: Any, recent: list[Any], turn: int) -> str:
     )
     return apply_rules([RULE], {"narration": text}, ctx, {RULE.name}).texts.get("narration", "")
 
+
 CAST = {
     slot: Character(id=slot.lower(), mind=Mind(), body=Body(display_name=name, description_ref="x"))
     for slot, name in [("C1", "Ilse Brandt"), ("C2", "Maren Holt"), ("C3", "Teodor Vask")]

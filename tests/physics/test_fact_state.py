@@ -36,6 +36,7 @@ def without_state_flips(text: str, facts: list[str], events: list[str]) -> str:
     ctx = FilterContext(facts=tuple(facts), history=told)
     return apply_rules([RULE], {"narration": text}, ctx, {RULE.name}).texts.get("narration", "")
 
+
 TOLL_FACTS = [
     "The river is too high to cross until dawn.",
     "The toll box sits locked on the counting table.",

@@ -12,10 +12,9 @@ import pytest
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import EventRecord, NarrationRecord, TurnInput
-from tavern.runner import turn
 from tavern.runner.limits import KernelLimits
 
-from .kit import without_filters, director_answer, recording_runner, run
+from .kit import director_answer, recording_runner, run, without_filters
 
 OPENS = "Agnese Corvo opens the notary's satchel and reads the will aloud."
 """An act for the character the human plays in the vintners' wake (C1)."""

@@ -15,10 +15,9 @@ from tavern.physics.acts import sentence_spans
 from tavern.physics.clamps import ClampContext, clamp_decision
 from tavern.physics.directive_copy import copies_a_directive, directive_runs
 from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
-from tavern.runner import turn
 from tavern.store import Library
 
-from .kit import without_filters, KitFactory, events_committed, narrated_once
+from .kit import KitFactory, events_committed, narrated_once, without_filters
 
 SECRETS = "Reveal secrets through action and slips, never through confession on demand."
 LIVE = (

@@ -137,7 +137,10 @@ CYCLE = "In the long hall, the air is cold. " + FACTS * 8
 
 def _loop_turn(tmp_path: Path) -> tuple[list[str], list[LlmCallLine]]:
     records, _, calls = _turn(
-        tmp_path, CYCLE[: prose.NARRATION_MAX_CHARS], {"speech": "Hm."}, scenario="the-vintners-wake"
+        tmp_path,
+        CYCLE[: prose.NARRATION_MAX_CHARS],
+        {"speech": "Hm."},
+        scenario="the-vintners-wake",
     )
     return _narration(records), [c for c in calls if c.agent == "prose"]
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.llm.provider import ProviderRequest
 from tavern.records import TurnInput
 from tavern.runner import calls
-from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run

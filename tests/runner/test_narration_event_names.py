@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+import tavern.filters.context as filter_context
 from tavern.llm.provider import ProviderRequest
 from tavern.records import NarrationRecord, TurnInput
-import tavern.filters.context as filter_context
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 
