@@ -44,7 +44,7 @@ from tavern.records import (
     SpeechRecord,
     ThoughtRecord,
 )
-from tavern.text import Lexicon, kept_sentences, sentence_key, sentence_spans, word_runs, words
+from tavern.text import Lexicon, kept_sentences, sentence_spans, word_runs, words, words_key
 
 MIN_ECHO_WORDS = 5
 BEAT_ECHO_WORDS = 3
@@ -85,7 +85,7 @@ def act_stem_for(word: str, language: str) -> str:
 
 
 def _key(said: list[str], lex: Lexicon) -> str:
-    return sentence_key(" ".join(said), lex)
+    return words_key(said, lex)
 
 
 def _act_key(said: list[str], lex: Lexicon) -> str:
@@ -115,8 +115,8 @@ def _tails(text: str, lex: Lexicon, *, short_labels: bool, acts: bool = False) -
 
 def _line_keys(text: str, lex: Lexicon, least: int = MIN_ECHO_WORDS) -> set[str]:
     """The keys of `text` whole and of each of its sentences, of `least` words or more."""
-    parts = [text, *(text[a:b] for a, b in sentence_spans(text))]
-    return {_key(words(p), lex) for p in parts if len(words(p)) >= least}
+    parts = [words(text), *(words(text[a:b]) for a, b in sentence_spans(text))]
+    return {words_key(said, lex) for said in parts if len(said) >= least}
 
 
 def _perceived(ctx: FilterContext, kinds: tuple[type, ...]) -> Iterator[HistoryRecord]:

@@ -38,7 +38,15 @@ from tavern.filters.context import FilterContext, Target
 from tavern.filters.heard import said_back
 from tavern.filters.rule import BOTH, EVERY, TextRule
 from tavern.records import EventRecord, NarrationRecord
-from tavern.text import Lexicon, kept_sentences, sentence_key, sentence_spans, word_runs, words
+from tavern.text import (
+    Lexicon,
+    kept_sentences,
+    sentence_key,
+    sentence_spans,
+    word_runs,
+    words,
+    words_key,
+)
 
 RETOLD_NARRATIONS = 8
 """Earlier narrations whose sentences a new one may not tell again."""
@@ -81,13 +89,16 @@ def told_texts(ctx: FilterContext) -> list[str]:
     return told[::-1]
 
 
-def _keys(texts: Sequence[str], lex: Lexicon) -> set[str]:
-    return {
-        sentence_key(s, lex)
-        for text in texts
-        for s in (text[a:b] for a, b in sentence_spans(text))
-        if len(words(s)) >= MIN_SENTENCE_WORDS
-    }
+def _predicate(key: str, subjects: list[list[str]], lex: Lexicon) -> str | None:
+    said = key.split()
+    for subject in subjects:
+        if said[: len(subject)] == subject:
+            said = said[len(subject) :]
+            break
+    else:
+        if said and said[0] in lex.pronouns:
+            said = said[1:]
+    return " ".join(said) if len(said) >= MIN_PREDICATE_WORDS else None
 
 
 def predicate(sentence: str, subjects: list[list[str]], lex: Lexicon) -> str | None:
@@ -101,31 +112,32 @@ def predicate(sentence: str, subjects: list[list[str]], lex: Lexicon) -> str | N
     ...     predicate("Ilse Brandt sees a tall window with a small lamp on it", subjects, en))
     True
     """
-    said = sentence_key(sentence, lex).split()
-    for subject in subjects:
-        if said[: len(subject)] == subject:
-            said = said[len(subject) :]
-            break
-    else:
-        if said and said[0] in lex.pronouns:
-            said = said[1:]
-    return " ".join(said) if len(said) >= MIN_PREDICATE_WORDS else None
+    return _predicate(sentence_key(sentence, lex), subjects, lex)
+
+
+def _told(
+    texts: Sequence[str], subjects: list[list[str]], lex: Lexicon
+) -> tuple[set[str], set[str]]:
+    """The keys (of `MIN_SENTENCE_WORDS` words or more) and the predicates of the sentences
+    of `texts`, each sentence's words read once."""
+    keys: set[str] = set()
+    predicates: set[str] = set()
+    for text in texts:
+        for a, b in sentence_spans(text):
+            said = words(text[a:b])
+            key = words_key(said, lex)
+            if len(said) >= MIN_SENTENCE_WORDS:
+                keys.add(key)
+            found = _predicate(key, subjects, lex)
+            if found is not None:
+                predicates.add(found)
+    return keys, predicates
 
 
 def _subjects(ctx: FilterContext) -> list[list[str]]:
     forms = {tuple(words(name)) for name in ctx.names}
     forms |= {form[:1] for form in forms if form}
     return sorted((list(f) for f in forms if f), key=len, reverse=True)
-
-
-def _predicates(texts: Sequence[str], subjects: list[list[str]], lex: Lexicon) -> set[str]:
-    found = set()
-    for text in texts:
-        for a, b in sentence_spans(text):
-            key = predicate(text[a:b], subjects, lex)
-            if key is not None:
-                found.add(key)
-    return found
 
 
 def _begins_told(sentence: str, told: set[str], lex: Lexicon) -> bool:
@@ -195,25 +207,24 @@ def _misattributed(sentence: str, tails: list[tuple[str, frozenset[str]]], event
 def _narration(text: str, ctx: FilterContext) -> str:
     lex = ctx.lexicon
     spans = sentence_spans(text)
-    sentences = [text[a:b] for a, b in spans]
     events = ctx.beat_events()
-    told = told_texts(ctx)
-    keys = _keys(told, lex)
     subjects = _subjects(ctx)
-    told_predicates = _predicates(told, subjects, lex) - _predicates(events, subjects, lex)
+    keys, told_predicates = _told(told_texts(ctx), subjects, lex)
+    told_predicates -= _told(events, subjects, lex)[1]
     staged = [*ctx.stage, *(c.body.appearance for c in ctx.cast.values())]
     recited = _runs(staged, RECITAL_WORDS) - _runs(events, RECITAL_WORDS)
     tails = _fact_tails(ctx.facts, lex)
     unfinished = text.rstrip()[-1:] not in ".!?…\"'”’)]"
     gone = []
-    for i, sentence in enumerate(sentences):
-        said = words(sentence)
+    for i, (a, b) in enumerate(spans):
+        said = words(text[a:b])
+        key = words_key(said, lex)
         gone.append(
-            (len(said) >= MIN_SENTENCE_WORDS and sentence_key(sentence, lex) in keys)
-            or (unfinished and i == len(sentences) - 1 and _begins_told(sentence, keys, lex))
-            or predicate(sentence, subjects, lex) in told_predicates
+            (len(said) >= MIN_SENTENCE_WORDS and key in keys)
+            or (unfinished and i == len(spans) - 1 and _begins_told(text[a:b], keys, lex))
+            or _predicate(key, subjects, lex) in told_predicates
             or not recited.isdisjoint(word_runs(said, RECITAL_WORDS))
-            or _misattributed(sentence, tails, events, lex)
+            or _misattributed(text[a:b], tails, events, lex)
         )
     return _without_fact_recitals(text, spans, gone, ctx, events)
 
@@ -223,13 +234,14 @@ def _without_fact_recitals(
 ) -> str:
     lex = ctx.lexicon
     runs = _fact_runs(ctx.facts, lex)
-    if runs:
+    held: list[set[int]] = [
+        set() if g else _facts_in(text[a:b], runs, lex)
+        for (a, b), g in zip(spans, gone, strict=True)
+    ]
+    if any(held):  # most narrations tell no fact: the window is not read
         free = set().union(*(_facts_in(e, runs, lex) for e in events))
+        held = [facts - free for facts in held]
         told = set().union(*(_facts_in(n, runs, lex) for n in ctx.narrations()))
-        held = [
-            set() if g else _facts_in(text[a:b], runs, lex) - free
-            for (a, b), g in zip(spans, gone, strict=True)
-        ]
         listed = len(set().union(*held)) >= 2
         for i, facts in enumerate(held):
             if facts and (listed or facts & told):

@@ -26,6 +26,7 @@ from tavern.text.sentences import (
     sentence_spans,
     sentences,
     without_sentences,
+    words_key,
 )
 from tavern.text.words import (
     WORD,
@@ -62,4 +63,5 @@ __all__ = [
     "word_spans",
     "without_sentences",
     "words",
+    "words_key",
 ]

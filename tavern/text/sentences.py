@@ -96,5 +96,16 @@ def sentence_key(sentence: str, lexicon: Lexicon) -> str:
         >>> sentence_key("O sino ainda toca.", lexicon_for("pt-BR"))
         'sino toca'
     """
-    drop = lexicon.articles | lexicon.fillers
-    return " ".join(w for w in words(sentence) if w not in drop)
+    return words_key(words(sentence), lexicon)
+
+
+def words_key(said: Sequence[str], lexicon: Lexicon) -> str:
+    """`sentence_key` of a sentence whose folded words (`words`) are `said`, for a rule that
+    reads them anyway.
+
+    Example:
+        >>> from tavern.text import lexicon_for
+        >>> words_key(["the", "bell", "tolls", "again"], lexicon_for("en"))
+        'bell tolls'
+    """
+    return " ".join(w for w in said if w not in lexicon.articles and w not in lexicon.fillers)
