@@ -5,7 +5,9 @@ A row's `context` is a compact JSON form of `FilterContext`: `cast` (slot -> nam
 appearance, description, personality, secrets), `title`, `stage`, `staging`, `facts`,
 `public`, `directives`, `history` and `beat` (records as the journal writes them: `kind`
 and fields), `capped`, `speaker` (a slot of `cast`), `turn`. A reply row's `input` and
-`expected` are objects of its fields; a narration row's are strings.
+`expected` are objects of its fields; a narration row's are strings. A row carried over from
+a test of the code before the filter layer whose expected text changed on purpose says so in
+`note` (with the text expected before).
 """
 
 from __future__ import annotations
