@@ -23,6 +23,7 @@ from tavern.records import (
     UndoLine,
     utc_now,
 )
+from tavern.records.config import FilterProfile
 from tavern.records.views import CastMember, SessionView, Suggestion, TurnResult
 from tavern.runner.calls import AgentCaller, JsonClient
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
@@ -72,11 +73,14 @@ class Runner:
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
         check_contract: bool = True,
+        filter_profile: FilterProfile = "small_local",
     ) -> None:
         """Wire the runner; nothing is opened or called here.
 
         `check_contract=False` skips the prompt-contract gate; it exists only so that the
         kernel benchmark can report the gate's cost separately. Never turn it off to play.
+        `filter_profile` repairs the model's narration and replies of a session that names
+        no profile of its own (`AppConfig.filter_profile_for` gives the provider's).
         """
         self.store = store
         self.library = library
@@ -87,6 +91,7 @@ class Runner:
         self.check_contract = check_contract
         self._reconciled: set[str] = set()
         """Sessions whose journal this runner has made agree with the store."""
+        self.filter_profile: FilterProfile = filter_profile
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
@@ -124,11 +129,15 @@ class Runner:
             raise RunnerError(str(exc)) from exc
 
     async def create_session(
-        self, scenario_id: str, controlled_character_id: str | None = None
+        self,
+        scenario_id: str,
+        controlled_character_id: str | None = None,
+        filter_profile: FilterProfile | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
 
-        `controlled_character_id` may be a cast slot (`C2`) or a library character id.
+        `controlled_character_id` may be a cast slot (`C2`) or a library character id;
+        `filter_profile`, when given, is the session's own over the runner's.
         """
         try:
             scenario = self.library.get_scenario(scenario_id)
@@ -146,6 +155,8 @@ class Runner:
             raise SessionNotFoundError(str(exc)) from exc
         except StoreError as exc:
             raise InvalidTurnError(str(exc)) from exc
+        if filter_profile is not None:
+            state = state.model_copy(update={"filter_profile": filter_profile})
         start = SystemRecord(
             seq=0,
             turn_number=0,
@@ -235,6 +246,7 @@ class Runner:
                 caller,
                 self.limits,
                 progress,
+                self.filter_profile,
             ).run()
             # One fsync a turn: every line of the turn is on disk before the store commits
             # it. The commit line after the commit is synced with the next turn's lines; a
@@ -259,6 +271,9 @@ class Runner:
                         tick=stored.clock.tick,
                         control_returned=outcome.control_returned,
                         clamp_changes=outcome.clamp_changes,
+                        filter_cuts=outcome.filter_cuts,
+                        filter_profile=outcome.filter_profile,
+                        filter_skipped=outcome.filter_skipped,
                     ),
                 )
             except BaseException:
