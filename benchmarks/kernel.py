@@ -1,6 +1,7 @@
 """Kernel time per turn and the cacheable prompt prefix, with the in-process fake provider.
 
     python -m benchmarks.kernel [--turns 40] [--long 2000]
+    python -m benchmarks.kernel --digest [--turns 30]
 
 Kernel time is the wall time of `Runner.play_turn` minus the time spent inside the model
 provider (the fake's own answer generation stands in for the model wait): loading the
@@ -21,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import hashlib
+import json
 import multiprocessing
 import os
 import platform
@@ -37,6 +40,8 @@ from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
@@ -393,6 +398,58 @@ def _p10(values: list[float]) -> float:
     return ordered[len(ordered) // 10]
 
 
+VOLATILE = frozenset({"ts", "duration_ms", "created_at"})
+"""Fields that hold clock readings: left out of a digest, since no two runs share them."""
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON data without its `VOLATILE` fields, at any depth."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def behaviour_digest(data_dir: Path, sizes: list[int], turns: int) -> dict[str, str]:
+    """SHA-256 digests of what `turns` played turns on each benchmark session sent and kept:
+    every prompt, every answer, every other journal line, every history record and each
+    session's final state (clock readings left out, session ids replaced by their size).
+
+    A change meant to keep behaviour (a cache removed, a loop rewritten) must leave all five
+    digests as they were; a part that moves names what changed. The sessions are built and
+    played as `kernel_times` plays them (one runner, sessions in rotation, gate on).
+    """
+    runner, _ = _runner(data_dir, durable=False, gate=True)
+    sessions = {n: build_session(runner, runner.store, n) for n in sizes}
+
+    async def play() -> None:
+        for i in range(turns):
+            for sid in sessions.values():
+                await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
+
+    asyncio.run(play())
+    parts = {k: hashlib.sha256() for k in ("prompts", "answers", "journal", "records", "state")}
+
+    def add(part: str, session_id: str, size: int, value: Any) -> None:
+        text = json.dumps(_plain(value), sort_keys=True, ensure_ascii=False)
+        parts[part].update(text.replace(session_id, f"<session {size}>").encode() + b"\n")
+
+    for size, sid in sessions.items():
+        for line in read_journal(journal_path(data_dir, sid)):
+            if isinstance(line, LlmCallLine):
+                add("prompts", sid, size, line.request)
+                add("answers", sid, size, [line.agent, line.response, line.error])
+            else:
+                add("journal", sid, size, line)
+        for record in runner.store.history(sid):
+            add("records", sid, size, record)
+        add("state", sid, size, runner.store.load(sid))
+    return {k: h.hexdigest() for k, h in parts.items()}
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     global SCENARIO, HALL, LIMIT
@@ -418,6 +475,12 @@ def main() -> None:
         help="the garbage collector as the server tunes it at start-up (runner.collector),"
         " or CPython's defaults",
     )
+    parser.add_argument(
+        "--digest",
+        action="store_true",
+        help="print digests of the prompts, answers, journal, records and state of --turns"
+        " played turns (see behaviour_digest) instead of timing",
+    )
     args = parser.parse_args()
     global THOROUGH
     THOROUGH = args.director == "thorough"
@@ -425,6 +488,11 @@ def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
     atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     sizes = [args.short, args.long]
+    if args.digest:
+        print(f"{SCENARIO}: {args.turns} turns on sessions of {sizes} turns of history")
+        for part, digest in behaviour_digest(data_dir, sizes, args.turns).items():
+            print(f"  {part:8} {digest}")
+        return
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         sessions = pool.submit(build_sessions, data_dir, sizes, SCENARIO, LIMIT).result()
     print(
