@@ -426,8 +426,11 @@ def behaviour_digest(data_dir: Path, sizes: list[int], turns: int) -> dict[str, 
     sessions = {n: build_session(runner, runner.store, n) for n in sizes}
 
     async def play() -> None:
+        global WAITING
         for i in range(turns):
             for sid in sessions.values():
+                if THOROUGH:
+                    WAITING = waiting_actors(runner, sid, INPUTS[i % len(INPUTS)])
                 await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
 
     asyncio.run(play())
