@@ -157,7 +157,7 @@ def test_the_index_is_used() -> None:
 @pytest.fixture(scope="module")
 def kernel_prompts(tmp_path_factory: pytest.TempPathFactory) -> list[list[ChatMessage]]:
     """Every prompt the contract checked in 30 turns of a 30-turn benchmark session, in order."""
-    runner, _ = kernel._runner(tmp_path_factory.mktemp("kernel"), durable=False, gate=True)
+    runner, _ = kernel._runner(tmp_path_factory.mktemp("kernel"), durable=False)
     session = kernel.build_session(runner, runner.store, 30)
     checked: list[list[ChatMessage]] = []
     plain = contract.check_prompt
