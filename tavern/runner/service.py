@@ -71,24 +71,18 @@ class Runner:
         *,
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
-        check_contract: bool = True,
     ) -> None:
-        """Wire the runner; nothing is opened or called here.
-
-        `check_contract=False` skips the prompt-contract gate; it exists only so that the
-        kernel benchmark can report the gate's cost separately. Never turn it off to play.
-        """
+        """Wire the runner; nothing is opened or called here."""
         self.store = store
         self.library = library
         self.journal = journal
         self.client = client
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
-        self.check_contract = check_contract
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
-        return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
+        return ContractGate(state, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
 
