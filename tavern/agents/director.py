@@ -18,7 +18,6 @@ from tavern.agents.blocks import PromptBlock, Stability, assemble, start_in_sums
 from tavern.agents.render import roster_line, scene_block, zone_graph_block
 from tavern.physics.continued import Continued
 from tavern.physics.prompt_labels import INTERIORITY, THOUGHT_LABEL, line_head
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -267,18 +266,11 @@ def context_blocks(
 
 
 _SEQ = attrgetter("seq")
-_LINES: RecordMemo[str] = RecordMemo()
-"""Rendered window lines: a record stays in the window for many turns."""
 
 
 def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
     """Render the history tail that fits the token budget, start snapped to a seq stride."""
-    names = _LINES.number(tuple((slot, c.body.display_name) for slot, c in state.cast.items()))
-
-    def render(record: HistoryRecord) -> str:
-        return render_record(state, record)
-
-    every = _LINES.all(history, names, render)
+    every = [render_record(state, record) for record in history]
     lines, keys, fed = _shown_lines(every, history)
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.
     truncated = bool(history) and history[0].seq > 0

@@ -9,12 +9,10 @@ from collections.abc import Mapping, Sequence
 from tavern.agents.repetition import sentence_keys
 from tavern.agents.retold_subject import predicate_keys
 from tavern.physics.identity import UNKNOWN_REF, replace_slot_ids
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import EventRecord, HistoryRecord, NarrationRecord
 
 RETOLD_NARRATIONS = 8
 """Earlier narrations whose sentences a new one may not tell again word for word."""
-_EVENT_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
 
 
 def told_sentences(
@@ -44,10 +42,9 @@ def told_sentences(
     )
     if not events:
         return told
-    key = _EVENT_KEYS.number(tuple(named.items()))
 
     def event_keys(record: HistoryRecord) -> frozenset[str]:
         text = replace_slot_ids(record.text, lambda m: named.get(m.group(), UNKNOWN_REF))
         return sentence_keys(text) | predicate_keys([text], list(named.values()))
 
-    return told.union(*_EVENT_KEYS.all(events[::-1], key, event_keys))
+    return told.union(*(event_keys(r) for r in events[::-1]))

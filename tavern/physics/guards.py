@@ -13,7 +13,6 @@ from itertools import chain
 from operator import attrgetter
 
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import tokens_of
 from tavern.physics.secret_fold import SecretFold
 from tavern.records import (
@@ -64,8 +63,8 @@ def scene_texts(scene: Scene) -> list[str]:
 
 @dataclass
 class _Secrets:
-    context: int
-    """Number of the scene and public texts the walk started from (`_CONTEXTS`)."""
+    context: _Context
+    """The scene and public texts the walk started from."""
     history: tuple[HistoryRecord, ...]
     """The records walked, kept alive with the entry (see `_walk`)."""
     fold: SecretFold
@@ -83,10 +82,11 @@ class _Secrets:
     base_length: int = 0
 
 
-_Slot = tuple[int, int, int, int]
-"""(Context number, length, identity of the first record, of the last): where a walk is
-filed."""
-_NO_SLOT: _Slot = (-1, -1, 0, 0)
+_Context = tuple[tuple[str, ...], tuple[str, ...]]
+"""A walk's scene texts and public texts."""
+_Slot = tuple[_Context, int, int, int]
+"""(Context, length, identity of the first record, of the last): where a walk is filed."""
+_NO_SLOT: _Slot = (((), ()), -1, 0, 0)
 """A slot no walk is filed under (a lookup that finds no latest walk)."""
 
 _WALKS: dict[_Slot, _Secrets] = {}
@@ -100,18 +100,13 @@ a beat. A slot names a walk only once its records are checked to be those asked 
 (`_same_records`): two histories may share both ends."""
 
 
-_LATEST: dict[tuple[int, int], _Slot] = {}
+_LATEST: dict[tuple[_Context, int], _Slot] = {}
 """(Context, first record) -> slot of the walk of those made or used last: usually the one
 the next such walk continues (sessions of one scenario share contexts, not records), found
 without scanning every walk."""
 
 
-_CONTEXTS: RecordMemo[None] = RecordMemo()
-"""Only its `number`: a walk's scene and public texts stand as one number in its slot, so
-they are hashed once a call, not on each of a walk's lookups (numbers are never reused)."""
-
-
-def _slot(context: int, records: tuple[HistoryRecord, ...]) -> _Slot:
+def _slot(context: _Context, records: tuple[HistoryRecord, ...]) -> _Slot:
     if not records:
         return (context, 0, 0, 0)
     return (context, len(records), id(records[0]), id(records[-1]))
@@ -146,8 +141,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     same context) continues that walk from where it stopped instead of starting over.
     """
     records = tuple(history)
-    texts = (tuple(scene_texts(scene)), tuple(public_texts))
-    context = _CONTEXTS.number(texts)
+    texts = context = (tuple(scene_texts(scene)), tuple(public_texts))
     slot = _slot(context, records)
     found = _WALKS.get(slot)
     if found is not None and _same_records(found.history, records):
@@ -178,7 +172,7 @@ def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable
     return found
 
 
-def _longest_prefix_walk(context: int, records: tuple[HistoryRecord, ...]) -> _Secrets | None:
+def _longest_prefix_walk(context: _Context, records: tuple[HistoryRecord, ...]) -> _Secrets | None:
     """A remembered walk of the same context whose records begin `records`: the context's
     latest walk when it qualifies, else the longest. Any such walk continues exactly.
 

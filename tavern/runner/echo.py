@@ -63,7 +63,6 @@ from typing import NamedTuple
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
 from tavern.physics.attempt_told import act_stem
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
     CharacterReply,
@@ -306,7 +305,6 @@ class _Heard(NamedTuple):
 
 
 _LINE, _SPEECH, _ATTEMPT, _EVENT = map(itemgetter, range(4))  # the fields, read in C
-_HEARD: RecordMemo[_Heard] = RecordMemo()
 
 
 def _heard(record: HistoryRecord) -> _Heard:
@@ -316,9 +314,8 @@ def _heard(record: HistoryRecord) -> _Heard:
 
 
 def _heard_of(records: Sequence[HistoryRecord]) -> list[_Heard]:
-    """Each record's `_Heard`, remembered per record: each rule asks it of the same window,
-    and a window repeats the last one's records but for a beat's."""
-    return _HEARD.all(records, 0, _heard)
+    """Each record's `_Heard`."""
+    return [_heard(r) for r in records]
 
 
 def echoed_thought(thought: str, records: Sequence[HistoryRecord], viewer: str) -> bool:

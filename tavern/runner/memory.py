@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from tavern.agents import character
-from tavern.agents.render import cached_tokens, tokens_in
+from tavern.agents.render import tokens_in
 from tavern.physics.guards import cast_public_texts, hidden_tokens_for
 from tavern.physics.identity import name_learner, renderer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
+from tavern.physics.redaction import salient_tokens
 from tavern.records import (
     ActionRecord,
     Character,
@@ -116,18 +116,14 @@ def evict(memory: list[str], budget_chars: int) -> list[str]:
 
 def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:
     """Tokens of thoughts and whispers: the only ones the per-viewer guard can ever hide."""
-    return set().union(*_SECRETS.all(context, 0, _record_secrets))
-
-
-_SECRETS: RecordMemo[frozenset[str]] = RecordMemo()
-"""Each record's secret tokens over the beat's context (it repeats the last beat's)."""
+    return set().union(*map(_record_secrets, context))
 
 
 def _record_secrets(record: HistoryRecord) -> frozenset[str]:
     if isinstance(record, ThoughtRecord) or (
         isinstance(record, SpeechRecord) and record.audience.origin == "whisper"
     ):
-        return cached_tokens(record.text)
+        return salient_tokens(record.text)
     return frozenset()
 
 
@@ -142,7 +138,7 @@ def _shows_secret(
     per-viewer guard set is skipped.
     """
     return not secret.isdisjoint(names) or any(
-        not secret.isdisjoint(cached_tokens(r.text)) for r in perceived if isinstance(r, _DIGESTED)
+        not secret.isdisjoint(salient_tokens(r.text)) for r in perceived if isinstance(r, _DIGESTED)
     )
 
 

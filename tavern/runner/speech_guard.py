@@ -19,23 +19,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import itemgetter
 
-from tavern.agents.render import cached_tokens, tokens_in
+from tavern.agents.render import tokens_in
 from tavern.physics.clamps import redact_visible
-from tavern.physics.continued import Continued
 from tavern.physics.guards import scene_texts
-from tavern.physics.record_memo import RecordMemo
+from tavern.physics.redaction import salient_tokens
 from tavern.records import ClampChange, DirectorDecision, HistoryRecord, SessionState, SpeechRecord
 
 RULE = "speech_guard"
 
 
-def _payloads(
-    state: SessionState, context: Sequence[HistoryRecord]
-) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """(audience, tokens not otherwise public) of each spoken (non-whisper) line."""
+Payload = tuple[frozenset[str], frozenset[str]]
+"""(audience, tokens not otherwise public) of one spoken line."""
+
+
+def _payloads(state: SessionState, context: Sequence[HistoryRecord]) -> list[Payload]:
+    """The `Payload` of each spoken (non-whisper) line that has tokens of its own."""
     public = tokens_in(
         [
             *scene_texts(state.scene),
@@ -45,21 +44,13 @@ def _payloads(
             *(c.body.description_ref for c in state.cast.values()),
         ]
     )
-    frozen = frozenset(public)
-
-    def payload(record: HistoryRecord) -> tuple[frozenset[str], frozenset[str]] | None:
-        if not isinstance(record, SpeechRecord) or record.audience.origin == "whisper":
-            return None
-        tokens = cached_tokens(record.text) - frozen
-        return (frozenset(record.audience.perceivers), tokens) if tokens else None
-
-    key = _PAYLOADS.number(frozen)
-    return list(filter(None, _PAYLOADS.all(context, key, payload)))
-
-
-_PAYLOADS: RecordMemo[tuple[frozenset[str], frozenset[str]] | None] = RecordMemo()
-"""A spoken line's (audience, payload) per public word set, None when it has no payload: the
-same on every beat the line stays in the context."""
+    payloads = []
+    for record in context:
+        if isinstance(record, SpeechRecord) and record.audience.origin != "whisper":
+            tokens = salient_tokens(record.text) - public
+            if tokens:
+                payloads.append((frozenset(record.audience.perceivers), tokens))
+    return payloads
 
 
 @dataclass(frozen=True)
@@ -83,27 +74,13 @@ def spoken_words(state: SessionState, context: Sequence[HistoryRecord]) -> Spoke
     return SpokenWords(by_audience, everywhere)
 
 
-Payload = tuple[frozenset[str], frozenset[str]]
-_POOLS: Continued[Payload, dict[frozenset[str], frozenset[str]]] = Continued(kept=4)
-"""The last few contexts' payloads and their pools: a turn's context is the last turn's,
-its beat's lines committed (new records, equal payloads), with this turn's lines appended.
-Pools are never changed once remembered (an extension pools into a copy)."""
-
-
 def _pooled(payloads: list[Payload]) -> dict[frozenset[str], frozenset[str]]:
-    """Each audience of `payloads` and every token it heard; payloads continuing a
-    remembered context's (compared by value, in C) pool only their new lines into its pools."""
-    found = _POOLS.find(payloads)
-    by_audience, tail = (dict(found[0]), payloads[found[1] :]) if found else ({}, payloads)
-    # Lines share a handful of audiences: every test of the guard is per audience, so the
-    # tokens are pooled per audience once instead of walked per line for each event (one
-    # C-level pass per audience over the lines picks its own).
-    heard_by, tokens = list(map(itemgetter(0), tail)), list(map(itemgetter(1), tail))
-    for audience in dict.fromkeys(heard_by):
-        heard = frozenset().union(*compress(tokens, map(audience.__eq__, heard_by)))
-        known = by_audience.get(audience)
-        by_audience[audience] = heard if known is None else known | heard
-    return _POOLS.put(payloads, by_audience)
+    """Each audience of `payloads` and every token it heard: lines share a handful of
+    audiences, and every test of the guard is per audience."""
+    by_audience: dict[frozenset[str], frozenset[str]] = {}
+    for audience, tokens in payloads:
+        by_audience[audience] = by_audience.get(audience, frozenset()) | tokens
+    return by_audience
 
 
 def speech_guard(
