@@ -1,9 +1,9 @@
 """`physics.continued.Continued`: the list found is one the new list truly starts with, and
 the most recent such; a value extended from it equals the value derived afresh.
 
-Three caches use it (`render.log_block`, `prose._spoken_union`, `speech_guard._pooled`), and
-each has its own old == new property test; the negative control here plants a predicate that
-takes any shorter list as continued, and `log_block`'s property test catches it.
+The Director's window (`director._shown_lines`) uses it and has its own old == new property
+test; the negative control here plants a predicate that takes any shorter list as continued,
+and the extension property catches it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents import render
 from tavern.physics import continued
 from tavern.physics.continued import Continued
 
@@ -61,9 +60,8 @@ def test_negative_control_any_shorter_list_taken_as_continued_is_caught(
     def by_length(items: list[str], old: list[str]) -> bool:
         return len(old) <= len(items)
 
-    render._BLOCKS.clear()
     monkeypatch.setattr(continued, "continues", by_length)
+    memo: Continued[str, str] = Continued(3)
     with pytest.raises(AssertionError):
-        for texts in (["Rain drums.", "Ilse sits."], ["The door opens.", "Ilse sits.", "x"]):
-            assert render.log_block(texts) == render.log_lines(texts)
-    render._BLOCKS.clear()
+        for items in (["Rain drums.", "Ilse sits."], ["The door opens.", "Ilse sits.", "x"]):
+            assert _joined(memo, items) == "".join(items)
