@@ -1,8 +1,8 @@
-"""The speech guard pools its spoken words once a beat (`spoken_words`) and keeps no empty
-payload in its memo; the guard as it was stays here as the reference. A property test compares
-old and new, with and without the pooled words handed in (the result never depends on that
-reuse), on generated contexts and decisions; a realistic case guards a hall's speech; the
-negative control plants pooled words of a beat before and is caught."""
+"""The speech guard pools its spoken words once a beat (`spoken_words`, one object the
+beat's clamps share); the guard as it was before pooling stays here as the reference. A
+property test compares old and new, with and without the pooled words handed in (the result
+never depends on that reuse), on generated contexts and decisions; a realistic case guards a
+hall's speech; the negative control plants pooled words of a beat before and is caught."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tavern.agents.render import cached_tokens, tokens_in
+from tavern.agents.render import tokens_in
 from tavern.physics.clamps import redact_visible
 from tavern.physics.guards import scene_texts
+from tavern.physics.redaction import salient_tokens
 from tavern.records import (
     Audience,
     ClampChange,
@@ -49,7 +50,7 @@ def guarded_as_it_was(
     )
     frozen = frozenset(public)
     payloads = [
-        (frozenset(r.audience.perceivers), cached_tokens(r.text) - frozen)
+        (frozenset(r.audience.perceivers), salient_tokens(r.text) - frozen)
         for r in context
         if isinstance(r, SpeechRecord) and r.audience.origin != "whisper"
     ]
