@@ -10,11 +10,9 @@ keeps every attempt.
 from __future__ import annotations
 
 import asyncio
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter
 
 from tavern.agents import character, director, outcome, prose
 from tavern.agents.fact_recital import drop_fact_recitals
@@ -57,9 +55,6 @@ from tavern.runner.replies import said_reply
 from tavern.runner.screen import display_names
 from tavern.runner.speech_guard import speech_guard, spoken_words
 
-_turn_number = attrgetter("turn_number")
-_text = attrgetter("text")
-_is_narration = NarrationRecord.__instancecheck__  # isinstance(r, NarrationRecord), in C
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
@@ -107,9 +102,7 @@ class TurnTransaction:
         if self._perceived is None:
             step = self.limits.window_step
             floor = (self.turn_number - self.limits.perception_turns) // step * step
-            # The window is in seq order, so turn numbers never decrease along it.
-            start = bisect_right(self.history, floor, key=_turn_number)
-            self._perceived = self.history[start:]
+            self._perceived = [r for r in self.history if r.turn_number > floor]
         return self._perceived
 
     async def _report(self, stage: str, fraction: float | None) -> None:
@@ -342,9 +335,8 @@ class TurnTransaction:
 
 
 def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
-    """The texts of the narration records of `history`, in order (C-level passes: the window
-    holds hundreds of records, a fifth of them narration)."""
-    return list(map(_text, filter(_is_narration, history)))
+    """The texts of the narration records of `history`, in order."""
+    return [r.text for r in history if isinstance(r, NarrationRecord)]
 
 
 def _clamp_public(state: SessionState) -> list[str]:
