@@ -171,7 +171,7 @@ class TimedProvider:
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         # Answers whole: a stop-early predicate (the prose role's) runs on the tokens while a
         # real server writes them, inside the model wait; the fake's word-by-word imitation
-        # of that would add its own quadratic work to `kernel_instructions`' counts.
+        # of that would add its own quadratic work to the kernel's time.
         request = replace(request, stop_early=None)
         start, cpu = time.perf_counter(), time.process_time()
         try:
