@@ -31,8 +31,8 @@ def tokens_in(texts: Iterable[str]) -> frozenset[str]:
 def log_lines(texts: Iterable[str]) -> str:
     """Free-text lines, one per text, each behind `LOG` (inner newlines folded).
 
-    >>> log_lines(["a  b", "", "c\nd"])
-    '· a b\n· c d'
+    >>> log_lines(["a  b", "", "c\\nd"])
+    '· a b\\n· c d'
     """
     return "\n".join(filter(None, map(_log_line, texts)))
 
