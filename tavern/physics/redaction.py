@@ -62,6 +62,8 @@ def is_salient(word: str) -> bool:
 
 
 def _salient_normalized(norm: str) -> bool:
+    if norm.isalpha():  # most words: no digit to look for
+        return len(norm) >= 3 and norm not in STOPWORDS
     if any(ch.isdigit() for ch in norm):
         return len(norm) >= 2
     return len(norm) >= 3 and norm not in STOPWORDS
