@@ -48,7 +48,7 @@ from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
-from tavern.physics.respelt import respelt_names
+from tavern.physics.references import respelt_names
 from tavern.records import (
     ActionRecord,
     ChatMessage,

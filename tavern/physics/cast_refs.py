@@ -1,31 +1,20 @@
-"""Clamps on how a Director proposal refers to the cast: names where ids belong, repeated events.
+"""Clamps on repeated events and copied lines.
 
-Small local models often write a character's display name where the schema asks for a slot id
-("Dorotea Sand" in `witness_ids`, `next_speakers`, `actor_id`). The id clamps would then drop
-that reference as unknown: the witness perceives nothing, the queued speaker never speaks. The
-Director is shown every present character's name next to its id, so a reference that is exactly
-one cast member's name (ignoring case and spacing) can only mean that member: `resolve_names`
-maps it to the id before any other clamp judges it. Nothing is widened by this: the mapped ids
-still go through the zone, presence and audience clamps like ids the model wrote itself.
-
-The same models also repeat an event within a beat, verbatim or with other witnesses, and copy
-a line just spoken into an event; `drop_duplicate_events` merges the copies into the first and
-drops the spoken copies, so memories and narration do not repeat them.
+Small models repeat an event within a beat, verbatim or with other witnesses, and copy a line
+just spoken into an event; `drop_duplicate_events` merges the copies into the first and
+`drop_spoken_copies` drops the spoken copies, so memories and narration do not repeat them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tavern.physics.dropping import drop_events, rewrite_told
+from tavern.physics.dropping import drop_events
 from tavern.records import (
-    NARRATOR,
-    Character,
     ClampChange,
     DirectorDecision,
     HistoryRecord,
@@ -42,166 +31,6 @@ Changes = list[ClampChange]
 
 def _key(text: str) -> str:
     return " ".join(text.split()).casefold()
-
-
-def name_index(cast: Mapping[str, Character]) -> dict[str, str]:
-    """Folded display name -> slot id, for names that belong to exactly one cast member.
-
-    A name equal to some slot id is left out, so a resolved reference is never resolved again.
-
-    Example:
-        >>> from tavern.records.character import Body, Character, Mind
-        >>> body = Body(display_name="Mara  Vell", description_ref="a tall woman")
-        >>> name_index({"C1": Character(id="mara", mind=Mind(), body=body)})
-        {'mara vell': 'C1'}
-    """
-    ids = {_key(slot) for slot in cast} | {_key(NARRATOR)}
-    owners = _sole_owners((_key(c.body.display_name), slot) for slot, c in cast.items())
-    return {name: slot for name, slot in owners.items() if name and name not in ids}
-
-
-def id_spellings(cast: Mapping[str, Character]) -> dict[str, str]:
-    """Folded slot id -> slot id, for ids no other slot folds to: "c1" can only mean "C1".
-
-    Toll-house #43 (seed 57), turn 2: the Director wrote `"actor_id": "c1"`; the id clamp took
-    it for an unknown id and made the outcome a World event, so the action stayed unresolved
-    and its follow-up told the same walk again, under the actor.
-
-    Example:
-        >>> from tavern.records.character import Body, Character, Mind
-        >>> body = Body(display_name="Mara", description_ref="a tall woman")
-        >>> id_spellings({"C1": Character(id="mara", mind=Mind(), body=body)})
-        {'c1': 'C1'}
-    """
-    return _sole_owners((_key(slot), slot) for slot in cast)
-
-
-def _sole_owners(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """key -> slot, for the keys of (key, slot) `pairs` that one slot alone has."""
-    slots: dict[str, list[str]] = {}
-    for key, slot in pairs:
-        slots.setdefault(key, []).append(slot)
-    return {key: found[0] for key, found in slots.items() if len(found) == 1}
-
-
-def resolve_names(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Replace cast members' display names, and their ids in another case, in the id fields
-    by their slot ids.
-
-    Fields: each event's `actor_id` and `witness_ids`, `next_speakers` (where any spelling of
-    `Narrator` also becomes the sentinel), the keys of `mood_updates`, and each zone move's
-    `character_id`. Anything else is left for the other clamps to judge.
-    """
-    cast = ctx.cast or {}
-    ids = {*cast, NARRATOR}
-    references = [
-        *(ev.actor_id for ev in d.events if ev.actor_id is not None),
-        *(w for ev in d.events for w in ev.witness_ids),
-        *d.next_speakers,
-        *d.mood_updates,
-        *(m.character_id for m in d.zone_moves),
-    ]
-    if ids.issuperset(references):  # the usual answer: ids only, nothing to look up
-        return d, []
-    index = {**id_spellings(cast), **name_index(cast)}
-    if not index:
-        return d, []
-    changes: Changes = []
-
-    def mapped(path: str, value: Any, found: Any) -> Any:
-        if found != value:
-            changes.append(ClampChange(rule="cast_reference", path=path, before=value, after=found))
-        return found
-
-    def one(path: str, value: str) -> str:
-        return str(mapped(path, value, _lookup(index, value)))
-
-    def many(path: str, values: list[str], extra: Mapping[str, str] | None = None) -> list[str]:
-        table = {**index, **(extra or {})}
-        return list(mapped(path, values, [_lookup(table, v) for v in values]))
-
-    events = []
-    for i, ev in enumerate(d.events):
-        actor = None if ev.actor_id is None else one(f"events[{i}].actor_id", ev.actor_id)
-        witnesses = many(f"events[{i}].witness_ids", ev.witness_ids)
-        same = actor == ev.actor_id and witnesses == ev.witness_ids
-        events.append(
-            ev if same else ev.model_copy(update={"actor_id": actor, "witness_ids": witnesses})
-        )
-    speakers = many("next_speakers", d.next_speakers, {_key(NARRATOR): NARRATOR})
-    moods = dict(
-        zip(many("mood_updates", list(d.mood_updates)), d.mood_updates.values(), strict=True)
-    )
-    moves = [
-        move.model_copy(update={"character_id": slot})
-        if (slot := one(f"zone_moves[{i}].character_id", move.character_id)) != move.character_id
-        else move
-        for i, move in enumerate(d.zone_moves)
-    ]
-    if not changes:
-        return d, []
-    update = {
-        "events": events,
-        "next_speakers": speakers,
-        "mood_updates": moods,
-        "zone_moves": moves,
-    }
-    return d.model_copy(update=update), changes
-
-
-_GLOSSED = re.compile(r"\s*([^()]+?)\s*\(\s*([^()]+?)\s*\)\s*")
-"""A reference glossed with another: "Ilse Brandt (C1)", "C1 (Ilse Brandt)"."""
-
-
-def _lookup(table: Mapping[str, str], value: str) -> str:
-    """The slot `value` names in `table`, or `value` itself. A glossed reference names a slot
-    when both of its parts name it: live (toll-house #46, seed 60, turn 1), the Director wrote
-    every actor and witness as "Ilse Brandt (C1)", and the id clamp dropped them all, so the
-    beat's event reached nobody while the renderer narrated it."""
-    found = table.get(_key(value))
-    if found is None and "(" in value and (glossed := _GLOSSED.fullmatch(value)):
-        outer, inner = (table.get(_key(part)) for part in glossed.groups())
-        if outer is not None and outer == inner:
-            return outer
-    return value if found is None else found
-
-
-def collapse_glosses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """A cast member glossed with its own id or name, "Ilse Brandt (C1)" or "C1 (Ilse
-    Brandt)", becomes the bare id, in event texts and new facts.
-
-    Live, the 0.5B Director wrote "Ilse Brandt (C1) walks slowly to the window"; every prompt
-    names the id, so readers got "Ilse Brandt (Ilse Brandt) walks ...". Event texts keep slot
-    ids, which each viewer sees in the names it knows. A gloss naming another member, or
-    nobody in the cast, is left alone.
-    """
-    cast = ctx.cast or {}
-    facts = d.scene.add_facts
-    if not cast or not any("(" in t for t in (*(ev.text for ev in d.events), *facts)):
-        return d, []
-    pattern = _gloss_pattern(tuple((slot, c.body.display_name) for slot, c in cast.items()))
-    slots = list(cast)
-
-    def collapsed(text: str) -> str:
-        if "(" not in text:
-            return text
-        return pattern.sub(lambda m: slots[int(str(m.lastgroup)[1:])], text)
-
-    return rewrite_told(d, "cast_gloss", collapsed)
-
-
-@lru_cache(maxsize=64)
-def _gloss_pattern(members: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
-    """One alternative per member (group `m<index>`): its name glossed with its id, or its id
-    glossed with its name; names match in any case and spacing."""
-    forms = []
-    for index, (slot, name) in enumerate(members):
-        named = r"\s+".join(map(re.escape, name.split())) or re.escape(slot)
-        slot_id = re.escape(slot)
-        forms.append(
-            rf"(?P<m{index}>\b{named}\s*\(\s*{slot_id}\s*\)|\b{slot_id}\s*\(\s*{named}\s*\))"
-        )
-    return re.compile("|".join(forms), re.IGNORECASE)
 
 
 def drop_duplicate_events(

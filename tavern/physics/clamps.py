@@ -1,8 +1,11 @@
 """Clamps: turn any schema-valid Director proposal into an admissible decision.
 
-A model can narrow perception, never widen it. Each rule is a pure function
-`(decision, ctx) -> (decision, changes)`; `clamp_decision` runs them in `CLAMP_RULES` order and
-reports every change for the journal. Running the clamps twice changes nothing the second time.
+A model can narrow perception, never widen it. Each rule (`ClampRule`) is a pure function
+`(decision, ctx) -> (decision, changes)` with the languages whose words it reads;
+`clamp_decision` runs the rules in `CLAMP_RULES` order, skips a rule that does not handle the
+session's language, and reports every change for the journal. Running the clamps twice
+changes nothing the second time. This module is the registry (and the context); the rules
+live in one module per concept (`rule_table` lists them).
 """
 
 from __future__ import annotations
@@ -15,17 +18,16 @@ from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.cast_refs import (
-    collapse_glosses,
     drop_duplicate_events,
     drop_spoken_copies,
     drop_thought_copies,
-    resolve_names,
 )
 from tavern.physics.directive_copy import drop_directive_copies
-from tavern.physics.emptied import drop_emptied_events
+from tavern.physics.duplicates import cut_event_loops
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import cast_public_texts
 from tavern.physics.location import clamp_location
+from tavern.physics.masked import drop_emptied_events, speech_guard
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.outcome_kind import label_outcomes
@@ -33,7 +35,7 @@ from tavern.physics.pending_action import has_unresolved_action
 from tavern.physics.prompt_copy import drop_prompt_copies
 from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.questions import queue_a_hearer
-from tavern.physics.respelt import respell_names
+from tavern.physics.references import collapse_glosses, resolve_names, respell_names
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.roster_event import drop_roster_events
 from tavern.physics.told_mind import drop_told_thoughts
@@ -46,10 +48,12 @@ from tavern.records import (
     ClampChange,
     DirectorDecision,
     HistoryRecord,
+    Language,
     Scene,
     SpeechRecord,
 )
 from tavern.records.scene import ZONE_ID_PATTERN
+from tavern.text import LANGUAGES
 
 MAX_SPEAKERS = 3
 _ZONE_ID = re.compile(ZONE_ID_PATTERN)
@@ -73,6 +77,8 @@ class ClampContext:
         directives: The scenario's tone directives (clamp `directive_copy`).
         title: The session's title, the first line of the Director's history (clamp
             `prompt_copy`); none by default.
+        world: The session's world text, public (clamp `speech_guard`).
+        language: The session's language: which lexicon the rules read, and which rules run.
     """
 
     scene: Scene
@@ -85,6 +91,8 @@ class ClampContext:
     prompt_sentences: Sequence[str] = ()
     directives: Sequence[str] = ()
     title: str = ""
+    world: str = ""
+    language: Language = "en"
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -105,7 +113,41 @@ class ClampContext:
 
 
 Changes = list[ClampChange]
-ClampRule = Callable[[DirectorDecision, ClampContext], tuple[DirectorDecision, Changes]]
+RuleFunction = Callable[[DirectorDecision, ClampContext], tuple[DirectorDecision, Changes]]
+
+
+@dataclass(frozen=True)
+class ClampRule:
+    """One rule of the registry: the name its changes carry, its pure function, and the
+    languages whose words it reads (a rule reading no words handles them all).
+
+    Example:
+        >>> rule = ClampRule("speaker_queue", clamp_speakers)
+        >>> rule.concept, rule.languages, rule.handles("pt-BR")
+        ('clamps', ('en', 'pt-BR'), True)
+    """
+
+    name: str
+    """The rule name every `ClampChange` it reports carries."""
+    apply: RuleFunction
+    """The rule itself: `(decision, ctx) -> (decision, changes)`."""
+    languages: tuple[Language, ...] = LANGUAGES
+    """The languages it handles; in a session of another language it does not run."""
+
+    @property
+    def concept(self) -> str:
+        """The module the rule lives in: one concept per module."""
+        return self.apply.__module__.rsplit(".", 1)[-1]
+
+    @property
+    def doc(self) -> str:
+        """The first sentence of the rule function's docstring."""
+        first = (self.apply.__doc__ or "").strip().split("\n\n")[0]
+        return " ".join(first.split())
+
+    def handles(self, language: str) -> bool:
+        """Whether the rule runs in a session of `language`."""
+        return language in self.languages
 
 
 def clamp_zone_moves(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
@@ -272,47 +314,52 @@ def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
     return d.model_copy(update={"time_skip_ticks": ticks}), [change]
 
 
-CLAMP_RULES: list[tuple[str, ClampRule]] = [
-    ("misspelt_name", respell_names),
-    ("cast_reference", resolve_names),
-    ("cast_gloss", collapse_glosses),
-    ("unfinished_sentence", drop_unfinished_ends),
-    ("zone_move", clamp_zone_moves),
-    ("agency_move", drop_unattempted_moves),
-    ("link_update", clamp_link_updates),
-    ("location", clamp_location),
-    ("mood_target", clamp_moods),
-    ("witness_zone", clamp_witnesses),
-    ("speaker_queue", clamp_speakers),
-    ("unanswered_question", queue_hearer),
-    ("time_skip", clamp_time_skip),
-    ("outcome_kind", label_outcomes),
-    ("spoken_copy", drop_spoken_copies),
-    ("thought_copy", drop_thought_copies),
-    ("authored_speech", drop_authored_speech),
-    ("mind_copy", drop_mind_copies),
-    ("prompt_label", drop_label_copies),
-    ("prompt_copy", drop_prompt_copies),
-    ("directive_copy", drop_directive_copies),
-    ("told_mind", drop_told_thoughts),
-    ("restated_event", drop_restated_events),
-    ("agency", drop_unattempted_acts),
-    ("fact_flip", drop_state_flips),
-    ("thought_guard", thought_guard),
-    ("whisper_guard", whisper_guard),
-    ("redacted_event", drop_emptied_events),
-    ("roster_event", drop_roster_events),
-    ("duplicate_event", drop_duplicate_events),
-    ("near_duplicate_event", drop_near_duplicates),
+EN: tuple[Language, ...] = ("en",)
+"""Rules whose words are English only so far."""
+
+CLAMP_RULES: list[ClampRule] = [
+    ClampRule("event_loop", cut_event_loops),
+    ClampRule("misspelt_name", respell_names),
+    ClampRule("cast_reference", resolve_names),
+    ClampRule("cast_gloss", collapse_glosses),
+    ClampRule("unfinished_sentence", drop_unfinished_ends, EN),
+    ClampRule("zone_move", clamp_zone_moves),
+    ClampRule("agency_move", drop_unattempted_moves, EN),
+    ClampRule("link_update", clamp_link_updates),
+    ClampRule("location", clamp_location, EN),
+    ClampRule("mood_target", clamp_moods),
+    ClampRule("witness_zone", clamp_witnesses),
+    ClampRule("speaker_queue", clamp_speakers),
+    ClampRule("unanswered_question", queue_hearer),
+    ClampRule("time_skip", clamp_time_skip),
+    ClampRule("outcome_kind", label_outcomes, EN),
+    ClampRule("spoken_copy", drop_spoken_copies),
+    ClampRule("thought_copy", drop_thought_copies),
+    ClampRule("authored_speech", drop_authored_speech, EN),
+    ClampRule("mind_copy", drop_mind_copies),
+    ClampRule("prompt_label", drop_label_copies),
+    ClampRule("prompt_copy", drop_prompt_copies, EN),
+    ClampRule("directive_copy", drop_directive_copies),
+    ClampRule("told_mind", drop_told_thoughts, EN),
+    ClampRule("restated_event", drop_restated_events, EN),
+    ClampRule("agency", drop_unattempted_acts, EN),
+    ClampRule("fact_flip", drop_state_flips, EN),
+    ClampRule("thought_guard", thought_guard),
+    ClampRule("whisper_guard", whisper_guard),
+    ClampRule("speech_guard", speech_guard),
+    ClampRule("redacted_event", drop_emptied_events),
+    ClampRule("roster_event", drop_roster_events),
+    ClampRule("duplicate_event", drop_duplicate_events),
+    ClampRule("near_duplicate_event", drop_near_duplicates, EN),
 ]
-"""Clamp rules in application order. Cast names one letter off are spelt right, then names
-become ids first, so every other rule judges ids. An actor's event telling their waiting
-attempt becomes its outcome before the rules that judge outcomes read the kind. Copies of
-spoken lines and thoughts and recitals of a mind go before the guards could mask them. The
-guards run on the final witness lists, and an event they left with nothing to tell goes;
-repeats merge last, on the texts as they will be shown (two texts can become equal once
-redacted). A merged event's witnesses never make a guard redact more: copies that the guards
-left equal hold nothing hidden from any of them."""
+"""Clamp rules in application order. Loops in an event's text are cut first, cast names
+one letter off are spelt right, then names become ids, so every other rule judges ids. An
+actor's event telling their waiting attempt becomes its outcome before the rules that judge
+outcomes read the kind. Copies of spoken lines and thoughts and recitals of a mind go before
+the guards could mask them. The guards run on the final witness lists, and an event they left
+with nothing to tell goes; repeats merge last, on the texts as they will be shown (two texts
+can become equal once redacted). A merged event's witnesses never make a guard redact more:
+copies that the guards left equal hold nothing hidden from any of them."""
 
 
 def clamp_decision(
@@ -335,19 +382,35 @@ def clamp_decision(
         (['C2'], ['speaker_queue'])
     """
     changes: list[ClampChange] = []
-    for _name, rule in CLAMP_RULES:
-        decision, found = rule(decision, ctx)
-        changes.extend(found)
+    for rule in CLAMP_RULES:
+        if rule.handles(ctx.language):
+            decision, found = rule.apply(decision, ctx)
+            changes.extend(found)
     return decision, changes
+
+
+def rule_table() -> str:
+    """The registry as a Markdown table (name, concept, languages, what it does): the physics
+    README's clamp table is this text, and a test fails when they differ."""
+    rows = [
+        "| # | rule | concept | languages | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for i, rule in enumerate(CLAMP_RULES, 1):
+        languages = "all" if set(rule.languages) >= set(LANGUAGES) else ", ".join(rule.languages)
+        rows.append(f"| {i} | `{rule.name}` | `{rule.concept}.py` | {languages} | {rule.doc} |")
+    return "\n".join(rows) + "\n"
 
 
 __all__ = [
     "CLAMP_RULES",
     "ClampContext",
+    "ClampRule",
     "apply_canon",
     "clamp_decision",
     "has_unresolved_action",
     "redact_visible",
+    "rule_table",
     "thought_guard",
     "whisper_guard",
 ]

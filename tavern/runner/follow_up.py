@@ -123,7 +123,7 @@ EMPTY_WORDS = FILLER | frozenset(
 """Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
-"""The decision's clamps (physics and speech guard) with the beat's context bound."""
+"""`physics.clamp_decision` with the beat's context bound."""
 
 
 _is_attempt, _is_event = ActionRecord.__instancecheck__, EventRecord.__instancecheck__

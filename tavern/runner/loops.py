@@ -20,10 +20,7 @@ no!", "Open it, open it."), so they stay.
 A run of two to six words said again right after itself ("until dawn until dawn") is said
 once first (`agents.stutter`).
 
-A Director event's text is cut the same way (`without_event_loops`, reported as
-`event_loop`): vintners-wake soak #23 (seed 36, turn 7) committed "The trapdoor to the cellar
-is sealed with a page. The trapdoor is sealed with a page, and the trapdoor is sealed with a
-page."
+A Director event's text is cut by the clamp `event_loop` (`physics.duplicates`).
 """
 
 from __future__ import annotations
@@ -34,9 +31,8 @@ from itertools import filterfalse
 from tavern.agents.repetition import plain_words
 from tavern.agents.stutter import without_stutter
 from tavern.physics.cast_refs import IDLE_WORDS
-from tavern.records import CharacterReply, ClampChange, DirectorDecision
+from tavern.records import CharacterReply
 
-EVENT_RULE = "event_loop"
 MIN_CLAUSE_WORDS = 4
 """Repeated clauses shorter than this are kept (see the module)."""
 _CLAUSE = re.compile(r"[^,;.!?…]+[,;.!?…]*")
@@ -97,18 +93,3 @@ def without_loops(reply: CharacterReply) -> CharacterReply:
     }
     changed = {field: text for field, text in cut.items() if text != getattr(reply, field)}
     return reply.model_copy(update=changed) if changed else reply
-
-
-def without_event_loops(decision: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
-    """`decision` with each event's text cut before its first repeated clause."""
-    changes: list[ClampChange] = []
-    events = list(decision.events)
-    for i, event in enumerate(events):
-        cut = before_repeated_clause(event.text)
-        if cut != event.text:
-            path = f"events[{i}].text"
-            changes.append(ClampChange(rule=EVENT_RULE, path=path, before=event.text, after=cut))
-            events[i] = event.model_copy(update={"text": cut})
-    if not changes:
-        return decision, []
-    return decision.model_copy(update={"events": events}), changes

@@ -94,4 +94,5 @@ LEXICON = Lexicon(
         """
     ),
     playing_verbs=words_of("play plays played playing roleplay roleplays roleplaying"),
+    conjunctions=words_of("and or but nor yet so then"),
 )

@@ -56,6 +56,8 @@ class Lexicon:
     """Verbs of typing, writing, submitting input."""
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
+    conjunctions: frozenset[str]
+    """Coordinating conjunctions and the "then" that links clauses (and, but / e, mas)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

@@ -99,4 +99,5 @@ LEXICON = Lexicon(
         """
     ),
     playing_verbs=words_of("joga jogam jogou jogando jogar interpreta interpretou interpretar"),
+    conjunctions=words_of("e ou mas nem porém porem então entao"),
 )

@@ -277,7 +277,7 @@ def test_a_masked_word_and_a_quotation_keep_the_sentences_as_they_are() -> None:
 def test_negative_control_without_the_rule_the_act_is_an_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "agency"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped([LIVE_SKIP], []) == [LIVE_SKIP]
 
@@ -361,7 +361,8 @@ def test_only_the_unbacked_acts_go(plan: list[tuple[str, st.DataObject]]) -> Non
     kept = unconfirmed_acts(text, CAST, [], TURN)
     assert kept == expected
     assert unconfirmed_acts(kept, CAST, [], TURN) == kept
-    assert _clamped([text], []) == ([expected] if expected else [])
+    if len(set(parts)) == len(parts):  # a sentence said twice is the loop rule's
+        assert _clamped([text], []) == ([expected] if expected else [])
 
 
 LIVE_PERFECT = (

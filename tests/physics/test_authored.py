@@ -115,7 +115,7 @@ def test_no_clamped_event_is_in_the_first_or_second_person(
 def test_negative_control_without_the_rule_the_dialogue_is_an_event(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "authored_speech"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "authored_speech"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped(LIVE_DIALOGUE[:1]) == LIVE_DIALOGUE[:1]
 

@@ -148,7 +148,7 @@ def test_a_state_goes_exactly_when_it_turns_the_fact_over_unattempted(
 def test_negative_control_without_the_rule_the_live_box_opens(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rules = [(name, rule) for name, rule in clamps_module.CLAMP_RULES if name != "fact_flip"]
+    rules = [r for r in clamps_module.CLAMP_RULES if r.name != "fact_flip"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", rules)
     assert _told(LIVE) == [LIVE[0], OPENED]
 

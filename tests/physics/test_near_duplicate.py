@@ -58,7 +58,7 @@ def test_a_second_wording_for_more_witnesses_with_news_or_shorter_stays() -> Non
 def test_negative_control_without_the_rule_both_wordings_are_told(
     monkeypatch: pytest.MonkeyPatch, first: str, again: str
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "near_duplicate_event"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "near_duplicate_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped(_event(first, HALL), _event(again, HALL)) == [first, again]
 

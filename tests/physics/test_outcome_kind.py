@@ -64,7 +64,7 @@ def test_without_a_waiting_attempt_nothing_changes() -> None:
 def test_negative_control_without_the_rule_the_arrival_stays_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "outcome_kind"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _kinds(_event(LIVE)) == ["arrival"]
 

@@ -47,7 +47,7 @@ def test_the_live_roster_event_goes_and_events_with_news_stay() -> None:
 def test_negative_control_without_the_rule_the_roster_is_witnessed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "roster_event"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "roster_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events(LIVE) == [LIVE]
 

@@ -65,7 +65,7 @@ def test_perceiving_and_finding_out_stay(kept: str) -> None:
 def test_negative_control_without_the_rule_the_thought_is_an_outcome(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "told_mind"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "told_mind"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _outcomes(LIVE) == [LIVE]
 

@@ -61,7 +61,7 @@ def test_an_openers_clause_alone_is_cut_a_whole_one_stays(
 def test_negative_control_without_the_rule_the_broken_sentence_is_told(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "unfinished_sentence"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "unfinished_sentence"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _clamped(LIVE) == [LIVE]
 

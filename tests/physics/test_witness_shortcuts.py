@@ -12,6 +12,7 @@ control plants a perceivers lookup that reads every link as open for sound, and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -154,14 +155,14 @@ def _differing_rules(d: DirectorDecision, ctx: ClampContext) -> list[str]:
     answer differs from the one with every reference in place."""
     found = []
     decision, changes = d, []
-    for name, rule in CLAMP_RULES:
-        answer = rule(decision, ctx)
-        reference = _REFERENCES.get(name)
+    for rule in CLAMP_RULES:
+        answer = rule.apply(decision, ctx)
+        reference = _REFERENCES.get(rule.name)
         if reference is not None and answer != reference(decision, ctx):
-            found.append(name)
+            found.append(rule.name)
         decision, more = answer
         changes += more
-    plain = [(n, _REFERENCES.get(n, r)) for n, r in CLAMP_RULES]
+    plain = [replace(r, apply=_REFERENCES.get(r.name, r.apply)) for r in CLAMP_RULES]
     kept = list(CLAMP_RULES)
     CLAMP_RULES[:] = plain
     try:

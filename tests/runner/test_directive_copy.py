@@ -98,7 +98,7 @@ def test_the_live_event_sentence_is_not_committed(make_kit: KitFactory) -> None:
 def test_negative_control_without_the_rule_it_is_witnessed(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != directive_copy.RULE]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != directive_copy.RULE]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events(make_kit) == [f"Candles gutter. {LIVE}"]
 

@@ -167,7 +167,7 @@ def test_an_attempt_told_under_another_kind_needs_no_follow_up(make_kit: KitFact
 def test_negative_control_without_outcome_kind_the_attempt_is_told_twice(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "outcome_kind"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     kit = make_kit(fn=_answers([ARRIVAL]))
     sid = kit.create()
@@ -316,7 +316,7 @@ fire", copied from the one about Lio's attempt."""
 def _as_live(monkeypatch: pytest.MonkeyPatch) -> None:
     """Live, the clamp `agency` let the sentence through: Lio's own waiting intent ended
     "Lio Mendez succeeds.". Here Lio attempted nothing, so `agency` is taken out."""
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "agency"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
 
 
@@ -482,7 +482,7 @@ def test_negative_control_without_the_copy_rule_the_copy_is_told(
     monkeypatch.setattr(follow_up, "without_borrowed", lambda text, *_: text)
     # `restated_event` knows an attempt told under its actor's name too: off as well, so the
     # copy rule is seen alone.
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "restated_event"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "restated_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     # And `agency` refuses a walk told for "reaches for the door" (`verbs.MOVING`).
     monkeypatch.setattr(agency, "MOVING", frozenset())

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from tavern.agents.stutter import without_stutter
 from tavern.llm.provider import ProviderRequest
-from tavern.records import ActionRecord, CharacterReply, CommitLine, TurnInput
-from tavern.runner import echo, loops, replies, turn
+from tavern.records import ActionRecord, CharacterReply, TurnInput
+from tavern.runner import echo, loops, replies
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 from tavern.runner.loops import (
@@ -22,7 +22,6 @@ from tavern.runner.loops import (
     clause_key,
     without_loops,
 )
-from tavern.store import journal_path, read_journal
 
 from .kit import director_answer, recording_runner, run
 
@@ -116,44 +115,6 @@ def test_negative_control_without_the_cut_the_loop_is_attempted(
     # The looped copy opens with the human's attempt: the echo's head rule would drop it too.
     monkeypatch.setattr(echo, "_repeats", lambda key, seen: key in seen)
     assert _c2_attempts(tmp_path) == [LIVE_LOOP]
-
-
-LIVE_EVENT = (
-    "The trapdoor to the cellar is sealed with a page. The trapdoor is sealed with a page, and"
-    " the trapdoor is sealed with a page."
-)
-"""Vintners-wake soak #23 (seed 36), turn 7: a Director event saying its clause again."""
-CUT_EVENT = "The trapdoor to the cellar is sealed with a page. The trapdoor is sealed with a page"
-
-
-def _looping_director(request: ProviderRequest) -> Any:
-    if request.agent == "director":
-        event = {"kind": "world_event", "text": LIVE_EVENT, "actor_id": None,
-                 "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None}  # fmt: skip
-        return director_answer([], events=[event])
-    return {"narration": "Rain."}
-
-
-def _events(tmp_path: Path) -> tuple[list[str], list[str]]:
-    runner, store, _ = recording_runner(tmp_path, _looping_director, KernelLimits())
-    sid = run(runner.create_session("the-vintners-wake", "C1")).id
-    run(runner.play_turn(sid, TurnInput(speech="Good evening.")))
-    events = [r.text for r in store.history(sid) if r.kind == "event"]
-    lines = read_journal(journal_path(tmp_path, sid))
-    rules = [c.rule for line in lines if isinstance(line, CommitLine) for c in line.clamp_changes]
-    return events, rules
-
-
-def test_a_directors_looping_event_is_cut(tmp_path: Path) -> None:
-    events, rules = _events(tmp_path)
-    assert events == [CUT_EVENT] and loops.EVENT_RULE in rules
-
-
-def test_negative_control_without_the_cut_the_event_loops(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(turn, "without_event_loops", lambda decision: (decision, []))
-    assert _events(tmp_path)[0] == [LIVE_EVENT]
 
 
 NOW_LOOP = (

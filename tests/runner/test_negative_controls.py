@@ -13,6 +13,7 @@ import pytest
 
 import tavern.agents.director as director_module
 import tavern.agents.prose as prose_module
+import tavern.physics.clamps as clamps_module
 import tavern.physics.observation as observation_module
 import tavern.runner.turn as turn_module
 from tavern.physics.clamps import CLAMP_RULES
@@ -61,9 +62,9 @@ def test_disabled_thought_guards_are_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def without_thought_guard(d: Any, ctx: Any) -> tuple[Any, list[Any]]:
-        for name, rule in CLAMP_RULES:
-            if name != "thought_guard":
-                d, _ = rule(d, ctx)
+        for rule in CLAMP_RULES:
+            if rule.name != "thought_guard":
+                d, _ = rule.apply(d, ctx)
         return d, []
 
     # The clamp, and the per-viewer and prose redactions behind it (defence in depth).
@@ -140,7 +141,8 @@ def test_an_undo_that_forgets_the_state_is_caught(
 def test_a_disabled_speech_guard_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn_module, "speech_guard", lambda d, state, ctx, *pooled: (d, []))
+    without = [r for r in CLAMP_RULES if r.name != "speech_guard"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     kit = make_kit(fn=copying_adversary)
     sid = kit.create()
     kit.play(sid, speech=f"Everyone in this hall, hear me: {HALL}!", force_speaker="C3")

@@ -79,7 +79,7 @@ def test_the_live_events_are_not_committed(make_kit: KitFactory) -> None:
 def test_negative_control_without_the_rule_they_are_witnessed(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_copy"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "prompt_copy"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events(make_kit) == [STAGE_COPY, QUESTION_COPY]
 

@@ -93,7 +93,7 @@ def test_the_live_event_is_not_committed(make_kit: KitFactory) -> None:
 def test_negative_control_without_the_rule_the_label_is_witnessed(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "prompt_label"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events_after_a_thought(make_kit) == [LIVE]
 
@@ -267,6 +267,6 @@ def test_the_time_skip_line_as_an_event_is_not_committed(make_kit: KitFactory) -
 def test_negative_control_without_the_rule_time_passes_is_an_event(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "prompt_label"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _events_after_a_skip(make_kit) == [prompt_labels.TIME_PASSES]
