@@ -1,6 +1,6 @@
-"""What the cast did since the last Director call of a beat: the attempts that await its
-adjudication, and who spoke. Read by the clamps that judge acts against attempts (`agency`,
-`restated`, `fact_state`, `outcome_kind`), the unanswered-question rule and the follow-up."""
+"""What awaits the Director: the attempts since its last call and who spoke, and whether
+the last beat holds an attempt not yet adjudicated. Read by the clamps that judge acts
+against attempts, the unanswered-question and time-skip rules, and the follow-up."""
 
 from __future__ import annotations
 
@@ -59,3 +59,18 @@ def since_director_call(
         if r.turn_number < turn and r.author != "character":
             continue
         yield r
+
+
+def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
+    """Whether the last beat (highest turn number) holds an attempt not yet adjudicated.
+
+    Example:
+        >>> has_unresolved_action([])
+        False
+    """
+    if not history:
+        return False
+    last = max(r.turn_number for r in history)
+    return any(
+        isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
+    )

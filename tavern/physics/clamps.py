@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
-from tavern.physics.canon import apply_canon, preview_zone_ids
+from tavern.physics.awaiting import has_unresolved_action
+from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import (
     drop_duplicate_events,
     drop_spoken_copies,
@@ -26,31 +27,35 @@ from tavern.physics.directive_copy import drop_directive_copies
 from tavern.physics.duplicates import cut_event_loops
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import cast_public_texts
-from tavern.physics.location import clamp_location
 from tavern.physics.masked import drop_emptied_events, speech_guard
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.outcome_kind import label_outcomes
-from tavern.physics.pending_action import has_unresolved_action
 from tavern.physics.prompt_copy import drop_prompt_copies
 from tavern.physics.prompt_labels import drop_label_copies
-from tavern.physics.questions import queue_a_hearer
 from tavern.physics.references import collapse_glosses, resolve_names, respell_names
 from tavern.physics.restated import drop_restated_events
 from tavern.physics.roster_event import drop_roster_events
+from tavern.physics.structure import (
+    clamp_link_updates,
+    clamp_location,
+    clamp_moods,
+    clamp_speakers,
+    clamp_time_skip,
+    clamp_witnesses,
+    clamp_zone_moves,
+    queue_hearer,
+)
 from tavern.physics.told_mind import drop_told_thoughts
 from tavern.physics.unfinished import drop_unfinished_ends
 from tavern.physics.visible import redact_visible, thought_guard, whisper_guard
-from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
-    NARRATOR,
     Character,
     ClampChange,
     DirectorDecision,
     HistoryRecord,
     Language,
     Scene,
-    SpeechRecord,
 )
 from tavern.records.scene import ZONE_ID_PATTERN
 from tavern.text import LANGUAGES
@@ -124,7 +129,7 @@ class ClampRule:
     Example:
         >>> rule = ClampRule("speaker_queue", clamp_speakers)
         >>> rule.concept, rule.languages, rule.handles("pt-BR")
-        ('clamps', ('en', 'pt-BR'), True)
+        ('structure', ('en', 'pt-BR'), True)
     """
 
     name: str
@@ -150,170 +155,6 @@ class ClampRule:
         return language in self.languages
 
 
-def clamp_zone_moves(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Keep one move per present character, to an existing zone or a validly declared one."""
-    existing = set(preview_zone_ids(ctx.scene, []))
-    declared: set[str] = set()
-    moved: set[str] = set()
-    kept, changes = [], []
-    for i, move in enumerate(d.zone_moves):
-        reason = None
-        if move.character_id not in ctx.present or move.character_id in moved:
-            reason = "absent or repeated character"
-        elif move.to_zone not in existing | declared and not (
-            move.new_zone_label and _ZONE_ID.match(move.to_zone)
-        ):
-            reason = "unknown zone"
-        if reason:
-            changes.append(
-                ClampChange(
-                    rule="zone_move", path=f"zone_moves[{i}]", before=move.model_dump(), after=None
-                )
-            )
-            continue
-        if move.new_zone_label and move.to_zone in existing | declared:
-            fixed = move.model_copy(update={"new_zone_label": None})
-            changes.append(
-                ClampChange(
-                    rule="zone_move",
-                    path=f"zone_moves[{i}].new_zone_label",
-                    before=move.new_zone_label,
-                    after=None,
-                )
-            )
-            move = fixed
-        if move.new_zone_label:
-            declared.add(move.to_zone)
-        moved.add(move.character_id)
-        kept.append(move)
-    if not changes:
-        return d, changes  # every move kept as it was
-    return d.model_copy(update={"zone_moves": kept}), changes
-
-
-def clamp_link_updates(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Keep link updates between two different, existing (or just declared) zones."""
-    known = set(preview_zone_ids(ctx.scene, d.zone_moves))
-    kept, changes = [], []
-    for i, up in enumerate(d.link_updates):
-        valid = up.source != up.target and {up.source, up.target} <= known
-        if valid and (up.sound or up.sight):
-            kept.append(up)
-        else:
-            changes.append(
-                ClampChange(
-                    rule="link_update",
-                    path=f"link_updates[{i}]",
-                    before=up.model_dump(),
-                    after=None,
-                )
-            )
-    if not changes:
-        return d, changes  # every update kept
-    return d.model_copy(update={"link_updates": kept}), changes
-
-
-def clamp_moods(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Drop mood updates for characters who are not present."""
-    kept = {k: v for k, v in d.mood_updates.items() if k in ctx.present}
-    if kept == d.mood_updates:
-        return d, []
-    change = ClampChange(rule="mood_target", path="mood_updates", before=d.mood_updates, after=kept)
-    return d.model_copy(update={"mood_updates": kept}), [change]
-
-
-def _speech_audience(ctx: ClampContext, seq: int | None) -> set[str] | None:
-    if seq is None:
-        return None
-    for record in ctx.history:
-        if record.seq == seq and isinstance(record, SpeechRecord):  # the cheap test first
-            return set(record.audience.perceivers) | set(record.audience.aware)
-    return None
-
-
-def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Intersect each event's witnesses with who the zone graph lets perceive it.
-
-    The actor always perceives its own event. Perception is judged on the stage both before
-    and after this beat's canon, so an arrival is seen from the destination and a departure
-    from the origin. An utterance event never reaches beyond its speech record's audience.
-    """
-    present = ctx.present
-    stages: list[Scene] = []  # before and after this beat's canon, once an actor asks
-    reached: dict[tuple[int, str], set[str]] = {}  # (stage, zone) -> who perceives it
-    events, changes = [], []
-    for i, ev in enumerate(d.events):
-        if ev.actor_id is not None and ev.actor_id not in present:
-            changes.append(
-                ClampChange(
-                    rule="witness_zone",
-                    path=f"events[{i}].actor_id",
-                    before=ev.actor_id,
-                    after=None,
-                )
-            )
-            ev = ev.model_copy(update={"actor_id": None})
-        allowed = set(present)
-        if ev.actor_id is not None:
-            allowed = {ev.actor_id}
-            stages = stages or [ctx.scene, apply_canon(ctx.scene, d)]
-            for at, scene in enumerate(stages):
-                origin = zone_of(scene, ev.actor_id)
-                if origin is not None:
-                    found = reached.get((at, origin))
-                    if found is None:
-                        found = set(perceivers_of_zone(scene, origin, ["sound", "sight"]))
-                        reached[(at, origin)] = found
-                    allowed |= found
-            allowed &= set(present)
-        heard = _speech_audience(ctx, ev.utterance_ref)
-        if heard is not None:
-            allowed &= heard
-        witnesses = [w for w in dict.fromkeys(ev.witness_ids) if w in allowed]
-        if witnesses != ev.witness_ids:
-            changes.append(
-                ClampChange(
-                    rule="witness_zone",
-                    path=f"events[{i}].witness_ids",
-                    before=ev.witness_ids,
-                    after=witnesses,
-                )
-            )
-            ev = ev.model_copy(update={"witness_ids": witnesses})
-        events.append(ev)
-    if not changes:
-        return d, changes  # every event kept as it was
-    return d.model_copy(update={"events": events}), changes
-
-
-def clamp_speakers(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Present ids only, deduplicated, at most three; an empty queue becomes the Narrator."""
-    queue = [s for s in dict.fromkeys(d.next_speakers) if s in ctx.present][:MAX_SPEAKERS]
-    queue = queue or [NARRATOR]
-    if queue == d.next_speakers:
-        return d, []
-    change = ClampChange(
-        rule="speaker_queue", path="next_speakers", before=d.next_speakers, after=queue
-    )
-    return d.model_copy(update={"next_speakers": queue}), [change]
-
-
-def queue_hearer(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """A question of the beat that no queued speaker heard gets a hearer (`physics.questions`)."""
-    return queue_a_hearer(d, ctx, MAX_SPEAKERS)
-
-
-def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Bound a time skip to 0..max_skip_ticks, and refuse any skip mid-action."""
-    ticks = 0 if ctx.mid_action else min(max(d.time_skip_ticks, 0), max(ctx.max_skip_ticks, 0))
-    if ticks == d.time_skip_ticks:
-        return d, []
-    change = ClampChange(
-        rule="time_skip", path="time_skip_ticks", before=d.time_skip_ticks, after=ticks
-    )
-    return d.model_copy(update={"time_skip_ticks": ticks}), [change]
-
-
 EN: tuple[Language, ...] = ("en",)
 """Rules whose words are English only so far."""
 
@@ -326,7 +167,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("zone_move", clamp_zone_moves),
     ClampRule("agency_move", drop_unattempted_moves, EN),
     ClampRule("link_update", clamp_link_updates),
-    ClampRule("location", clamp_location, EN),
+    ClampRule("location", clamp_location),
     ClampRule("mood_target", clamp_moods),
     ClampRule("witness_zone", clamp_witnesses),
     ClampRule("speaker_queue", clamp_speakers),

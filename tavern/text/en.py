@@ -95,4 +95,11 @@ LEXICON = Lexicon(
     ),
     playing_verbs=words_of("play plays played playing roleplay roleplays roleplaying"),
     conjunctions=words_of("and or but nor yet so then"),
+    prepositions=words_of(
+        """
+        of in on at by to from with into onto upon over under above below near beside
+        inside outside behind toward towards for about across through between among within
+        without around against along past beyond
+        """
+    ),
 )

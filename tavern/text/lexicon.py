@@ -58,6 +58,8 @@ class Lexicon:
     """Verbs of playing a role ("you play as")."""
     conjunctions: frozenset[str]
     """Coordinating conjunctions and the "then" that links clauses (and, but / e, mas)."""
+    prepositions: frozenset[str]
+    """Prepositions, and their contractions with an article (of, into / de, no, pela)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

@@ -100,4 +100,11 @@ LEXICON = Lexicon(
     ),
     playing_verbs=words_of("joga jogam jogou jogando jogar interpreta interpretou interpretar"),
     conjunctions=words_of("e ou mas nem porém porem então entao"),
+    prepositions=words_of(
+        """
+        de do da dos das em no na nos nas num numa por pelo pela pelos pelas para pra com
+        sem sob sobre entre até ate ao aos à às perto dentro fora atrás atras ante após apos
+        contra desde junto rumo diante
+        """
+    ),
 )

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import clamps, zones
+from tavern.physics import structure, zones
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.clamps import CLAMP_RULES, ClampContext, clamp_decision
 from tavern.physics.zones import Channel, zone_of, zone_reaches
@@ -98,7 +98,7 @@ def _reference_zone_moves(d: DirectorDecision, ctx: ClampContext) -> Answer:
         if move.character_id not in ctx.present or move.character_id in moved:
             reason = "absent or repeated character"
         elif move.to_zone not in existing | declared and not (
-            move.new_zone_label and clamps._ZONE_ID.match(move.to_zone)
+            move.new_zone_label and structure._ZONE_ID.match(move.to_zone)
         ):
             reason = "unknown zone"
         if reason:
@@ -231,5 +231,5 @@ def test_negative_control_every_link_read_as_open_is_caught(
         linked = {link.target for link in scene.links if link.source == zone}
         return [s for s in scene.present if zone_of(scene, s) in {zone, *linked}]
 
-    monkeypatch.setattr(clamps, "perceivers_of_zone", every_link_open)
+    monkeypatch.setattr(structure, "perceivers_of_zone", every_link_open)
     assert "witness_zone" in _differing_rules(decision, ctx)
