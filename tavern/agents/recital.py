@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.mind_copy import Run, holds_run, without_sentences_holding, word_runs
+from tavern.physics.copied import Run, holds_run, without_sentences_holding, word_runs
 
 RECITAL_WORDS = 8
 """Words in a row that make a recital. Over the 16 narrations of two soaks (toll-house #10,

@@ -18,24 +18,23 @@ from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
 from tavern.physics.awaiting import has_unresolved_action
 from tavern.physics.canon import apply_canon
-from tavern.physics.cast_refs import (
-    drop_duplicate_events,
+from tavern.physics.copied import (
+    drop_directive_copies,
+    drop_label_copies,
+    drop_mind_copies,
+    drop_prompt_copies,
+    drop_roster_events,
     drop_spoken_copies,
     drop_thought_copies,
 )
-from tavern.physics.directive_copy import drop_directive_copies
-from tavern.physics.duplicates import cut_event_loops
+from tavern.physics.duplicates import cut_event_loops, drop_duplicate_events
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import cast_public_texts
 from tavern.physics.masked import drop_emptied_events, speech_guard
-from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
 from tavern.physics.outcome_kind import label_outcomes
-from tavern.physics.prompt_copy import drop_prompt_copies
-from tavern.physics.prompt_labels import drop_label_copies
 from tavern.physics.references import collapse_glosses, resolve_names, respell_names
 from tavern.physics.restated import drop_restated_events
-from tavern.physics.roster_event import drop_roster_events
 from tavern.physics.structure import (
     clamp_link_updates,
     clamp_location,
@@ -179,7 +178,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("authored_speech", drop_authored_speech, EN),
     ClampRule("mind_copy", drop_mind_copies),
     ClampRule("prompt_label", drop_label_copies),
-    ClampRule("prompt_copy", drop_prompt_copies, EN),
+    ClampRule("prompt_copy", drop_prompt_copies),
     ClampRule("directive_copy", drop_directive_copies),
     ClampRule("told_mind", drop_told_thoughts, EN),
     ClampRule("restated_event", drop_restated_events, EN),

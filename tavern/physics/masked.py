@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from tavern.physics.dropping import rewrite_events
+from tavern.physics.dropping import rewrite_events, without_sentences
 from tavern.physics.guards import cast_public_texts, scene_texts
 from tavern.physics.redaction import MASK, salient_tokens, tokens_of
 from tavern.physics.visible import redact_visible
@@ -96,13 +96,9 @@ def without_masked_sentences(text: str) -> str:
     >>> without_masked_sentences("Maren hands over the [...]. Teodor takes the [...].")
     'Maren hands over the [...]. Teodor takes the [...].'
     """
-    if MASK not in text:
+    if MASK not in text or all(MASK in sentence for sentence in sentences(text)):
         return text
-    told = sentences(text)
-    clean = [sentence for sentence in told if MASK not in sentence]
-    if not clean or len(clean) == len(told):
-        return text
-    return " ".join(clean)
+    return without_sentences(text, lambda sentence: MASK in sentence)
 
 
 def drop_emptied_events(

@@ -77,7 +77,7 @@ from tavern.physics.attempt_told import (
     bare_outcome,
 )
 from tavern.physics.awaiting import waiting_attempts
-from tavern.physics.cast_refs import COPY_WINDOW, line_key
+from tavern.physics.copied import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events, rewrite_events
 from tavern.physics.identity import display_names, with_names
 from tavern.physics.record_memo import RecordMemo

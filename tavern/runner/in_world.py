@@ -34,7 +34,7 @@ from __future__ import annotations
 from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
 from tavern.contract.alternation import matches_any
-from tavern.physics.mind_copy import holds_run, word_runs
+from tavern.physics.copied import holds_run, word_runs
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.records import CharacterReply
 

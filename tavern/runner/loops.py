@@ -30,7 +30,7 @@ from itertools import filterfalse
 
 from tavern.agents.repetition import plain_words
 from tavern.agents.stutter import without_stutter
-from tavern.physics.cast_refs import IDLE_WORDS
+from tavern.physics.duplicates import IDLE_WORDS
 from tavern.records import CharacterReply
 
 MIN_CLAUSE_WORDS = 4

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
 from tavern.physics.acts import without_sentences
-from tavern.physics.mind_copy import Run, holds_run, without_sentences_holding, word_runs
+from tavern.physics.copied import Run, holds_run, without_sentences_holding, word_runs
 from tavern.records import CharacterReply
 from tavern.runner.in_world import reply_with
 

@@ -22,9 +22,8 @@ from tavern.agents.told import told_sentences
 from tavern.physics import clock as story_clock
 from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
-from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
-from tavern.physics.directive_copy import without_directive_copies
+from tavern.physics.copied import COPY_WINDOW, without_directive_copies
 from tavern.physics.fact_state import without_state_flips
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe

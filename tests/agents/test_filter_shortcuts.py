@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from tavern.agents import prompt_echo, repetition, stutter
 from tavern.contract import alternation
 from tavern.contract.alternation import matches_any
-from tavern.physics import acts, fact_state, mind_copy
 
 PHRASES = [
     "Location:", "Facts:", "Present:", "(event)", "Event:", "event", "## Scene", "##", "#",
@@ -101,25 +100,6 @@ def test_negative_control_a_wrong_branch_requirement_is_caught(
         alternation._branches.cache_clear()
 
 
-def _word_runs_reference(text: str, length: int) -> set[tuple[str, ...]]:
-    """`mind_copy.word_runs` as it was: a slice per start."""
-    words = mind_copy._WORD.findall(text.casefold())
-    return {tuple(words[i : i + length]) for i in range(len(words) - length + 1)}
-
-
-@settings(max_examples=300)
-@given(JOINED, st.integers(-2, 9))
-def test_word_runs_are_the_runs_slicing_gives(text: str, length: int) -> None:
-    assert mind_copy.word_runs(text, length) == _word_runs_reference(text, length)
-
-
-def test_negative_control_a_run_lost_at_the_end_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = "Maren Holt in the hall. Rain falls."
-    assert mind_copy.word_runs(text, 3) == _word_runs_reference(text, 3)
-    monkeypatch.setattr(mind_copy, "_casefold_words", lambda text: tuple(text.split()[:-1]))
-    assert mind_copy.word_runs(text, 3) != _word_runs_reference(text, 3)
-
-
 OLD_SENTENCE_STOP = re.compile(r"(?<![\[.])[.!?…]+[\"'”’)\]]*(?=\s|$)")
 """`repetition._SENTENCE_STOP` as it was: the look back first, tried at every position."""
 STOP_TEXTS = st.text(alphabet=".!?…[]\"'”’)( \n\tab", max_size=24) | JOINED
@@ -142,52 +122,6 @@ def test_negative_control_a_stop_without_its_look_back_is_caught() -> None:
     assert _stops_agree(repetition._SENTENCE_STOP, text)
     planted = re.compile(repetition._SENTENCE_STOP.pattern.replace(r"(?<![\[.][.!?…])", ""))
     assert not _stops_agree(planted, text)
-
-
-RUN_SOURCES = st.lists(st.sampled_from(PHRASES + ["The Vintner's Wake in the hall"]), max_size=6)
-
-
-def _runs_agree(text: str, source: str, length: int) -> bool:
-    runs = frozenset(_word_runs_reference(source, length))
-    reference = not runs.isdisjoint(_word_runs_reference(text, length))
-    return mind_copy.holds_run(text, runs, length) == reference
-
-
-@settings(max_examples=300)
-@given(JOINED, RUN_SOURCES.map(" ".join), st.integers(-1, 6))
-def test_holds_run_answers_whether_a_run_of_the_text_is_one_of_the_runs(
-    text: str, source: str, length: int
-) -> None:
-    assert _runs_agree(text, source, length)
-
-
-def test_negative_control_a_run_at_the_end_missed_is_caught(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    text, source = "Rain falls in the hall.", "Maren Holt in the hall"
-    assert _runs_agree(text, source, 3)
-    monkeypatch.setattr(mind_copy, "_casefold_words", lambda text: tuple(text.split()[:-1]))
-    assert not _runs_agree(text, source, 3)
-
-
-def test_cached_sentence_spans_are_a_fresh_list_each_time() -> None:
-    text = "Rain falls. She says, 'Go home now. It is late.' The lamp dies."
-    spans = acts.sentence_spans(text)
-    spans.append((0, 0))
-    assert acts.sentence_spans(text) == spans[:-1] == [(0, 12), (12, 49), (49, 63)]
-
-
-STATE_TEXTS = st.lists(
-    st.sampled_from(["open", "OPENS", "Locked", "bolted", "sealed", "the", "box", "reopen",
-                     "openly", "ajar", "ſhut", "unlocked", "-", ".", "'", "_"]),
-    max_size=8,
-).flatmap(lambda words: st.sampled_from([" ", ""]).map(lambda sep: sep.join(words)))  # fmt: skip
-
-
-@settings(max_examples=300)
-@given(STATE_TEXTS)
-def test_a_state_word_is_found_where_search_finds_it(text: str) -> None:
-    assert _labels_agree(fact_state._ANY_STATE, text)
 
 
 def _may_stutter_reference(text: str) -> bool:

@@ -15,20 +15,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import tavern.physics.cast_refs as cast_refs_module
 import tavern.physics.clamps as clamps_module
+import tavern.physics.duplicates as cast_refs_module
 from tavern.physics import ClampContext, audience_for, clamp_decision
-from tavern.physics.cast_refs import merge_key
+from tavern.physics.duplicates import merge_key
 from tavern.physics.redaction import salient_tokens
 from tavern.records import (
     NARRATOR,
     DirectorDecision,
     PerceptionEvent,
-    SpeechRecord,
 )
 
-from .test_properties import SETTINGS, with_planted_event, world_and_decision
-from .test_rules import CAST, FLAT, attempt, speech, thought
+from .test_properties import SETTINGS, world_and_decision
+from .test_rules import CAST, FLAT, attempt, speech
 
 ATTEMPTS = [
     attempt(1, "C1", "drops a cup, nods, waits and goes to the main room"),
@@ -156,70 +155,6 @@ def _clamp_without(
     return proposal, changes
 
 
-def test_an_event_repeating_a_spoken_line_is_dropped() -> None:
-    """Live: 'event World: Let's get on with it.' right after the human said it."""
-    said = speech(4, "C1", "Let's get on with it.", audience_for(FLAT, "C1", "speech"))
-    copy = PerceptionEvent(kind="utterance", text="  let's GET on with it ", witness_ids=["C2"])
-    near = PerceptionEvent(kind="world_event", text="Let's get on with it, then.", witness_ids=[])
-    proposal = DirectorDecision(events=[copy, near], next_speakers=[NARRATOR])
-    out, changes = clamp_decision(proposal, ctx(history=[said]))
-    assert out.events == [near]  # only a verbatim line is a copy
-    assert [(c.rule, c.path) for c in changes] == [("spoken_copy", "events[0]")]
-    assert clamp_decision(out, ctx(history=[said])) == (out, [])
-    kept = clamp_decision(proposal, ctx())[0].events  # nobody said it: no copy of a line...
-    assert [e.text for e in kept] == [copy.text]  # ...and "then" adds nothing (`merge_key`)
-
-
-def test_a_whispered_line_copied_into_a_public_event_is_dropped_not_masked() -> None:
-    """Live: the human whispered 'Keep your voice down.'; the Director made it a World event
-    for everyone, the whisper guard masked it, and the screen showed '[...] your [...] down.'"""
-    said = speech(6, "C1", "Keep your voice down.", audience_for(FLAT, "C1", "speech", ["C2"]))
-    copy = PerceptionEvent(
-        kind="world_event", text="Keep your voice down.", witness_ids=["C1", "C2", "C3"]
-    )
-    proposal = DirectorDecision(events=[copy], next_speakers=[NARRATOR])
-    out, changes = clamp_decision(proposal, ctx(history=[said]))
-    assert out.events == []
-    assert [c.rule for c in changes] == ["spoken_copy"]
-
-
-@SETTINGS
-@given(world_and_decision(), st.data())
-def test_no_clamped_event_repeats_a_spoken_line(
-    pair: tuple[object, object], data: st.DataObject
-) -> None:
-    world, proposal = pair
-    assert isinstance(proposal, DirectorDecision)
-    history = world.history  # type: ignore[attr-defined]
-    lines = [r.text for r in history if isinstance(r, SpeechRecord)]
-    if lines:  # plant a copy of a spoken line among the events
-        proposal = with_planted_event(proposal, data.draw(st.sampled_from(lines)), data)
-    context = ClampContext(scene=world.state.scene, history=history)  # type: ignore[attr-defined]
-    clamped, _ = clamp_decision(proposal, context)
-    assert not _spoken_copies(clamped, lines)
-
-
-def _spoken_copies(d: DirectorDecision, lines: list[str]) -> list[str]:
-    spoken = {_line(t) for t in lines}
-    return [e.text for e in d.events if _line(e.text) in spoken]
-
-
-def test_negative_control_a_blind_lookup_lets_the_copy_through(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    said = speech(4, "C1", "Let's get on with it.", audience_for(FLAT, "C1", "speech"))
-    copy = PerceptionEvent(kind="utterance", text="Let's get on with it.", witness_ids=["C2"])
-    proposal = DirectorDecision(events=[copy])
-    assert not _spoken_copies(clamp_decision(proposal, ctx(history=[said]))[0], [said.text])
-    monkeypatch.setattr(cast_refs_module, "_spoken_lines", lambda *a: set())
-    out, _ = clamp_decision(proposal, ctx(history=[said]))
-    assert _spoken_copies(out, [said.text]) == [copy.text]
-
-
-def _line(text: str) -> str:
-    return " ".join(text.split()).casefold().strip(" \"'.,!?;:")
-
-
 def test_negative_control_without_the_rule_repeats_survive(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -279,27 +214,3 @@ THOUGHT_TOLD = (
     " outside. She failed."
 )
 """Toll-house soak #23 (seed 40): C3's turn-3 thought, the Director's event of turn 4."""
-
-
-def test_an_event_copying_a_thought_is_dropped() -> None:
-    history = [thought(3, "C3", THOUGHT_TOLD)]
-    copy = PerceptionEvent(kind="world_event", text=f" {THOUGHT_TOLD.lower()} ", witness_ids=["C2"])
-    other = PerceptionEvent(kind="world_event", text="Rain streaks the window.", witness_ids=[])
-    proposal = DirectorDecision(events=[copy, other], next_speakers=[NARRATOR])
-    out, changes = clamp_decision(proposal, ctx(history=history))
-    assert [e.text for e in out.events] == [other.text]
-    assert [(c.rule, c.path) for c in changes if c.after is None] == [("thought_copy", "events[0]")]
-
-
-def test_negative_control_without_the_thought_rule_the_copy_is_kept(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "thought_copy"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    copy = PerceptionEvent(kind="world_event", text="Someone here is lying.", witness_ids=["C2"])
-    said = speech(2, "C1", "Lying? Not here.", audience_for(FLAT, "C1", "speech"))
-    history = [said, thought(3, "C3", "Someone here is lying.")]  # no word of it is secret
-    out, _ = clamp_decision(
-        DirectorDecision(events=[copy], next_speakers=[NARRATOR]), ctx(history=history)
-    )
-    assert [e.text for e in out.events] == ["Someone here is lying."]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tavern.physics.cast_refs import IDLE_WORDS
+from tavern.physics.duplicates import IDLE_WORDS
 from tavern.runner import echo, loops
 from tavern.runner.echo import DESCRIBED_LABEL_WORDS, LABEL_VERBS, LABEL_WORDS
 

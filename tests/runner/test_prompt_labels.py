@@ -1,5 +1,6 @@
-"""An event copying the labels of the Director's history lines goes (`physics.prompt_labels`):
-nothing in it happened, and the thought label tells who has a secret thought."""
+"""The labels of the Director's window (`physics.prompt_labels`) are the ones clamp
+`prompt_label` knows, and schema words leave events and narration; the clamp's cases are rows
+of its case table."""
 
 from __future__ import annotations
 
@@ -11,16 +12,11 @@ import pytest
 
 from tavern.agents import director
 from tavern.llm.provider import ProviderRequest
-from tavern.physics import clamps as clamps_module
 from tavern.physics import prompt_labels
-from tavern.physics.clamps import ClampContext
 from tavern.physics.prompt_labels import copies_a_label
 from tavern.records import (
     Audience,
-    DirectorDecision,
     EventRecord,
-    PerceptionEvent,
-    Scene,
     ThoughtRecord,
 )
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
@@ -86,18 +82,6 @@ def _events_after_a_thought(make_kit: KitFactory) -> list[str]:
     return _events(make_kit, _answers, thought="Someone here is lying to me.")
 
 
-def test_the_live_event_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_thought(make_kit) == []
-
-
-def test_negative_control_without_the_rule_the_label_is_witnessed(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "prompt_label"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    assert _events_after_a_thought(make_kit) == [LIVE]
-
-
 LIVE_SCHEMA = "tries the toll box world_event."
 """Toll-house soak #22 (seed 39), turn 2: "Ilse Brandt tries the toll box world_event.", and
 its narration told it so."""
@@ -152,22 +136,6 @@ def test_negative_control_without_the_schema_word_it_is_committed(
 )
 def test_only_schema_words_go(text: str, zones: set[str], kept: str | None) -> None:
     assert prompt_labels.without_schema_words(text, zones) == (kept or text)
-
-
-def test_each_change_names_the_event_of_the_proposal() -> None:
-    events = [
-        PerceptionEvent(kind="world_event", text=LIVE, witness_ids=["C1"]),
-        PerceptionEvent(kind="world_event", text="The bell world_event tolls.", witness_ids=["C1"]),
-    ]
-    proposal = DirectorDecision(events=events, next_speakers=[])
-    out, changes = prompt_labels.drop_label_copies(
-        proposal, ClampContext(scene=Scene(location="x"))
-    )
-    assert [e.text for e in out.events] == ["The bell tolls."]
-    assert [(c.path, c.after) for c in changes] == [
-        ("events[0]", None),
-        ("events[1].text", "The bell tolls."),
-    ]
 
 
 LIVE_WHISPER = "Ilse Brandt whispers by Ilse Brandt to Maren Holt (C2)"
@@ -226,17 +194,6 @@ def _events_after_a_question(make_kit: KitFactory) -> list[str]:
     return _events(make_kit, answers, speech="Who are you, exactly?")
 
 
-def test_the_live_whisper_label_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_question(make_kit) == []
-
-
-def test_negative_control_without_the_line_label_the_whisper_label_is_witnessed(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(prompt_labels, "_LINE_LABEL", re.compile(r"(?!)"))
-    assert _events_after_a_question(make_kit) == [LIVE_WHISPER]
-
-
 def _events_after_a_skip(make_kit: KitFactory) -> list[str]:
     """Events committed when, a beat after a time skip, the Director answers with the skip
     line's text as an event (toll-house #48, seed 62, turn 7)."""
@@ -257,16 +214,3 @@ def _events_after_a_skip(make_kit: KitFactory) -> list[str]:
     lines = [director.render_record(kit.state(sid), r) for r in kit.history(sid)]
     assert any(line.endswith(f"time_skip | {prompt_labels.TIME_PASSES}") for line in lines)
     return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
-
-
-def test_the_time_skip_line_as_an_event_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_skip(make_kit) == []
-    assert not copies_a_label("Time passes slowly for Maren Holt.")
-
-
-def test_negative_control_without_the_rule_time_passes_is_an_event(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "prompt_label"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    assert _events_after_a_skip(make_kit) == [prompt_labels.TIME_PASSES]
