@@ -39,7 +39,6 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from tavern.physics.dropping import cut_sentences, drop_events, rewrite_events
-from tavern.physics.dropping import without_sentences as _without
 from tavern.physics.guards import cast_public_texts, scene_texts
 from tavern.physics.prompt_labels import copies_a_label, without_schema_words
 from tavern.records import (
@@ -52,6 +51,7 @@ from tavern.records import (
     ThoughtRecord,
 )
 from tavern.text import LANGUAGES, content_words, lexicon_for, sentences, words
+from tavern.text import without_sentences as _without
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext

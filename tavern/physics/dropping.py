@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
-from tavern.text import sentence_spans
+from tavern.text import without_sentences
 
 
 def drop_events(
@@ -75,20 +75,6 @@ def rewrite_events(
                 ClampChange(rule=rule, path=f"events[{i}]", before=ev.model_dump(), after=None)
             )
     return (d.model_copy(update={"events": events}) if changes else d), changes
-
-
-def without_sentences(text: str, goes: Callable[[str], bool]) -> str:
-    """`text` without its sentences (`tavern.text.sentence_spans`) for which `goes` holds,
-    each kept one with the space that followed it; `text` itself when none goes ("" when
-    all do).
-
-    >>> without_sentences("Rain. Time passes.\\nWind.", lambda s: s.startswith("Time"))
-    'Rain. Wind.'
-    """
-    spans = sentence_spans(text)
-    starts = [a for a, _ in spans[1:]] + [len(text)]
-    kept = [text[a:end] for (a, b), end in zip(spans, starts, strict=True) if not goes(text[a:b])]
-    return text if len(kept) == len(spans) else "".join(kept).strip()
 
 
 def cut_sentences(

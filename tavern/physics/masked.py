@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from tavern.physics.dropping import rewrite_events, without_sentences
+from tavern.physics.dropping import rewrite_events
 from tavern.physics.guards import cast_public_texts, scene_texts
 from tavern.physics.redaction import MASK, salient_tokens, tokens_of
 from tavern.physics.visible import redact_visible
 from tavern.records import ClampChange, DirectorDecision, SpeechRecord
-from tavern.text import sentences
+from tavern.text import sentences, without_sentences
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext

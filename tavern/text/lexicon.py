@@ -57,9 +57,15 @@ class Lexicon:
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
     conjunctions: frozenset[str]
-    """Coordinating conjunctions and the "then" that links clauses (and, but / e, mas)."""
+    """Words that join a clause to the one before it (and, but, then; e, mas, então)."""
+    attempting: frozenset[str]
+    """Verbs of trying, every form (tries, attempted; tenta, tentou)."""
+    outcomes: frozenset[str]
+    """Words that say an attempt failed or succeeded (fails, succeeds; falha, consegue)."""
     prepositions: frozenset[str]
-    """Prepositions, and their contractions with an article (of, into / de, no, pela)."""
+    """Prepositions of place and relation (at, in, beside; em, no, perto)."""
+    greetings: frozenset[str]
+    """Words a greeting is made of (hello, evening; olá, boa, noite)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.
