@@ -183,7 +183,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("told_mind", drop_told_thoughts, EN),
     ClampRule("restated_event", drop_restated_events, EN),
     ClampRule("agency", drop_unattempted_acts, EN),
-    ClampRule("fact_flip", drop_state_flips, EN),
+    ClampRule("fact_flip", drop_state_flips),
     ClampRule("thought_guard", thought_guard),
     ClampRule("whisper_guard", whisper_guard),
     ClampRule("speech_guard", speech_guard),

@@ -75,26 +75,6 @@ def _told(
     return [e.text for e in out.events]
 
 
-def test_the_live_box_opened_by_nobody_stays_shut() -> None:
-    assert _told(LIVE) == [LIVE[0]]
-
-
-def test_an_attempt_naming_the_thing_lets_the_world_answer() -> None:
-    attempts = [("C2", "opens the toll box with her key")]
-    assert _told([OPENED], attempts) == [OPENED]
-    assert _told([OPENED, LOCKED], attempts) == [OPENED]
-
-
-def test_a_state_the_story_already_turned_over_is_the_one_judged() -> None:
-    assert _told(["The box lies open."], before=[OPENED]) == ["The box lies open."]
-    assert _told([LOCKED], before=[OPENED]) == []
-
-
-def test_only_the_flipping_sentence_of_an_event_goes() -> None:
-    text = f"Rain drums on the shutters. {OPENED}"
-    assert _told([text]) == ["Rain drums on the shutters."]
-
-
 @pytest.mark.parametrize(
     ("text", "flips"),
     [
