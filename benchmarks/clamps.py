@@ -97,7 +97,7 @@ def _records(items: list[dict[str, Any]], scene: Scene, controlled: str) -> list
     for seq, item in enumerate(in_order):
         kind, by, text = item["kind"], item.get("by", controlled), item["text"]
         turn = _WHEN[item.get("when", "now")]
-        author = "human" if by == controlled and turn == TURN else "character"
+        author = item.get("author", "human" if by == controlled and turn == TURN else "character")
         common: dict[str, Any] = {"seq": seq, "turn_number": turn, "speaker": by, "text": text}
         if kind == "speech":
             audience = audience_for(scene, by, "speech", whisper_to=item.get("to", ()))

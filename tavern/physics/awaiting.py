@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from tavern.records import ActionRecord, HistoryRecord, SpeechRecord
+from tavern.text import Lexicon, lexicon_for, words
 
 
 def waiting_attempts(
@@ -74,3 +75,30 @@ def has_unresolved_action(history: Sequence[HistoryRecord]) -> bool:
     return any(
         isinstance(r, ActionRecord) and not r.resolved and r.turn_number == last for r in history
     )
+
+
+def about_words(text: str, lexicon: Lexicon | None = None) -> set[str]:
+    """The words an act is known by: words of four letters or more that are neither stop
+    words nor prepositions of the language (`lexicon`: English by default).
+
+    >>> sorted(about_words("They reach for the trapdoor"))
+    ['reach', 'trapdoor']
+    >>> sorted(about_words("Ela abre a caixa do pedágio", lexicon_for("pt-BR")))
+    ['abre', 'caixa', 'pedágio']
+    """
+    lex = lexicon or lexicon_for("en")
+    return {
+        w
+        for w in words(text)
+        if len(w) >= 4 and w.isalpha() and not lex.is_stop(w) and w not in lex.prepositions
+    }
+
+
+def shares_a_word(one: set[str], other: set[str]) -> bool:
+    """Whether a word of `one` is inside a word of `other` or the other way round ("door" and
+    "trapdoor").
+
+    >>> shares_a_word({"door"}, {"trapdoor"}), shares_a_word({"door"}, {"window"})
+    (True, False)
+    """
+    return any(a in b or b in a for a in one for b in other)

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
-from tavern.physics.authored import drop_authored_speech
 from tavern.physics.awaiting import has_unresolved_action
 from tavern.physics.canon import apply_canon
 from tavern.physics.copied import (
@@ -45,8 +44,8 @@ from tavern.physics.structure import (
     clamp_zone_moves,
     queue_hearer,
 )
-from tavern.physics.told_mind import drop_told_thoughts
 from tavern.physics.unfinished import drop_unfinished_ends
+from tavern.physics.unperceived import drop_authored_speech, drop_told_thoughts
 from tavern.physics.visible import redact_visible, thought_guard, whisper_guard
 from tavern.records import (
     Character,
@@ -164,7 +163,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("cast_gloss", collapse_glosses),
     ClampRule("unfinished_sentence", drop_unfinished_ends, EN),
     ClampRule("zone_move", clamp_zone_moves),
-    ClampRule("agency_move", drop_unattempted_moves, EN),
+    ClampRule("agency_move", drop_unattempted_moves),
     ClampRule("link_update", clamp_link_updates),
     ClampRule("location", clamp_location),
     ClampRule("mood_target", clamp_moods),
@@ -175,14 +174,14 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("outcome_kind", label_outcomes, EN),
     ClampRule("spoken_copy", drop_spoken_copies),
     ClampRule("thought_copy", drop_thought_copies),
-    ClampRule("authored_speech", drop_authored_speech, EN),
+    ClampRule("authored_speech", drop_authored_speech),
     ClampRule("mind_copy", drop_mind_copies),
     ClampRule("prompt_label", drop_label_copies),
     ClampRule("prompt_copy", drop_prompt_copies),
     ClampRule("directive_copy", drop_directive_copies),
-    ClampRule("told_mind", drop_told_thoughts, EN),
+    ClampRule("told_mind", drop_told_thoughts),
     ClampRule("restated_event", drop_restated_events, EN),
-    ClampRule("agency", drop_unattempted_acts, EN),
+    ClampRule("agency", drop_unattempted_acts),
     ClampRule("fact_flip", drop_state_flips),
     ClampRule("thought_guard", thought_guard),
     ClampRule("whisper_guard", whisper_guard),

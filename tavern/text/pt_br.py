@@ -55,7 +55,7 @@ LEXICON = Lexicon(
         vendo ver nota notam notou notando notar percebe percebem percebeu percebendo
         perceber sente sentem sentiu sentindo sentir cheira cheirou observa observam observou
         observando observar olha olham olhou olhando olhar escuta escutam escutou escutando
-        escutar
+        escutar tem têm tinha tinham
         """
     ),
     thinking=words_of(
@@ -119,5 +119,37 @@ LEXICON = Lexicon(
     ),
     greetings=words_of(
         "olá ola oi saudações saudacoes bem vindo vinda vindos boa bom noite tarde dia"
+    ),
+    third_person=words_of("ele ela eles elas"),
+    first_person=words_of(
+        "eu me mim comigo meu minha meus minhas nós nosso nossa nossos nossas conosco"
+    ),
+    second_person=words_of("você voce vocês voces tu te ti contigo teu tua teus tuas convosco vos"),
+    subordinators=words_of("quando enquanto embora porque se caso apesar conforme desde"),
+    leads=words_of("quando enquanto depois antes assim logo então entao agora finalmente"),
+    adverb_endings=words_of("mente"),
+    pre_verbal=words_of(
+        "se lhe lhes me te o a os as já ja também tambem ainda nunca sempre logo então entao"
+    ),
+    progressive_auxiliaries=words_of("está esta estão estao estava estavam"),
+    gerund_endings=words_of("ndo"),
+    perfect_auxiliaries=words_of("tem têm tinha tinham havia haviam"),
+    participle_endings=words_of("ado ada ados adas ido ida idos idas"),
+    relatives=words_of("que quem cujo cuja cujos cujas onde"),
+    bare_speech=words_of("algo baixinho baixo alto novamente brevemente voz si mesmo mesma"),
+    deciding=words_of(
+        """
+        decide decidem decidiu decidindo decidir planeja planejam planejou planejando
+        planejar pretende pretendeu pretendendo resolve resolveu resolvendo considera
+        considerou considerando
+        """
+    ),
+    joins=words_of("e com"),
+    possessives=words_of("seu sua seus suas meu minha meus minhas teu tua nosso nossa dele dela"),
+    dangling=words_of(
+        """
+        o a os as um uma uns umas seu sua seus suas meu minha meus minhas de do da dos das
+        e ou mas nem com para pelo pela pelos pelas porque
+        """
     ),
 )

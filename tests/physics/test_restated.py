@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -21,6 +22,7 @@ from tavern.records import (
     PerceptionEvent,
     Scene,
 )
+from tavern.text import lexicon_for
 
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
 from .test_rules import CAST, attempt
@@ -535,7 +537,9 @@ def test_negative_control_without_the_rule_the_borrowed_act_is_committed(
     monkeypatch.setattr(restated, "act_borrowed", lambda text, name, own, others: False)
     # `agency` also refuses a walk told for "call" (`physics.verbs.MOVING`): off, to see this
     # rule alone.
-    monkeypatch.setattr(agency, "MOVING", frozenset())
+    monkeypatch.setattr(
+        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
+    )
     assert _clamped([_by_rui(BORROWED)], history=[WALK, CALL], turn_number=3) == [BORROWED]
 
 

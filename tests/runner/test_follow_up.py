@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.follow_up import MAX_FOLLOW_UPS
 from tavern.runner.interface import ModelFailureError
 from tavern.store import journal_path, read_journal
+from tavern.text import lexicon_for
 
 from .kit import Kit, KitFactory, director_answer
 from .test_permutation import _with_controlled
@@ -139,7 +141,9 @@ def test_a_follow_up_that_walks_off_is_asked_again(make_kit: KitFactory) -> None
 def test_negative_control_without_verbs_of_moving_the_walk_is_her_outcome(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(agency, "MOVING", frozenset())
+    monkeypatch.setattr(
+        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
+    )
     kit = make_kit(fn=_refused_then_told(WALKED_OFF))
     sid = kit.create()
     kit.play(sid, action=BOLT)
@@ -485,7 +489,9 @@ def test_negative_control_without_the_copy_rule_the_copy_is_told(
     without = [r for r in clamps_module.CLAMP_RULES if r.name != "restated_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     # And `agency` refuses a walk told for "reaches for the door" (`verbs.MOVING`).
-    monkeypatch.setattr(agency, "MOVING", frozenset())
+    monkeypatch.setattr(
+        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
+    )
     kit, sid = _copying(make_kit)
     assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
 
