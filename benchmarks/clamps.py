@@ -1,6 +1,12 @@
 """Clamp rules measured: what each rule changes on clean Director events, and a replay.
 
+    python -m benchmarks.clamps fp [--show]
     python -m benchmarks.clamps replay OUT.jsonl [--turns 30]
+
+`fp` runs every rule of `CLAMP_RULES`, alone, on each beat of the clean corpus (Director
+decisions nothing should change, en and pt-BR, `tests/physics/cases/clean/`) and prints, per
+rule and language, the events it changed over the events seen (a change of a decision field
+outside the events counts as one), against the precision bar `MAX_FP_RATE`.
 
 A beat (`Beat`, one JSON line of a case table or of the clean corpus) is a Director decision
 with the context it is judged in: a built-in scenario's stage and cast (the stage may be
@@ -21,9 +27,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +40,7 @@ from benchmarks import kernel
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeMode, FakeProvider
 from tavern.llm.wrappers import RetryPolicy
-from tavern.physics.clamps import ClampContext
+from tavern.physics.clamps import CLAMP_RULES, ClampContext
 from tavern.physics.perception import audience_for, event_audience
 from tavern.records import (
     ActionRecord,
@@ -259,15 +266,68 @@ def replayed(turns: int) -> Iterator[dict[str, Any]]:
                 shutil.rmtree(data_dir, ignore_errors=True)
 
 
+MAX_FP_RATE = 0.01
+"""The precision bar: a rule changing more than 1% of clean events in a language it declares
+does not stay in the registry as it is."""
+
+
+def clean_beats() -> dict[str, list[Beat]]:
+    """The clean corpus, by language."""
+    return {path.stem: load_beats(path) for path in sorted((CASES / "clean").glob("*.jsonl"))}
+
+
+def false_positives(beats: Sequence[Beat]) -> dict[str, tuple[int, int, list[str]]]:
+    """Per rule of `CLAMP_RULES` that handles the beats' language: (events it changed, events
+    seen, the ids of the beats it changed), each rule applied alone to each clean decision."""
+    found: dict[str, tuple[int, int, list[str]]] = {}
+    for rule in CLAMP_RULES:
+        changed, seen, where = 0, 0, []
+        for b in beats:
+            if not rule.handles(b.language):
+                continue
+            seen += len(b.decision.events)
+            _, changes = rule.apply(b.decision, b.ctx)
+            paths = {re.match(r"events\[(\d+)\]", c.path) for c in changes}
+            hit = {m.group(1) for m in paths if m} | {"·" for m in paths if m is None}
+            if hit:
+                changed += len(hit)
+                where.append(b.id)
+        if seen:
+            found[rule.name] = (changed, seen, where)
+    return found
+
+
+def print_false_positives(show: bool) -> None:
+    """Print the table `false_positives` gives, per language, and the rules over the bar."""
+    over = []
+    for language, beats in clean_beats().items():
+        events = sum(len(b.decision.events) for b in beats)
+        print(f"{language}: {len(beats)} clean decisions, {events} events")
+        for name, (changed, seen, where) in false_positives(beats).items():
+            rate = changed / seen
+            flag = "  OVER THE BAR" if rate > MAX_FP_RATE else ""
+            print(f"  {name:22} {changed:4d} / {seen:4d} = {rate:6.2%}{flag}")
+            if show and where:
+                print(f"    changed: {', '.join(where)}")
+            if rate > MAX_FP_RATE:
+                over.append(f"{name} ({language})")
+    print(f"precision bar: at most {MAX_FP_RATE:.0%} of clean events changed; over it: "
+          f"{', '.join(over) or 'none'}")  # fmt: skip
+
+
 def main() -> None:
     """Run the chosen measurement and print or write its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    fp = sub.add_parser("fp", help="false positives of every rule on the clean corpus")
+    fp.add_argument("--show", action="store_true", help="list the beats each rule changed")
     rep = sub.add_parser("replay", help="write each committed turn's clamp changes as JSONL")
     rep.add_argument("out", type=Path)
     rep.add_argument("--turns", type=int, default=30)
     args = parser.parse_args()
-    if args.command == "replay":
+    if args.command == "fp":
+        print_false_positives(args.show)
+    elif args.command == "replay":
         with args.out.open("w", encoding="utf-8") as out:
             count = 0
             for line in replayed(args.turns):

@@ -34,7 +34,6 @@ from functools import lru_cache
 from itertools import filterfalse
 
 from tavern.agents.repetition import sentence_spans
-from tavern.physics.restated import STATE_ADVERBS
 
 FACT_RUN_WORDS = 8
 """As `recital.RECITAL_WORDS`: longer borrowings than this are copies, not telling."""
@@ -52,6 +51,9 @@ for a narration), which was most of this rule's cost. A rarer mark stays inside 
 can only hide a copy."""
 
 Run = tuple[str, ...]
+
+STATE_ADVERBS = frozenset(("now", "still", "already", "again", "yet"))
+"""Words that add no state to a restated fact."""
 
 
 def _words(text: str) -> list[str]:

@@ -63,7 +63,6 @@ from functools import lru_cache
 
 from tavern.agents.repetition import sentence_spans
 from tavern.contract.alternation import matches_any
-from tavern.physics.attempt_told import BARE_OUTCOMES
 from tavern.physics.redaction import MASK
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
@@ -100,6 +99,9 @@ vintners-wake soak #32, seed 47, turn 4, was "Event: Agnese Corvo whispers ...",
 event again; and bare, "event The chapel bell tolls midnight; ... event Agnese Corvo reaches
 for the door ...", vintners-wake #54, seed 70, turn 5), a prompt block's heading, and the
 mask that stands in the prompt for words the renderer may not read."""
+
+BARE_OUTCOMES = frozenset("fail fails failed succeed succeeds succeeded".split())
+"""What an outcome may say of its actor and nothing else: "Ilse Brandt fails"."""
 
 
 LINK_GAP_WORDS = 6

@@ -26,7 +26,6 @@ from functools import lru_cache
 
 from tavern.agents.repetition import MIN_SENTENCE_WORDS, SHORT, sentence_key, sentence_spans
 from tavern.physics.acts import without_sentences
-from tavern.physics.restated import STATE_ADVERBS
 
 PRESENCE_VERBS = frozenset("are is were was stand stands stood remain remains remained".split())
 """How a roster says where its names are, before a place: "... are at the vintner's house"."""
@@ -40,6 +39,9 @@ HERE = frozenset(("present", "here", "there"))
 
 NAME_MARK = "\x01"
 """What a cast name becomes in a sentence's key: no word of prose holds it."""
+
+STATE_ADVERBS = frozenset(("now", "still", "already", "again", "yet"))
+"""Words that add no state to a restated fact."""
 
 
 def drop_roll_call(text: str, names: Sequence[str]) -> str:

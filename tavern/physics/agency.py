@@ -37,8 +37,8 @@ from tavern.physics.acts import (
     without_sentences,
     words_of,
 )
-from tavern.physics.attempt_told import attempt_retold
 from tavern.physics.awaiting import about_words, recent_acts, shares_a_word
+from tavern.physics.outcomes import retells
 from tavern.records import (
     ActionRecord,
     Character,
@@ -288,7 +288,7 @@ def without_retold_attempts(
     narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
 ) -> str:
     """`narration` without its sentences that only retell an attempt of this beat or the last
-    as an attempt (`attempt_told.attempt_retold`): live (toll-house #34's rerun, seed 48, turn
+    as an attempt (`outcomes.retells`): live (toll-house #34's rerun, seed 48, turn
     2), the event "Ilse Brandt walks slowly to the nearest window and looks outside" was
     narrated "Ilse Brandt makes an attempt to walk slowly to the nearest window and looks
     outside.", the outcome taken back.
@@ -304,7 +304,7 @@ def without_retold_attempts(
     return without_sentences(
         narration,
         lambda sentence: any(
-            attempt_retold(sentence, name, texts) for name, texts in tried.items()
+            retells(sentence, name, texts, [], False, _EN) for name, texts in tried.items()
         ),
     )
 

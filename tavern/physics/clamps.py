@@ -26,14 +26,12 @@ from tavern.physics.copied import (
     drop_spoken_copies,
     drop_thought_copies,
 )
-from tavern.physics.duplicates import cut_event_loops, drop_duplicate_events
+from tavern.physics.duplicates import drop_duplicate_events
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import cast_public_texts
 from tavern.physics.masked import drop_emptied_events, speech_guard
-from tavern.physics.near_duplicate import drop_near_duplicates
-from tavern.physics.outcome_kind import label_outcomes
+from tavern.physics.outcomes import drop_retold_attempts, label_outcomes
 from tavern.physics.references import collapse_glosses, resolve_names, respell_names
-from tavern.physics.restated import drop_restated_events
 from tavern.physics.structure import (
     clamp_link_updates,
     clamp_location,
@@ -153,15 +151,11 @@ class ClampRule:
         return language in self.languages
 
 
-EN: tuple[Language, ...] = ("en",)
-"""Rules whose words are English only so far."""
-
 CLAMP_RULES: list[ClampRule] = [
-    ClampRule("event_loop", cut_event_loops),
     ClampRule("misspelt_name", respell_names),
     ClampRule("cast_reference", resolve_names),
     ClampRule("cast_gloss", collapse_glosses),
-    ClampRule("unfinished_sentence", drop_unfinished_ends, EN),
+    ClampRule("unfinished_sentence", drop_unfinished_ends),
     ClampRule("zone_move", clamp_zone_moves),
     ClampRule("agency_move", drop_unattempted_moves),
     ClampRule("link_update", clamp_link_updates),
@@ -171,7 +165,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("speaker_queue", clamp_speakers),
     ClampRule("unanswered_question", queue_hearer),
     ClampRule("time_skip", clamp_time_skip),
-    ClampRule("outcome_kind", label_outcomes, EN),
+    ClampRule("outcome_kind", label_outcomes),
     ClampRule("spoken_copy", drop_spoken_copies),
     ClampRule("thought_copy", drop_thought_copies),
     ClampRule("authored_speech", drop_authored_speech),
@@ -180,7 +174,7 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("prompt_copy", drop_prompt_copies),
     ClampRule("directive_copy", drop_directive_copies),
     ClampRule("told_mind", drop_told_thoughts),
-    ClampRule("restated_event", drop_restated_events, EN),
+    ClampRule("retold_attempt", drop_retold_attempts),
     ClampRule("agency", drop_unattempted_acts),
     ClampRule("fact_flip", drop_state_flips),
     ClampRule("thought_guard", thought_guard),
@@ -189,7 +183,6 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("redacted_event", drop_emptied_events),
     ClampRule("roster_event", drop_roster_events),
     ClampRule("duplicate_event", drop_duplicate_events),
-    ClampRule("near_duplicate_event", drop_near_duplicates, EN),
 ]
 """Clamp rules in application order. Loops in an event's text are cut first, cast names
 one letter off are spelt right, then names become ids, so every other rule judges ids. An

@@ -100,23 +100,27 @@ def _greets(sentence: str, lex: Lexicon) -> bool:
 def speaks(text: str, lex: Lexicon) -> bool:
     """Whether `text`, outside quotation marks, is a speaker's: the first or second person,
     a question, a greeting. An upper-case "I" is the English first person; a lower-case "i"
-    is none.
+    is none, and neither is a person word after a determiner or a numeral ("dois nós").
 
     >>> en, pt = lexicon_for("en"), lexicon_for("pt-BR")
     >>> speaks("I think we should open it now.", en), speaks("Maren pulls at the bolt.", en)
     (True, False)
     >>> speaks("Você viu a chave?", pt), speaks("Boa noite, Maren.", pt)
     (True, True)
-    >>> speaks("Maren Holt vê a chuva nos barris.", pt)
-    False
+    >>> speaks("Maren Holt vê a chuva nos barris.", pt), speaks("Dois nós escorregam.", pt)
+    (False, False)
     """
     unquoted = QUOTATION.sub(" ", text)
     if "?" in unquoted:
         return True
+    determiners = lex.articles | lex.possessives | lex.prepositions | lex.numerals
+    previous = ""
     for raw in WORD.findall(unquoted):
         word = fold(raw)
-        if word in lex.second_person or (word in lex.first_person and (word != "i" or raw == "I")):
+        person = word in lex.second_person or (word in lex.first_person and raw != "i")
+        if person and previous not in determiners:  # "os nós dos dedos" are knuckles
             return True
+        previous = word
     return any(_greets(sentence, lex) for sentence in sentences(unquoted))
 
 

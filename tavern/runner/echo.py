@@ -61,7 +61,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from tavern.agents.repetition import PUNCTUATION, sentence_spans, sentence_texts
-from tavern.physics.attempt_told import act_stem
+from tavern.physics.outcomes import act_stem
 from tavern.physics.perception import perceives
 from tavern.physics.record_memo import RecordMemo
 from tavern.records import (

@@ -28,9 +28,9 @@ from itertools import repeat
 from tavern.agents import director, outcome
 from tavern.agents.repetition import plain_words, sentence_spans
 from tavern.physics.acts import Names, named, words_of
-from tavern.physics.attempt_told import act_stem
-from tavern.physics.awaiting import attempt_records
-from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.awaiting import about_words as content_words
+from tavern.physics.awaiting import attempt_records, shares_a_word
+from tavern.physics.outcomes import act_stem
 from tavern.records import (
     ActionRecord,
     Character,

@@ -10,7 +10,7 @@ turn 2 in it.
 
 A clause here is a run of words between commas, semicolons or sentence ends; two clauses are
 the same when their words are, case, punctuation, articles, the idle adverbs of
-`physics.cast_refs.IDLE_WORDS` ("again", "now") and a leading "and" aside: vintners-wake soak
+`IDLE_WORDS` ("again", "now") and a leading "and" aside: vintners-wake soak
 #27 (seed 41, turn 2) looped "The trapdoor is now unlocked, and the trapdoor is sealed. The
 trapdoor is now closed. The trapdoor is now sealed. The trapdoor is now," to the length
 limit. From the first clause of `MIN_CLAUSE_WORDS` or more words that repeats an earlier one,
@@ -30,9 +30,10 @@ from itertools import filterfalse
 
 from tavern.agents.repetition import plain_words
 from tavern.agents.stutter import without_stutter
-from tavern.physics.duplicates import IDLE_WORDS
 from tavern.records import CharacterReply
 
+IDLE_WORDS = frozenset(("a", "an", "the", "now", "still", "again", "also", "then", "just"))
+"""Words a repeated clause may add or drop: articles and a few adverbs of time."""
 MIN_CLAUSE_WORDS = 4
 """Repeated clauses shorter than this are kept (see the module)."""
 _CLAUSE = re.compile(r"[^,;.!?…]+[,;.!?…]*")

@@ -106,7 +106,8 @@ LEXICON = Lexicon(
     prepositions=words_of(
         """
         at in inside on upon by near within beside around with of into onto under over behind
-        before across through beneath above below between among
+        before across through beneath above below between among outside toward towards
+        without after along against
         """
     ),
     greetings=words_of("hello hi hey greetings welcome evening morning afternoon good there"),
@@ -139,6 +140,8 @@ LEXICON = Lexicon(
     ),
     joins=words_of("and with"),
     possessives=words_of("his her their its my your our"),
+    placing=words_of("sits sit lies lie stands stand hangs hang rests rest leans lean"),
+    numerals=words_of("one two three four five six seven eight nine ten several many few some"),
     dangling=words_of(
         """
         the a an his their its my your our of into onto upon toward towards and or but nor

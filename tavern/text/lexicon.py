@@ -103,6 +103,12 @@ class Lexicon:
     """Words joining two subjects of one verb (and, with; e, com)."""
     possessives: frozenset[str]
     """Possessive determiners (his, their; seu, sua)."""
+    placing: frozenset[str]
+    """Verbs a fact places a thing with (sits, lies, hangs; jaz, repousa), which an act may
+    use of a body ("sits down by the fire")."""
+    numerals: frozenset[str]
+    """Numerals and quantifiers before a noun (two, several; dois, vários): after one, "nós"
+    is knots, not "we"."""
     dangling: frozenset[str]
     """Words no finished sentence ends on: articles, possessives, coordinating conjunctions,
     prepositions that are never a particle (the, his, and, of; o, seu, e, de)."""

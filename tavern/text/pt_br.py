@@ -146,6 +146,11 @@ LEXICON = Lexicon(
     ),
     joins=words_of("e com"),
     possessives=words_of("seu sua seus suas meu minha meus minhas teu tua nosso nossa dele dela"),
+    placing=words_of("jaz jazem repousa repousam pende pendem descansa descansam fica ficam"),
+    numerals=words_of(
+        "dois duas três tres quatro cinco seis sete oito nove dez vários varios várias varias"
+        " muitos muitas poucos poucas alguns algumas"
+    ),
     dangling=words_of(
         """
         o a os as um uma uns umas seu sua seus suas meu minha meus minhas de do da dos das

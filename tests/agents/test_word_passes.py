@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tavern.agents import fact_recital, repetition, stutter
 from tavern.agents.repetition import ARTICLES, MIN_SENTENCE_WORDS, PUNCTUATION, SHORT
-from tavern.physics.restated import STATE_ADVERBS
+from tavern.agents.roll_call import STATE_ADVERBS
 
 # -- the references: each function's loop as it was -------------------------------------
 

@@ -433,7 +433,7 @@ def test_a_narration_retelling_the_beats_attempt_as_an_attempt_loses_it() -> Non
 def test_negative_control_without_the_attempt_check_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(agency, "attempt_retold", lambda text, name, attempts: False)
+    monkeypatch.setattr(agency, "retells", lambda *args: False)
     beat = _walked_beat()
     assert unconfirmed_acts(LIVE_RETOLD_ATTEMPT, CAST, beat, TURN) == LIVE_RETOLD_ATTEMPT
 

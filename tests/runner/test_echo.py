@@ -314,7 +314,7 @@ def test_negative_control_without_the_event_rule_the_intent_tells_the_outcome(
 
 REACHES = "reaches for the latch of the window"
 REACH_COPY = "reach for the latch of the window"
-"""A verb in "-es": the stem every act rule shares (`attempt_told.act_stem`) makes it one act."""
+"""A verb in "-es": the stem every act rule shares (`outcomes.act_stem`) makes it one act."""
 
 
 def test_an_echoed_attempt_in_es_is_dropped(tmp_path: Path) -> None:

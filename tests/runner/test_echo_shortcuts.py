@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics.attempt_told import act_stem
+from tavern.physics.outcomes import act_stem
 from tavern.physics.perception import perceives
 from tavern.records import (
     ActionRecord,

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tavern.agents import fact_recital
+from tavern.agents.fact_recital import STATE_ADVERBS
 from tavern.llm.provider import ProviderRequest
-from tavern.physics.restated import STATE_ADVERBS
 from tavern.records import NarrationRecord, TurnInput
 from tavern.runner import turn
 from tavern.runner.limits import KernelLimits

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tavern.physics.duplicates import IDLE_WORDS
 from tavern.runner import echo, loops
 from tavern.runner.echo import DESCRIBED_LABEL_WORDS, LABEL_VERBS, LABEL_WORDS
+from tavern.runner.loops import IDLE_WORDS
 
 WORDS = ["ilse", "brandt", "said", "thought", "the", "woman", "who", "are", "you", "and",
          "again", "then", "now", "walk", "to", "window", "whispered", "attempted"]  # fmt: skip

@@ -85,12 +85,15 @@ def _events_after_a_thought(make_kit: KitFactory) -> list[str]:
 LIVE_SCHEMA = "tries the toll box world_event."
 """Toll-house soak #22 (seed 39), turn 2: "Ilse Brandt tries the toll box world_event.", and
 its narration told it so."""
+EVENT_SCHEMA = "tries the toll box world_event, but it holds."
+"""The event with an outcome told (a bare "tries the toll box" tells none, clamp
+`retold_attempt`)."""
 
 
 def _schema_answers(request: ProviderRequest) -> Any:
     if request.agent == "director":
         events = [
-            {"kind": "action_outcome", "text": f"C1 {LIVE_SCHEMA}", "actor_id": "C1",
+            {"kind": "action_outcome", "text": f"C1 {EVENT_SCHEMA}", "actor_id": "C1",
              "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
             {"kind": "world_event", "text": "talk_event", "actor_id": None,
              "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
@@ -112,7 +115,7 @@ def _schema_turn(make_kit: KitFactory) -> tuple[list[str], list[str]]:
 
 def test_a_schema_word_is_taken_out_of_events_and_narration(make_kit: KitFactory) -> None:
     events, narration = _schema_turn(make_kit)
-    assert events == ["C1 tries the toll box."]
+    assert events == ["C1 tries the toll box, but it holds."]
     assert narration == ["Agnese Corvo tries the toll box. Candles gutter."]
 
 
@@ -121,7 +124,7 @@ def test_negative_control_without_the_schema_word_it_is_committed(
 ) -> None:
     monkeypatch.setattr(prompt_labels, "SCHEMA_WORD", re.compile(r"(?!)"))
     events, narration = _schema_turn(make_kit)
-    assert events == [f"C1 {LIVE_SCHEMA}", "talk_event"]
+    assert events == [f"C1 {EVENT_SCHEMA}", "talk_event"]
     assert "world_event" in narration[0]
 
 
