@@ -39,7 +39,7 @@ def words_of(text: str) -> list[str]:
     >>> words_of("Maren's [...] opens.")
     ["maren's", '[...]', 'opens']
     """
-    return _WORD.findall(text.casefold())
+    return _WORD.findall(text.casefold().replace("’", "'"))
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -174,6 +174,8 @@ def read_act(
     (Act(subjects=('C1',), verb='opens', by_pronoun=True), 'C1')
     >>> read_act("The lamp goes out.", names, "C1")
     (None, 'C1')
+    >>> read_act("Ilse Brandt's hands shake.", names, None)
+    (None, 'C1')
     """
     lead, comma, main = sentence.partition(",")
     lead_words = words_of(lead)
@@ -216,6 +218,8 @@ def read_act(
     i = _past_adverbs(words, i, lexicon)
     no_verb = lexicon.prepositions | lexicon.articles | lexicon.relatives
     if i >= len(words) or words[i] in no_verb or names.at(words, i) is not None:
+        return None, subjects[-1]
+    if words[i].endswith("'s"):  # "Maren Holt's keys chime": the keys are the subject
         return None, subjects[-1]
     verb = words[i]
     if verb in lexicon.perfect_auxiliaries:
