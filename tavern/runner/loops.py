@@ -20,7 +20,7 @@ no!", "Open it, open it."), so they stay.
 A run of two to six words said again right after itself ("until dawn until dawn") is said
 once first (`agents.stutter`).
 
-A Director event's text is cut by the clamp `event_loop` (`physics.duplicates`).
+A Director event's text is cut by the clamp `duplicate_event` (`physics.duplicates`).
 """
 
 from __future__ import annotations

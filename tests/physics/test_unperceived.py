@@ -15,9 +15,9 @@ from tavern.text import lexicon_for
 from .test_properties import SETTINGS, with_planted_event, world_and_decision
 
 EN, PT = lexicon_for("en"), lexicon_for("pt-BR")
-WORDS = {
-    "en": "the bell gate rain lamp stair rope horse coin bolt door".split(),
-    "pt-BR": "o sino portão chuva lâmpada escada corda cavalo moeda porta".split(),
+WORDS = {  # no determiner: after one, "nós" is a noun
+    "en": "bell gate rain lamp stair rope horse coin bolt door".split(),
+    "pt-BR": "sino portão chuva lâmpada escada corda cavalo moeda porta".split(),
 }
 PERSON = {
     "en": ["I", "me", "my", "we", "us", "our", "you", "your", "?"],

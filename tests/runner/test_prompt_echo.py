@@ -456,9 +456,10 @@ def test_the_marker_without_its_verb_is_cut(story: str, wake: SessionState) -> N
     assert _cut(story, wake) == story
 
 
-LIVE_BACKING = "Dorotea Sand's attempt to read aloud over the coffin was not successful."
+LIVE_BACKING = "Dorotea Sand attempts to read aloud over the coffin, but no words come."
 """The outcome in that turn of Dorotea Sand's attempt of the beat before, "read aloud over the
-coffin": it backs her "attempts" for `physics.agency`, which would otherwise cut the marker
+coffin" (live "Dorotea Sand's attempt to ... was not successful.", whose possessive names no
+act since the clamps read one as such): it backs her "attempts" for `physics.agency`, which would otherwise cut the marker
 as an act no event confirms."""
 
 
