@@ -458,9 +458,9 @@ def test_the_marker_without_its_verb_is_cut(story: str, wake: SessionState) -> N
 
 LIVE_BACKING = "Dorotea Sand attempts to read aloud over the coffin, but no words come."
 """The outcome in that turn of Dorotea Sand's attempt of the beat before, "read aloud over the
-coffin" (live "Dorotea Sand's attempt to ... was not successful.", whose possessive names no
-act since the clamps read one as such): it backs her "attempts" for `physics.agency`, which would otherwise cut the marker
-as an act no event confirms."""
+coffin" (live "Dorotea Sand's attempt to ... was not successful."; a possessive names no
+act): it backs her "attempts" for `physics.agency`, which would otherwise cut the marker as
+an act no event confirms."""
 
 
 def _narrated_beside_backing(tmp_path: Path, narration: str) -> list[str]:
