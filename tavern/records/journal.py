@@ -151,6 +151,23 @@ class UndoLine(_LineBase):
     """How many history records were removed."""
 
 
+class VariantLine(_LineBase):
+    """The last turn's committed variant changed: a rerun set the old one aside (its commit
+    line follows), or a flip swapped a set-aside one back in."""
+
+    kind: Literal["variant"] = "variant"
+    revision: int
+    """Session revision after the change."""
+    action: Literal["rerun", "flip"]
+    """What changed it."""
+    committed_variant: int
+    """Number of the variant now committed."""
+    set_aside_variant: int
+    """Number of the variant set aside."""
+    record_count: int
+    """History records of the committed variant."""
+
+
 class CompactLine(_LineBase):
     """Old history folded into the story summary."""
 
@@ -185,6 +202,7 @@ JournalLine = Annotated[
     | TurnInputEffectiveLine
     | CommitLine
     | UndoLine
+    | VariantLine
     | CompactLine
     | RestoreLine,
     Discriminator("kind"),

@@ -5,6 +5,7 @@ Imports only `tavern.records` (see DESIGN.md layering). Errors are store-local
 """
 
 from tavern.store._history import Snapshot
+from tavern.store._variants import TurnVariant
 from tavern.store.atomic import write_atomic
 from tavern.store.errors import (
     BuiltinReadOnly,
@@ -35,7 +36,7 @@ from tavern.store.journal import (
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
-from tavern.store.sessions import SessionStore, SessionSummary
+from tavern.store.sessions import RerunBase, SessionStore, SessionSummary, TurnsPage
 
 __all__ = [
     "BuiltinReadOnly",
@@ -47,6 +48,7 @@ __all__ = [
     "NotInLibrary",
     "NothingToUndo",
     "PendingSync",
+    "RerunBase",
     "RevisionConflict",
     "SchemaVersionMismatch",
     "SessionExists",
@@ -56,6 +58,8 @@ __all__ = [
     "SessionSummary",
     "Snapshot",
     "StoreError",
+    "TurnVariant",
+    "TurnsPage",
     "check_character_id",
     "check_scenario_id",
     "check_session_id",

@@ -129,8 +129,8 @@ def test_negative_control_a_commit_that_does_not_wait_is_caught(
 ) -> None:
     real_commit = SessionStore.commit_turn
 
-    def impatient(self: SessionStore, *args: Any, before_commit: Any = None) -> Any:
-        return real_commit(self, *args)  # planted: the pending fsync is not waited for
+    def impatient(self: SessionStore, *args: Any, before_commit: Any = None, **kwargs: Any) -> Any:
+        return real_commit(self, *args, **kwargs)  # planted: the pending fsync is not waited for
 
     monkeypatch.setattr(SessionStore, "commit_turn", impatient)
     events = _events_of_turns(make_kit(), monkeypatch, 2, fsync_delay=0.5)

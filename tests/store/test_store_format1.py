@@ -104,7 +104,9 @@ def test_opening_migrates_the_layout_and_old_rows_read_as_they_are(old_dir: Path
     assert _query(old_dir, "SELECT count(*) FROM memory_lines") == [(0,)]
     assert _query(old_dir, "SELECT count(*) FROM sessions WHERE memory_at IS NULL") == [(3,)]
     assert _query(old_dir, "SELECT count(*) FROM checkpoints WHERE pre_memory_at IS NULL") == [(8,)]
-    with SessionStore(old_dir) as again:  # a second open finds the current format and changes nothing
+    with SessionStore(
+        old_dir
+    ) as again:  # a second open finds the current format and changes nothing
         assert again.load("old-beta") == truth.states["old-beta"]
 
 
