@@ -10,6 +10,7 @@ from fastapi import Depends, Header, Path, Query, Request
 from tavern.app.schemas import ID_PATTERN
 from tavern.app.security import check_request
 from tavern.app.state import AppServices, RunnerSlot
+from tavern.app.usage import UsageBooks
 from tavern.runner.interface import TurnRunner
 from tavern.store import Library, SessionStore
 
@@ -61,9 +62,23 @@ def _sessions(services: ServicesDep) -> SessionStore:
     return services.sessions
 
 
+def _usage(request: Request) -> UsageBooks:
+    books: UsageBooks = request.app.state.usage
+    return books
+
+
 LibraryDep = Annotated[Library, Depends(_library)]
+UsageDep = Annotated[UsageBooks, Depends(_usage)]
 SessionsDep = Annotated[SessionStore, Depends(_sessions)]
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=64, description="A lowercase slug id")]
 AfterQuery = Annotated[int, Query(ge=-1, le=2**53, description="Return entries after this one")]
 LimitQuery = Annotated[int, Query(ge=1, le=500, description="Page size (at most 500)")]
+RevisionQuery = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        le=2**53,
+        description="The session revision the client's view shows; a stale one is a 409",
+    ),
+]

@@ -9,10 +9,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tavern.records import Character, ChatMessage, HistoryRecord, JournalLine, Scenario
+from tavern.records import (
+    Character,
+    ChatMessage,
+    HistoryRecord,
+    JournalLine,
+    Scenario,
+    TurnInput,
+)
 from tavern.records.scenario import Language
 from tavern.records.views import Suggestion
-from tavern.store import SessionSummary
+from tavern.store import SessionSummary, TurnVariant
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 """Scenario, character and session ids: lowercase slugs, never a path."""
@@ -92,6 +99,29 @@ class SessionsPublic(BaseModel):
     """Sessions, newest first."""
     count: int
     """Number of sessions."""
+
+
+class SessionRename(Body):
+    """A new name for the session list (blank clears it)."""
+
+    name: str | None = Field(default=None, max_length=120)
+    """The name; the scenario's title shows when there is none."""
+
+
+class RerunRequest(Body):
+    """Play the last turn again."""
+
+    input: TurnInput | None = None
+    """An edited input; the turn's own input when omitted (regenerate)."""
+
+
+class VariantsPublic(BaseModel):
+    """Every variant of the session's last turn."""
+
+    turn_number: int
+    """The last turn."""
+    data: list[TurnVariant]
+    """Variants by number; exactly one is committed (none at turn 0)."""
 
 
 class HistoryPage(BaseModel):
