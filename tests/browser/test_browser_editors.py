@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import ARTIFACTS
+from browser_kit import ARTIFACTS
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
