@@ -35,9 +35,16 @@ def start(page: Any, scenario: str = "the-toll-house") -> str:
     """Start a session from the landing page; returns its id."""
     page.select_option("[data-testid=new-scenario]", scenario)
     page.click("[data-testid=new-start]")
-    page.wait_for_selector("[data-testid=view-play]:not([hidden])")
+    page.wait_for_url("**/#/play/*")
+    sid = str(page.evaluate("location.hash.split('/').pop()"))
+    opened(page, sid)
+    return sid
+
+
+def opened(page: Any, sid: str) -> None:
+    """Wait until the play view shows session `sid` and nothing is in flight."""
+    page.wait_for_selector(f"[data-testid=view-play][data-session='{sid}']:not([hidden])")
     idle(page)
-    return str(page.evaluate("location.hash.split('/').pop()"))
 
 
 def send(page: Any, **fields: str) -> None:

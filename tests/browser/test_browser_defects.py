@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from browser_kit import MOBILE, api, idle, new_session, records, send, shoot, start
+from browser_kit import MOBILE, api, idle, new_session, opened, records, send, shoot, start
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -34,6 +34,7 @@ def _open(page: Any, sid: str) -> None:
     page.wait_for_selector("[data-testid=view-play]:not([hidden])")
     expect(page.locator("#play-title")).to_have_text(view["title"])
     idle(page)
+    opened(page, sid)
 
 
 def test_1_a_turn_lands_in_its_own_session_whatever_is_open(slow_page: Any) -> None:
@@ -232,7 +233,7 @@ def test_8_the_scenario_editor_links_zones(page: Any) -> None:
 def test_8_forcing_someone_out_of_earshot_is_explained(page: Any) -> None:
     start(page, "the-vintners-wake")
     options = page.locator("[data-testid=c-force] option")
-    texts = [options.nth(i).inner_text() for i in range(options.count())]
+    texts = [options.nth(i).text_content() or "" for i in range(options.count())]
     assert any("earshot" in t for t in texts), texts
     expect(page.locator("[data-testid=cast] [data-testid=cast-hearing]").first).to_be_visible()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_kit import ARTIFACTS
+from browser_kit import shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -31,19 +31,20 @@ def test_write_a_scenario_without_touching_files(page: Any) -> None:
 
     page.select_option("[data-testid=se-pick]", "the-toll-house")
     expect(page.locator("[data-testid=scenario-form-id]")).to_have_value("the-toll-house")
-    cast = page.input_value("[data-testid=scenario-form-cast]").splitlines()
     scenario = {
         "id": "the-ink-room",
         "title": "The Ink Room",
         "world": "A registry office after hours; the ledger is missing.",
         "location": "the registry office",
-        "cast": "\n".join([*cast, "C9: nell-quill"]),
     }
     for name, value in scenario.items():
         page.fill(f"[data-testid=scenario-form-{name}]", value)
+    page.click("[data-testid=cast-add]")  # the cast is picked by name
+    added = page.locator("[data-testid=cast-row]").last
+    added.locator("[data-testid=cast-character]").select_option(label="Nell Quill (nell-quill)")
     page.click("[data-testid=se-save]")
     expect(page.locator("[data-testid=se-pick] option[value=the-ink-room]")).to_have_count(1)
-    page.screenshot(path=str(ARTIFACTS / "07-editors.png"), full_page=True)
+    shoot(page, "07-editors", full_page=True)
 
     page.click("[data-testid=home]")
     page.wait_for_selector(
