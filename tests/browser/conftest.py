@@ -1,6 +1,7 @@
 """A real server on a free loopback port (uvicorn in a thread) and headless Debian chromium.
 
-One browser per test process; each test gets a fresh context (no shared cookies, cache or
+One browser per test module (a session-wide one kept Playwright's event loop running under
+every later test of the worker, and `asyncio.run` refused to start); each test gets a fresh context (no shared cookies, cache or
 clipboard) at desktop size, and `browser_kit.shoot` also takes the mobile-width screenshot.
 """
 
@@ -119,7 +120,7 @@ def slow_server(tavern_data_dir: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(
