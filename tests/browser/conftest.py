@@ -1,8 +1,9 @@
 """A real server on a free loopback port (uvicorn in a thread) and headless Debian chromium.
 
 One browser per test module (a session-wide one kept Playwright's event loop running under
-every later test of the worker, and `asyncio.run` refused to start); each test gets a fresh context (no shared cookies, cache or
-clipboard) at desktop size, and `browser_kit.shoot` also takes the mobile-width screenshot.
+every later test of the worker, and `asyncio.run` refused to start); each test gets a fresh
+context (no shared cookies, cache or clipboard) at desktop size, and `browser_kit.shoot`
+also takes the mobile-width screenshot.
 """
 
 from __future__ import annotations
