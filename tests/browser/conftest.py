@@ -69,7 +69,7 @@ def _serve(data_dir: Path, delay: float = 0.0) -> Iterator[str]:
     from tavern.app.main import create_app
     from tavern.app.state import AppServices
     from tavern.app.wiring import close_runner, runner_factory
-    from tavern.records.config import AppConfig
+    from tavern.records.config import AppConfig, ProviderSettings
     from tavern.store import Library, SessionStore
 
     library, store = Library(data_dir), SessionStore(data_dir)
@@ -89,7 +89,9 @@ def _serve(data_dir: Path, delay: float = 0.0) -> Iterator[str]:
         runner_factory=factory,
         close_runner=close,
     )
-    app = create_app(services, AppConfig(active_provider="fake"))
+    # A seeded fake: a regenerated turn samples under other seeds, so its versions differ.
+    config = AppConfig(active_provider="fake", providers={"fake": ProviderSettings(seed=1)})
+    app = create_app(services, config)
     port = _free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
@@ -140,7 +142,9 @@ def browser() -> Iterator[Any]:
 
 
 def _open(browser: Any, url: str, **context: Any) -> Iterator[Any]:
-    made = browser.new_context(viewport=DESKTOP, **context)
+    made = browser.new_context(
+        viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"], **context
+    )
     page = made.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
