@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Path, Query, Request
 
+from tavern.app.avatars import Avatars
 from tavern.app.schemas import ID_PATTERN
 from tavern.app.security import check_request
 from tavern.app.state import AppServices, RunnerSlot
@@ -67,7 +68,12 @@ def _usage(request: Request) -> UsageBooks:
     return books
 
 
+def _avatars(services: ServicesDep) -> Avatars:
+    return Avatars(services.data_dir)
+
+
 LibraryDep = Annotated[Library, Depends(_library)]
+AvatarsDep = Annotated[Avatars, Depends(_avatars)]
 UsageDep = Annotated[UsageBooks, Depends(_usage)]
 SessionsDep = Annotated[SessionStore, Depends(_sessions)]
 

@@ -5,7 +5,7 @@ Persisted shapes come from `tavern.records`; these are only the envelopes around
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,6 +72,32 @@ class CharacterPublic(BaseModel):
     """The sheet."""
     builtin: bool
     """True for built-ins (read-only)."""
+    avatar: bool = False
+    """Whether the character has a picture (`GET /characters/{id}/avatar`)."""
+
+
+class CharacterExport(BaseModel):
+    """A character as a file to keep or share (importable again)."""
+
+    format: Literal["tavern-character"] = "tavern-character"
+    """What this file is."""
+    version: int = 1
+    """Format version."""
+    character: Character
+    """The sheet."""
+
+
+class ScenarioExport(BaseModel):
+    """A scenario with the characters its cast names, as one file."""
+
+    format: Literal["tavern-scenario"] = "tavern-scenario"
+    """What this file is."""
+    version: int = 1
+    """Format version."""
+    scenario: Scenario
+    """The scenario."""
+    characters: list[Character]
+    """Every character its cast names, in cast order."""
 
 
 class CharactersPublic(BaseModel):
