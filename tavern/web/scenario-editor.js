@@ -226,6 +226,12 @@ export function renderScenario(scenario, characters) {
   drawAll();
 }
 
+/** Change the characters the cast is picked from, keeping what the form holds. */
+export function setLibrary(characters) {
+  library = characters;
+  if (document.getElementById("se-cast")) drawCast();
+}
+
 /** The scenario the form describes (unknown fields of the base kept as they were). */
 export function readScenario() {
   const form = $("scenario-form");

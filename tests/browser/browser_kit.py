@@ -82,3 +82,23 @@ def new_session(page: Any, scenario: str = "the-toll-house") -> dict[str, Any]:
     assert status == 201, body
     made: dict[str, Any] = body
     return made
+
+
+def card_png(card: dict[str, Any]) -> bytes:
+    """A 1x1 PNG carrying `card` as a Character Card V2 `chara` text chunk."""
+    import base64
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + body))
+        return struct.pack(">I", len(body)) + kind + body + crc
+
+    text = b"chara\0" + base64.b64encode(json.dumps(card).encode())
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"tEXt", text)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xc0\x40\x20"))
+        + chunk(b"IEND", b"")
+    )
