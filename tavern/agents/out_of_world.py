@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 
 from tavern.agents.repetition import sentence_spans
-from tavern.contract.alternation import matches_any
 
 ENOUGH_CONTEXT = (
     r"|\b(?:enough|sufficient) (?:context|information)(?: or (?:context|information))?"
@@ -136,10 +135,10 @@ def drop_out_of_world(text: str) -> str:
     >>> drop_out_of_world("The lamp gutters. What can I assist you with today?")
     'The lamp gutters.'
     """
-    if not matches_any(NARRATOR_OUT_OF_WORLD, text):
+    if NARRATOR_OUT_OF_WORLD.search(text) is None:
         return text
     return "".join(
         text[start:end]
         for start, end in sentence_spans(text)
-        if not matches_any(NARRATOR_OUT_OF_WORLD, text[start:end])
+        if NARRATOR_OUT_OF_WORLD.search(text[start:end]) is None
     ).strip()

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from tavern.agents.character import INSTRUCTIONS, PROMPT_LINES, SHEET_LABELS
 from tavern.agents.out_of_world import OUT_OF_WORLD
-from tavern.contract.alternation import matches_any
 from tavern.physics.mind_copy import holds_run, word_runs
 from tavern.physics.prompt_labels import without_schema_words
 from tavern.records import CharacterReply
@@ -58,7 +57,7 @@ her personality and appearance read out behind "I look like this:"."""
 
 
 def _steps_out(text: str) -> bool:
-    if matches_any(OUT_OF_WORLD, text) or any(
+    if OUT_OF_WORLD.search(text) is not None or any(
         label in text for label in (*SHEET_LABELS, *OWN_LABELS)
     ):
         return True

@@ -52,7 +52,6 @@ from tavern.store import (
     Library,
     NothingToUndo,
     NotInLibrary,
-    PendingSync,
     RevisionConflict,
     SchemaVersionMismatch,
     SessionLocks,
@@ -65,6 +64,7 @@ from tavern.store import (
     materialize_session,
     new_session_id,
     read_journal,
+    reconcile_journal,
 )
 
 VIEW_TURNS = 12
@@ -125,12 +125,30 @@ class Runner:
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
         self.check_contract = check_contract
+        self._reconciled: set[str] = set()
+        """Sessions whose journal this runner has made agree with the store."""
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
         return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
+
+    def _reconcile(self, session_id: str) -> None:
+        """On this runner's first touch of a session (hold its lock): make the journal agree
+        with the store, whatever process ended between a commit and its line
+        (`store.reconcile_journal`). A missing session is left to the caller's read."""
+        if session_id in self._reconciled:
+            return
+        try:
+            reconcile_journal(self.store, self.journal, session_id)
+        except SessionNotFound:
+            return
+        except SchemaVersionMismatch as exc:
+            raise ConflictError(str(exc)) from exc
+        except StoreError as exc:
+            raise RunnerError(str(exc)) from exc
+        self._reconciled.add(session_id)
 
     def _load(self, session_id: str) -> SessionState:
         return self._snapshot(session_id, 0).state
@@ -181,7 +199,10 @@ class Runner:
         return self._view(state, warn=True)
 
     async def view(self, session_id: str) -> SessionView:
-        """The human's view of a session."""
+        """The human's view of a session (opening it reconciles its journal, once)."""
+        if session_id not in self._reconciled:
+            async with self.locks.get(session_id):
+                self._reconcile(session_id)
         return self._view(self._load(session_id), warn=True)
 
     def _view(self, state: SessionState, *, warn: bool) -> SessionView:
@@ -228,56 +249,60 @@ class Runner:
         turn: TurnInput,
         progress: Progress | None,
         client: JsonClient,
-    ) -> tuple[TurnOutcome, PendingSync]:
+    ) -> TurnOutcome:
         """Journal the input, filter it and run the transaction from `base` (nothing is
-        committed here); returns the outcome and the sync its journal lines wait on."""
+        committed here), then put the turn's lines on disk at one fsync: every line of a
+        turn is on disk before the store commits it."""
         state, history, first_seq = base
         number = state.turn_number + 1
-        # Every line of the turn reaches the disk before the commit, at one fsync. It runs
-        # while the store prepares the commit, which waits for it before COMMIT.
-        synced = PendingSync()
-        with self.journal.synced_once(session_id, synced):
-            self.journal.append(
-                session_id,
-                TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
-            )
-            effective = filter_input(turn, state)
-            self.journal.append(
-                session_id,
-                TurnInputEffectiveLine(
-                    ts=utc_now(),
-                    session_id=session_id,
-                    turn_number=number,
-                    input=effective.turn,
-                    effective_force_speaker=effective.force_speaker,
-                    transformed_fields=effective.transformed_fields,
-                ),
-            )
-            if progress is not None:
-                await progress("director", None)
-            caller = AgentCaller(client, session_id, self._gate(state))
-            outcome = await TurnTransaction(
-                state, history, effective, first_seq, caller, self.limits, progress
-            ).run()
-        return outcome, synced
+        self.journal.append(
+            session_id,
+            TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
+        )
+        effective = filter_input(turn, state)
+        self.journal.append(
+            session_id,
+            TurnInputEffectiveLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=number,
+                input=effective.turn,
+                effective_force_speaker=effective.force_speaker,
+                transformed_fields=effective.transformed_fields,
+            ),
+        )
+        if progress is not None:
+            await progress("director", None)
+        caller = AgentCaller(client, session_id, self._gate(state))
+        outcome = await TurnTransaction(
+            state, history, effective, first_seq, caller, self.limits, progress
+        ).run()
+        # The commit line after the commit is synced with the next turn's lines; a process
+        # that ends before it is written leaves a turn that the next opening of the session
+        # marks as recovered (`_reconcile`).
+        self.journal.sync(session_id)
+        return outcome
 
     def _journal_commit(
         self, session_id: str, number: int, outcome: TurnOutcome, stored: SessionState
     ) -> None:
-        self.journal.append(
-            session_id,
-            CommitLine(
-                ts=utc_now(),
-                session_id=session_id,
-                turn_number=number,
-                revision=stored.revision,
-                record_count=len(outcome.records),
-                tick=stored.clock.tick,
-                control_returned=outcome.control_returned,
-                clamp_changes=outcome.clamp_changes,
-            ),
-            wait_for_disk=False,  # the store holds the commit; this line only marks it
-        )
+        try:
+            self.journal.append(
+                session_id,
+                CommitLine(
+                    ts=utc_now(),
+                    session_id=session_id,
+                    turn_number=number,
+                    revision=stored.revision,
+                    record_count=len(outcome.records),
+                    tick=stored.clock.tick,
+                    control_returned=outcome.control_returned,
+                    clamp_changes=outcome.clamp_changes,
+                ),
+            )
+        except BaseException:
+            self._reconciled.discard(session_id)  # the next touch marks the turn
+            raise
 
     async def play_turn(
         self,
@@ -292,11 +317,12 @@ class Runner:
         undid) is refused with `ConflictError` before anything is journaled.
         """
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             base = self._snapshot(session_id, self.limits.director_turns, self.limits.window_step)
             check_revision(base.state, expected_revision)
             state = base.state
             number = state.turn_number + 1
-            outcome, synced = await self._transact(session_id, base, turn, progress, self.client)
+            outcome = await self._transact(session_id, base, turn, progress, self.client)
             try:
                 stored = self.store.commit_turn(
                     session_id,
@@ -304,7 +330,6 @@ class Runner:
                     outcome.records,
                     outcome.state,
                     state.revision,
-                    before_commit=synced.wait,
                     turn_input=turn,
                 )
             except RevisionConflict as exc:
@@ -340,6 +365,7 @@ class Runner:
         """Remove the highest turn and restore the pre-turn state (`expected_revision`: as
         for `play_turn`)."""
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             before = self._load(session_id)
             check_revision(before, expected_revision)
             last = self.store.history_tail(session_id, 1)
@@ -348,18 +374,22 @@ class Runner:
                 restored = self.store.undo(session_id)
             except NothingToUndo as exc:
                 raise ConflictError(str(exc)) from exc
-            self.journal.append(
-                session_id,
-                UndoLine(
-                    ts=utc_now(),
-                    session_id=session_id,
-                    turn_number=before.turn_number,
-                    revision=restored.revision,
-                    removed_turn=before.turn_number,
-                    removed_records=len(removed),
-                ),
-                wait_for_disk=False,
-            )
+            try:
+                self.journal.append(
+                    session_id,
+                    UndoLine(
+                        ts=utc_now(),
+                        session_id=session_id,
+                        turn_number=before.turn_number,
+                        revision=restored.revision,
+                        removed_turn=before.turn_number,
+                        removed_records=len(removed),
+                    ),
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # the next touch marks the undo
+                raise
+            self.journal.sync(session_id)
             return restored
 
     # -- variants of the last turn ------------------------------------------------------------
@@ -387,6 +417,7 @@ class Runner:
                 never stored (played before it was kept) rerun without a new one.
         """
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             state = self._load(session_id)
             check_revision(state, expected_revision)
             try:
@@ -401,10 +432,7 @@ class Runner:
             known = self.store.variants(session_id)
             offset = RERUN_SEED_STEP * (1 + max(v.variant for v in known))
             client = _Reseeded(self.client, offset)
-            outcome, synced = await self._transact(
-                session_id, base.snapshot, turn, progress, client
-            )
-            synced.wait()
+            outcome = await self._transact(session_id, base.snapshot, turn, progress, client)
             try:
                 stored = self.store.replace_last_turn(
                     session_id, outcome.records, outcome.state, base.revision, turn
@@ -428,6 +456,7 @@ class Runner:
             ConflictError: stale `expected_revision`, turn 0, or no such variant.
         """
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             state = self._load(session_id)
             check_revision(state, expected_revision)
             known = self.store.variants(session_id)
@@ -463,8 +492,8 @@ class Runner:
                 set_aside_variant=aside,
                 record_count=records,
             ),
-            wait_for_disk=False,
         )
+        self.journal.sync(session_id)
 
     # -- helpers for the human ----------------------------------------------------------------
 

@@ -25,7 +25,6 @@ from tavern.physics.canon import apply_canon
 from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.directive_copy import without_directive_copies
-from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.fact_state import without_state_flips
 from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
@@ -55,7 +54,6 @@ from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.replies import said_reply
 from tavern.runner.screen import display_names
-from tavern.runner.speech_guard import speech_guard, spoken_words
 
 _turn_number = attrgetter("turn_number")
 _text = attrgetter("text")
@@ -203,15 +201,10 @@ class TurnTransaction:
             title=state.title,
         )
 
-        spoken = spoken_words(state, ctx.history)  # the same for every clamp of the beat
-
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
             cut, looped = without_event_loops(proposal)
             clamped, changes = clamp_decision(cut, ctx)
-            guarded, more = speech_guard(clamped, state, ctx.history, spoken)
-            # The speech guard masks after the clamps: an event it empties goes the same way.
-            kept, emptied = drop_emptied_events(guarded, ctx)
-            return kept, looped + changes + more + emptied
+            return clamped, looped + changes
 
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(

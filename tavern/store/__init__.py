@@ -28,18 +28,26 @@ from tavern.store.ids import (
 )
 from tavern.store.journal import (
     JournalWriter,
-    PendingSync,
     journal_path,
     read_journal,
+    read_markers,
     session_dir,
 )
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
-from tavern.store.sessions import RerunBase, SessionStore, SessionSummary, TurnsPage
+from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
+from tavern.store.sessions import (
+    CommittedTurn,
+    RerunBase,
+    SessionStore,
+    SessionSummary,
+    TurnsPage,
+)
 
 __all__ = [
     "BuiltinReadOnly",
+    "CommittedTurn",
     "InvalidIdError",
     "InvalidTurn",
     "JournalError",
@@ -47,7 +55,7 @@ __all__ = [
     "Library",
     "NotInLibrary",
     "NothingToUndo",
-    "PendingSync",
+    "Reconciled",
     "RerunBase",
     "RevisionConflict",
     "SchemaVersionMismatch",
@@ -63,10 +71,13 @@ __all__ = [
     "check_character_id",
     "check_scenario_id",
     "check_session_id",
+    "journal_commits",
     "journal_path",
     "materialize_session",
     "new_session_id",
     "read_journal",
+    "read_markers",
+    "reconcile_journal",
     "session_dir",
     "write_atomic",
 ]

@@ -11,7 +11,6 @@ from tavern.physics import ClampContext, clamp_decision
 from tavern.physics.fact_state import States, stated, without_state_flips
 from tavern.records import (
     NARRATOR,
-    Audience,
     DirectorDecision,
     EventRecord,
     HistoryRecord,
@@ -19,7 +18,7 @@ from tavern.records import (
     Scene,
 )
 
-from .test_rules import CAST, attempt
+from .test_rules import CAST, EVERYONE, attempt
 
 TOLL_FACTS = [
     "The river is too high to cross until dawn.",
@@ -61,7 +60,7 @@ def _told(
     history: list[HistoryRecord] = [
         EventRecord(
             seq=i + 1, turn_number=1, speaker="World", author="director", event_kind="world_event",
-            text=text, audience=Audience(origin="public"),
+            text=text, audience=EVERYONE,
         )
         for i, text in enumerate(before)
     ]  # fmt: skip
