@@ -3,8 +3,8 @@
 It receives the public scene and zone staging, the cast's appearance (no minds), a reader
 transcript in which every spoken line is a content-free marker, and the clamped events of
 this beat. It never receives minds, thoughts, ledgers or the words anyone spoke, so it cannot
-leak them: it cannot quote anyone's real words. What it invents in their place, and an
-assistant's words, `parse` cuts (`agents.quoted`, `agents.out_of_world`).
+leak them: it cannot quote anyone's real words. What it invents in their place, and every
+other repair of its text, is the filter layer's (`tavern.filters`, run by the runner).
 
 Events are written by the Director, which did read the words. As a second, code-level
 boundary every salient token that occurs in a spoken line (or a thought) of the window but
@@ -15,40 +15,19 @@ user message.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
-from itertools import compress, count
-from operator import itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.out_of_world import drop_out_of_world
-from tavern.agents.prompt_echo import drop_prompt_echo
-from tavern.agents.quoted import drop_quoted_speech
-from tavern.agents.recital import drop_recitals
 from tavern.agents.render import (
-    cached_tokens,
-    log_block,
     log_lines,
     scene_block,
     staging,
     tokens_in,
     zone_graph_block,
 )
-from tavern.agents.repetition import (
-    cut_runaway,
-    drop_retold,
-    repeats_a_sentence,
-)
-from tavern.agents.retold_subject import drop_retold_subjects
-from tavern.agents.roll_call import drop_roll_call, drop_roster
-from tavern.agents.stutter import without_stutter
-from tavern.physics.continued import Continued
+from tavern.filters.loop import repeats_a_sentence
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
-from tavern.physics.prompt_labels import without_schema_words
-from tavern.physics.record_memo import RecordMemo
-from tavern.physics.redaction import redact
-from tavern.physics.respelt import respelt_names
+from tavern.physics.redaction import redact, salient_tokens
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -60,6 +39,7 @@ from tavern.records import (
     SystemRecord,
     ThoughtRecord,
 )
+from tavern.text import lexicon_for
 
 TRANSCRIPT_BUDGET_TOKENS = 2500
 """Default token budget of the reader transcript."""
@@ -83,15 +63,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "properties": {"narration": {"type": "string", "maxLength": NARRATION_MAX_CHARS}},
 }
 """JSON Schema of the renderer's answer."""
-
-
-_KEY, _TEXT = itemgetter(0), itemgetter(1)
-_SHOWN, _MASKED_NOW = itemgetter(0), itemgetter(1)
-TranscriptEntry = tuple[tuple[int, str] | None, bool, int, str]
-"""A past record's (seq, line) as shown unless masked now (None: no line), whether it is
-masked with today's words, its seq and its line."""
-_LINES: RecordMemo[TranscriptEntry] = RecordMemo()
-"""Rendered transcript lines: a record stays in the transcript for many turns."""
 
 
 def build_messages(
@@ -126,18 +97,16 @@ def build_messages(
     # reader who perceives nothing (thought-only tokens and whisper payloads), because the
     # public corpus subtracted here is smaller than the guards' one.
     hidden = spoken_only_tokens(state, [*earlier, *beat])
-    key = _LINES.number(tuple(names.items()))
-    lines = _transcript_lines(earlier, key, namer, hidden)
-    # C-level passes (map, itemgetter) over the transcript: it holds hundreds of lines.
+    lines = _transcript_lines(earlier, namer, hidden)
     start = snapped_start(
-        list(map(_KEY, lines)),
-        list(map(len, map(_TEXT, lines))),
+        [seq for seq, _ in lines],
+        [len(text) for _, text in lines],
         budget_tokens * 4,
         max(4, budget_tokens // 75),  # about half a window, in seqs (~6 records a beat)
         truncated=bool(earlier) and earlier[0].seq > 0,
         each=1,  # the newline joining the lines
     )
-    transcript = log_block(list(map(_TEXT, lines[start:])))
+    transcript = log_lines(text for _, text in lines[start:])
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
@@ -166,33 +135,25 @@ def build_messages(
 
 
 def _transcript_lines(
-    records: list[HistoryRecord], key: int, namer: Any, hidden: frozenset[str]
+    records: list[HistoryRecord], namer: Any, hidden: frozenset[str]
 ) -> list[tuple[int, str]]:
-    """(seq, line) of each past record that shows in the transcript."""
-    entries = _LINES.all(records, key, lambda r: _transcript_entry(r, namer))
-    # C-level passes over the window (hundreds of records, nearly all of them fixed); only
-    # the few lines masked with today's words are visited one by one.
-    shown = list(map(_SHOWN, entries))
-    for i in compress(count(), map(_MASKED_NOW, entries)):
-        seq, line = entries[i][2:]
-        text = redact(line, hidden)
-        shown[i] = (seq, text) if text else None
-    return list(filter(None, shown))
-
-
-def _transcript_entry(record: HistoryRecord, namer: Any) -> TranscriptEntry:
-    """A past record's transcript line, and whether it is masked with today's words.
+    """(seq, line) of each past record that shows in the transcript.
 
     An event's masked reader text was fixed when it was recorded; the reader's own
     narration holds no spoken word it could have read; speech, attempts and thoughts are
     content-free markers. Only events recorded before reader texts existed (and system
     lines) are masked with today's words.
     """
-    fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord) or (
-        isinstance(record, EventRecord) and record.reader_text is not None
-    )
-    line = reader_line(record, namer)
-    return ((record.seq, line) if line else None), not fixed, record.seq, line
+    lines = []
+    for record in records:
+        line = reader_line(record, namer)
+        fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord)
+        fixed = fixed or (isinstance(record, EventRecord) and record.reader_text is not None)
+        if line and not fixed:
+            line = redact(line, hidden)
+        if line:
+            lines.append((record.seq, line))
+    return lines
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:
@@ -227,50 +188,10 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    # A frozenset (the union's difference), handed on as it is: no copy of every spoken word.
-    spoken, public = _spoken_union(records), tokens_in(public_corpus(state))
-    for known_spoken, known_public, only in _ONLY:
-        if known_spoken is spoken and known_public is public:
-            return only
-    only = spoken - public
-    _ONLY.append((spoken, public, only))
-    del _ONLY[:-_ONLY_KEPT]
-    return only
-
-
-_ONLY: list[tuple[frozenset[str], frozenset[str], frozenset[str]]] = []
-"""Recent differences, by the identity of both sets (kept alive here, so no id is reused): a
-turn's reader mask and its prose prompt ask about the same window and stage, and the caches
-behind both sets hand out the same objects for the same contents."""
-_ONLY_KEPT = 4
-
-
-_SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
-"""Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
-_UNIONS: Continued[frozenset[str], frozenset[str]] = Continued(kept=4)
-"""The last few windows' token sets (one per record) and their union: a beat asks again for
-the same window with its new records appended, and a turn asks for the last turn's window
-with its beat's records committed (new objects, but the same texts: the same token sets)."""
-
-
-def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
-    """Every spoken token of `records`; a window whose token sets continue a remembered
-    window's adds only its new token sets to that window's union."""
-    # C-level passes: the memo's list reuses the last window's sets, and comparing the lists
-    # meets the same set objects (`cached_tokens` hands one out per text) for all but a few.
-    tokens = _SPOKEN.all(records, 0, _spoken_tokens)
-    found = _UNIONS.find(tokens)
-    union, tail = (found[0], tokens[found[1] :]) if found else (frozenset(), tokens)
-    extended = union.union(*tail) if tail else union
-    # A tail adding no new token keeps the remembered object: `spoken_only_tokens` finds
-    # its difference by identity.
-    return _UNIONS.put(tokens, union if len(extended) == len(union) else extended)
-
-
-def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
-    if isinstance(record, SpeechRecord | ThoughtRecord):
-        return cached_tokens(record.text)
-    return frozenset()
+    spoken = frozenset().union(
+        *(salient_tokens(r.text) for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+    )
+    return spoken - tokens_in(public_corpus(state))
 
 
 def public_corpus(state: SessionState) -> list[str]:
@@ -287,63 +208,14 @@ def public_corpus(state: SessionState) -> list[str]:
     ]
 
 
-def recited_texts(state: SessionState) -> list[str]:
-    """The prompt's texts a narration must not recite (`parse`'s `recited`): the stage and
-    the cast's appearances."""
-    return [
-        state.scene.location,
-        state.scene.description,
-        *(c.body.appearance for c in state.cast.values()),
-    ]
+def parse(data: dict[str, Any]) -> str:
+    """The narration text of a schema-valid answer, as the model wrote it (the filter layer
+    repairs it: `tavern.filters.NARRATION_RULES`).
 
-
-def parse(
-    data: dict[str, Any],
-    told: AbstractSet[str] = frozenset(),
-    public: Sequence[str] = (),
-    names: Sequence[str] = (),
-    title: str = "",
-    recited: Sequence[str] = (),
-    events: Sequence[str] = (),
-    staged: Sequence[str] = (),
-) -> str:
-    """The narration text of a schema-valid answer, cut in code where the model broke the
-    renderer's contract: up to any runaway repetition, with the `names` spelt right
-    (`physics.respelt`), without the answers' schema words
-    (`physics.prompt_labels`), without the sentences in `told`
-    (`agents.repetition`; see `told.told_sentences`), without invented dialogue (a quotation
-    absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
-    assistant's words (`agents.out_of_world`) and without copies of its prompt: the
-    transcript's attempt marker about the cast's `names`, a scene label, or the session's
-    `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
-    `staging_parts`), without a recital of the stage or an
-    appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
-    without a sentence told again for another of the `names`, holding only them or
-    placing them where the stage is (`agents.roll_call`), without a stutter ("until dawn
-    until dawn": `agents.stutter`), and without a sentence an earlier text told under another
-    subject (`agents.retold_subject`); nothing when no word is left (`_A_WORD`).
-
-    >>> parse({"narration": "Teodor speaks to Maren.}"})
+    >>> parse({"narration": "Teodor speaks to Maren."})
     'Teodor speaks to Maren.'
-    >>> parse({"narration": "Maren nods. She says, 'I can open it now.' How can I help you?"})
-    'Maren nods.'
-    >>> parse({"narration": "Maren Holt makes an attempt. The bolt holds."}, names=["Maren Holt"])
-    'The bolt holds.'
     """
-    raw = str(data["narration"])
-    # A small model sometimes writes the JSON's closing brace inside the string ("... Vask.}");
-    # the cap still counts the characters the model wrote.
-    text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
-    cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    # Names spelt right first, so that every rule below knows each name the model wrote.
-    kept = respelt_names(cut_runaway(text, cap=cap), names)
-    kept = without_schema_words(without_stutter(kept))
-    kept = drop_out_of_world(drop_quoted_speech(kept, public))
-    kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
-    stage = [*recited, *staged]
-    kept = drop_retold(drop_roster(drop_roll_call(kept, names), names, stage, events), told)
-    kept = drop_retold_subjects(kept, told, names, events)
-    return kept if _A_WORD.search(kept) else ""
+    return str(data["narration"])
 
 
 def staging_parts(state: SessionState) -> list[str]:
@@ -352,21 +224,13 @@ def staging_parts(state: SessionState) -> list[str]:
     return staging(state.scene, lambda slot: names.get(slot, slot), with_zone_ids=False)
 
 
-def cast_names(state: SessionState) -> list[str]:
-    """The names the renderer's prompt gives the cast (`parse`'s `names`)."""
-    return [c.body.display_name for c in state.cast.values()]
-
-
-_A_WORD = re.compile(r"\w")
-"""A narration of no word tells nothing: live (toll-house #64 and vintners-wake #62, seed 78),
-four of twenty narrations were "..." and reached the reader as the beat's prose."""
-
 _NARRATION_OPENS = re.compile(r'"narration"\s*:\s*"')
 
 
-def runaway(answer_so_far: str) -> bool:
+def runaway(answer_so_far: str, language: str = "en") -> bool:
     """For `tavern.llm.early_stop`: True once the streamed narration repeats a finished
-    sentence, from where `parse` would cut it anyway.
+    sentence, from where the filter rule `loop` would cut it anyway (`language`: the
+    session's).
 
     Live, most narrations of the embedded model that passed 250 words cycled through the same
     sentences until the length cap; each looping token costs the reader time.
@@ -375,4 +239,6 @@ def runaway(answer_so_far: str) -> bool:
     True
     """
     opening = _NARRATION_OPENS.search(answer_so_far)
-    return opening is not None and repeats_a_sentence(answer_so_far[opening.end() :])
+    return opening is not None and repeats_a_sentence(
+        answer_so_far[opening.end() :], lexicon_for(language)
+    )

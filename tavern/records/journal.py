@@ -142,6 +142,11 @@ class CommitLine(_LineBase):
     the journal had no commit line for it (the process ended between the two). Revision,
     tick and record count come from the store; the clamp changes and filter cuts are lost
     and `control_returned` is unknown (False)."""
+    filter_profile: str | None = None
+    """The filter profile the turn's texts were repaired under (`small_local`, `minimal`,
+    `off`); None on lines written before profiles existed."""
+    filter_skipped: list[str] = Field(default_factory=list)
+    """Rules of that profile skipped because they do not read the session's language."""
 
 
 class UndoLine(_LineBase):

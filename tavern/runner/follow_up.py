@@ -22,11 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import repeat
 
 from tavern.agents import director, outcome
-from tavern.agents.repetition import plain_words, sentence_spans
+from tavern.filters.empty_intent import SMALL
 from tavern.physics.acts import Names, named, words_of
 from tavern.physics.attempt_told import act_stem
 from tavern.physics.awaiting import attempt_records
@@ -43,7 +41,8 @@ from tavern.records import (
 )
 from tavern.runner.calls import AgentCaller
 from tavern.runner.fit import fitted
-from tavern.runner.no_act import FILLER
+from tavern.text import sentence_spans
+from tavern.text import words as plain_words
 
 AGENT = "director:outcome"
 """The follow-up's agent name: the Director's role, its own line in the journal."""
@@ -116,7 +115,7 @@ down by the fire" got "Lio Mendez succeeds.", copied from the answer about Lio's
 it was committed as her outcome; in the soak of seed 73 (turn 9), her attempt got "Brother
 Caspar's attempt to read the will is successful." (`names_only_others`)."""
 
-EMPTY_WORDS = FILLER | frozenset(
+EMPTY_WORDS = SMALL["en"] | frozenset(
     "this that it tried attempted did make makes made take takes taking action actions act"
     " acts".split()
 )
@@ -124,9 +123,6 @@ EMPTY_WORDS = FILLER | frozenset(
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
-
-
-_is_attempt, _is_event = ActionRecord.__instancecheck__, EventRecord.__instancecheck__
 
 
 def answered(decision: DirectorDecision, actor: str) -> bool:
@@ -141,7 +137,6 @@ def unanswered(
     return [a for a in attempt_records(history, turn) if not answered(decision, a.speaker)]
 
 
-@lru_cache(maxsize=4096)
 def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
     each verb's "-s" or "-es" aside (`act_stem`: "Ilse Brandt reaches for the door." ~
@@ -173,13 +168,14 @@ def without_borrowed(
     attempts: set[tuple[str, ...]] = set()
     others: set[tuple[str, ...]] = set()
     told = [e.text for e in decided]
-    # The window holds hundreds of records: C-level filters pick the two kinds read here.
-    for r in filter(_is_attempt, history):
-        if r is not attempt:
+    for r in history:
+        if isinstance(r, ActionRecord) and r is not attempt:
             attempts.add(act_key(r.text))
             if r.speaker != attempt.speaker:
                 others.add(act_key(r.text))
-    told += [r.text for r in filter(_is_event, history) if r.turn_number > turn - EVENT_TURNS]
+    told += [
+        r.text for r in history if isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS
+    ]
     attempts.discard(own)
     runs = [_runs(key) for key in attempts] + [_runs(act_key(t)) for t in told]
     other_runs = set().union(*runs) - _runs(own)
@@ -252,15 +248,13 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
 
 
 def _runs(words: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
-    return _runs_of(words, COPY_RUN_WORDS)
+    """Every `COPY_RUN_WORDS` words in a row of `words`.
 
-
-@lru_cache(maxsize=4096)
-def _runs_of(words: tuple[str, ...], n: int) -> frozenset[tuple[str, ...]]:
-    # Cached: each call reads every attempt of a window holding hundreds of records, and
-    # the window's attempts stay the same for many beats.
-    tails = map(words.__getitem__, map(slice, range(n), repeat(None))) if len(words) >= n else ()
-    return frozenset(zip(*tails, strict=False))  # most keys are shorter: no run
+    >>> len(_runs(tuple("abcdefgh"))), _runs(tuple("abcdef"))
+    (2, frozenset())
+    """
+    n = COPY_RUN_WORDS
+    return frozenset(words[i : i + n] for i in range(len(words) - n + 1))
 
 
 def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:

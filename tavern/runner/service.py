@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 
 from tavern.agents import director, openings, suggest
+from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.physics.observation import observe
 from tavern.records import (
     WORLD,
@@ -31,9 +32,9 @@ from tavern.records import (
     VariantLine,
     utc_now,
 )
+from tavern.records.config import FilterProfile
 from tavern.records.views import SessionView, Suggestion, TranscriptPage, TurnResult
 from tavern.runner.calls import AgentCaller, JsonClient
-from tavern.runner.foreign_script import answer_without_foreign_script
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
 from tavern.runner.input_filter import filter_input
 from tavern.runner.interface import (
@@ -111,12 +112,12 @@ class Runner:
         *,
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
-        check_contract: bool = True,
+        filter_profile: FilterProfile = "small_local",
     ) -> None:
         """Wire the runner; nothing is opened or called here.
 
-        `check_contract=False` skips the prompt-contract gate; it exists only so that the
-        kernel benchmark can report the gate's cost separately. Never turn it off to play.
+        `filter_profile` repairs the model's narration and replies of a session that names
+        no profile of its own (`AppConfig.filter_profile_for` gives the provider's).
         """
         self.store = store
         self.library = library
@@ -124,13 +125,13 @@ class Runner:
         self.client = client
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
-        self.check_contract = check_contract
         self._reconciled: set[str] = set()
         """Sessions whose journal this runner has made agree with the store."""
+        self.filter_profile: FilterProfile = filter_profile
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
-        return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
+        return ContractGate(state, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -164,11 +165,15 @@ class Runner:
             raise RunnerError(str(exc)) from exc
 
     async def create_session(
-        self, scenario_id: str, controlled_character_id: str | None = None
+        self,
+        scenario_id: str,
+        controlled_character_id: str | None = None,
+        filter_profile: FilterProfile | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
 
-        `controlled_character_id` may be a cast slot (`C2`) or a library character id.
+        `controlled_character_id` may be a cast slot (`C2`) or a library character id;
+        `filter_profile`, when given, is the session's own over the runner's.
         """
         try:
             scenario = self.library.get_scenario(scenario_id)
@@ -186,6 +191,8 @@ class Runner:
             raise SessionNotFoundError(str(exc)) from exc
         except StoreError as exc:
             raise InvalidTurnError(str(exc)) from exc
+        if filter_profile is not None:
+            state = state.model_copy(update={"filter_profile": filter_profile})
         start = SystemRecord(
             seq=0,
             turn_number=0,
@@ -275,7 +282,7 @@ class Runner:
             await progress("director", None)
         caller = AgentCaller(client, session_id, self._gate(state))
         outcome = await TurnTransaction(
-            state, history, effective, first_seq, caller, self.limits, progress
+            state, history, effective, first_seq, caller, self.limits, progress, self.filter_profile
         ).run()
         # The commit line after the commit is synced with the next turn's lines; a process
         # that ends before it is written leaves a turn that the next opening of the session
@@ -298,6 +305,9 @@ class Runner:
                     tick=stored.clock.tick,
                     control_returned=outcome.control_returned,
                     clamp_changes=outcome.clamp_changes,
+                    filter_cuts=outcome.filter_cuts,
+                    filter_profile=outcome.filter_profile,
+                    filter_skipped=outcome.filter_skipped,
                 ),
             )
         except BaseException:

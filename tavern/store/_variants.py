@@ -31,7 +31,8 @@ from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
 from tavern.records.session import SessionState, utc_now
 from tavern.records.turn import TurnInput
 from tavern.store._history import bodies_of_turns
-from tavern.store._memory import Ranges, parse_ranges, read_state
+from tavern.store._memory import Stored, parse_ranges, read_state
+from tavern.store._memory import _lines as lines_of
 from tavern.store._sqlite import parse_state
 from tavern.store.errors import NothingToUndo, StoreError
 
@@ -87,16 +88,27 @@ def last_checkpoint(db: sqlite3.Connection, session_id: str, turn_number: int) -
 
 def pre_turn_state(
     db: sqlite3.Connection, session_id: str, turn_number: int, checkpoint: Checkpoint
-) -> tuple[SessionState, Ranges | None]:
-    """The state before `turn_number` (memory filled in) and its memory ranges."""
-    state = read_state(
+) -> SessionState:
+    """The state before `turn_number`, memory filled in."""
+    return read_state(
         db,
         session_id,
         checkpoint.pre_state,
         checkpoint.pre_memory_at,
         f"checkpoint of turn {turn_number}",
     )
-    return state, parse_ranges(checkpoint.pre_memory_at)
+
+
+def checkpoint_memory(
+    db: sqlite3.Connection, session_id: str, turn_number: int, checkpoint: Checkpoint
+) -> Stored:
+    """The memory the checkpoint's ranges name, as `stored_memory` gives a row's: what the
+    row holds again once the turn's own lines are gone (lines of earlier turns stay)."""
+    what = f"checkpoint of turn {turn_number}"
+    return {
+        owner: (lines_of(db, session_id, owner, start, count, what), start, count)
+        for owner, (start, count) in (parse_ranges(checkpoint.pre_memory_at) or {}).items()
+    }
 
 
 def first_seq_of(db: sqlite3.Connection, session_id: str, turn_number: int) -> int:

@@ -79,7 +79,9 @@ LEXICON = Lexicon(
         lifted drop drops dropped hand hands handed touch touches touched sign signs signed
         draw draws drew drawn strike strikes struck throw throws threw thrown pour pours
         poured hide hides hid hidden search searches searched examine examines examined
-        inspect inspects inspected
+        inspect inspects inspected follow follows followed visit visits visited bring brings
+        brought carry carries carried use uses used find finds found check checks checked
+        show shows showed shown
         """
     ),
     negations=words_of("not no never nobody none nothing nowhere neither nor n't cannot"),
@@ -155,4 +157,18 @@ LEXICON = Lexicon(
     avatar_nouns=words_of(
         "avatar avatars character characters persona personas proxy stand-in puppet pawn alter-ego"
     ),
+    conjunctions=words_of("and but then so or while as yet"),
+    attempting=words_of("try tries tried trying attempt attempts attempted attempting"),
+    outcomes=words_of(
+        """
+        fail fails failed failing succeed succeeds succeeded succeeding success failure
+        """
+    ),
+    prepositions=words_of(
+        """
+        at in inside on upon by near within beside around with of into onto under over behind
+        before across through beneath above below between among
+        """
+    ),
+    greetings=words_of("hello hi hey greetings welcome evening morning afternoon good there"),
 )

@@ -100,6 +100,16 @@ class Lexicon:
     """The machine an operator sits at: keyboard, terminal (teclado)."""
     avatar_nouns: frozenset[str]
     """What stands for a person in a game: avatar, character, persona (personagem)."""
+    conjunctions: frozenset[str]
+    """Words that join a clause to the one before it (and, but, then; e, mas, então)."""
+    attempting: frozenset[str]
+    """Verbs of trying, every form (tries, attempted; tenta, tentou)."""
+    outcomes: frozenset[str]
+    """Words that say an attempt failed or succeeded (fails, succeeds; falha, consegue)."""
+    prepositions: frozenset[str]
+    """Prepositions of place and relation (at, in, beside; em, no, perto)."""
+    greetings: frozenset[str]
+    """Words a greeting is made of (hello, evening; olá, boa, noite)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

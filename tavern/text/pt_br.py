@@ -77,7 +77,9 @@ LEXICON = Lexicon(
         levantou levantar larga largou largar entrega entregou entregar toca tocou tocar
         assina assinou assinar saca sacou sacar golpeia golpeou golpear joga jogou jogar
         derrama derramou derramar esconde escondeu esconder procura procurou procurar examina
-        examinou examinar inspeciona inspecionou inspecionar
+        examinou examinar inspeciona inspecionou inspecionar visita visitou visitar traz
+        trouxe trazer carrega carregou carregar usa usou usar encontra encontrou encontrar
+        verifica verificou verificar mostra mostrou mostrar
         """
     ),
     negations=words_of("não nao nunca jamais ninguém ninguem nenhum nenhuma nada nem"),
@@ -187,5 +189,24 @@ LEXICON = Lexicon(
     ),
     avatar_nouns=words_of(
         "avatar avatares personagem personagens persona personas representante marionete peão"
+    ),
+    conjunctions=words_of("e mas então entao ou enquanto como porém porem depois"),
+    attempting=words_of(
+        "tenta tentam tentou tentaram tentava tentando tentar tentativa tentativas"
+    ),
+    outcomes=words_of(
+        """
+        falha falham falhou falharam fracassa fracassou consegue conseguem conseguiu
+        conseguiram sucesso fracasso
+        """
+    ),
+    prepositions=words_of(
+        """
+        em no na nos nas num numa a ao aos à às de do da dos das com sobre sob perto junto
+        dentro fora diante atrás entre ante até ate pelo pela
+        """
+    ),
+    greetings=words_of(
+        "olá ola oi saudações saudacoes bem vindo vinda vindos boa bom noite tarde dia"
     ),
 )
