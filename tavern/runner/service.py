@@ -15,7 +15,6 @@ from typing import Any
 import jsonschema
 
 from tavern.agents import director, openings, suggest
-from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.physics.observation import observe
 from tavern.records import (
     WORLD,
@@ -557,7 +556,7 @@ class Runner:
                 jsonschema.validate(answer, openings.OUTPUT_SCHEMA)
             except (ValueError, jsonschema.ValidationError):
                 return None
-            return openings.parse(answer_without_foreign_script(answer))
+            return openings.parse(answer)  # the parser cuts foreign script, as the call did
         return None
 
     async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
