@@ -88,6 +88,8 @@ class ClampContext:
         language: The session's language: which lexicon the rules read, and which rules run.
         asked: The seqs of the attempts a follow-up call asked about (`runner.follow_up`):
             an outcome by their actors is a follow-up's answer (clamp `borrowed_outcome`).
+        known: `knowledge` already walked for this history, scene and public texts (the
+            follow-up's context passes the beat's on); None walks it.
     """
 
     scene: Scene
@@ -102,6 +104,7 @@ class ClampContext:
     title: str = ""
     language: Language = "en"
     asked: frozenset[int] = frozenset()
+    known: Knowledge | None = None
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -112,6 +115,8 @@ class ClampContext:
     def knowledge(self) -> Knowledge:
         """Who perceived each non-public word of `history` (`guards.knowledge_of`), walked
         once per context: every guard of a beat, and each follow-up's, reads it."""
+        if self.known is not None:
+            return self.known
         return knowledge_of(self.history, self.scene, self.all_public_texts)
 
     @property

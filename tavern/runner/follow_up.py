@@ -100,7 +100,7 @@ async def follow_up(
     waiting = unanswered(context.history, turn, decision)
     if not waiting:
         return decision, []
-    asked = replace(ctx, asked=frozenset(a.seq for a in waiting))
+    asked = replace(ctx, asked=frozenset(a.seq for a in waiting), known=ctx.knowledge)
     beat = _Beat(caller, context, asked, turn, budget_tokens, room)
     changes: list[ClampChange] = []
     rejected: list[ActionRecord] = []
