@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from tavern.records import ChatMessage, SessionState, TurnInput
-from tavern.records.views import SessionView, Suggestion, TurnResult
+from tavern.records.views import InterviewResult, SessionView, Suggestion, TurnResult
 
 Progress = Callable[[str, float | None], Awaitable[None]]
 """Progress callback: (stage name, fraction done or None). Used for SSE."""
@@ -78,4 +78,8 @@ class TurnRunner(Protocol):
 
     async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
         """The next Director prompt, built without calling a model."""
+        ...
+
+    async def interview(self, session_id: str, character_id: str, question: str) -> InterviewResult:
+        """Ask one character a question out of band; journaled, never committed."""
         ...

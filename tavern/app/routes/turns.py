@@ -1,4 +1,5 @@
-"""Play: turns, undo, suggestions and opening sparks. Long calls stream over SSE on request."""
+"""Play: turns, undo, suggestions, opening sparks and interviews. Long calls stream over SSE
+on request."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from tavern.app.deps import IdPath, RunnerDep
-from tavern.app.schemas import OpeningsPublic, SuggestionsPublic
+from tavern.app.schemas import InterviewAsk, OpeningsPublic, SuggestionsPublic
 from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
 from tavern.records import TurnInput
-from tavern.records.views import SessionView, TurnResult
+from tavern.records.views import InterviewResult, SessionView, TurnResult
 from tavern.runner.interface import Progress
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["play"])
@@ -73,3 +74,10 @@ async def openings(
     if wants_event_stream(request):
         return stream_work(work)
     return await work()
+
+
+@router.post("/interview")
+async def interview(session_id: IdPath, body: InterviewAsk, runner: RunnerDep) -> InterviewResult:
+    """Ask one character a question out of band: journaled as `interview:<slot>`, never
+    committed, never remembered."""
+    return await runner.interview(session_id, body.character, body.question)
