@@ -23,6 +23,7 @@ from harness.records.results import (
     ProbeResult,
     ResultLine,
     RunResult,
+    SessionSnapshot,
 )
 from harness.records.script import (
     BoundaryProbe,
@@ -43,6 +44,7 @@ SCHEMAS: dict[str, Any] = {
     "harness_result_line": RESULT_LINE_ADAPTER,
     "harness_campaign": Campaign,
     "harness_manifest": Manifest,
+    "harness_session_snapshot": SessionSnapshot,
 }
 """Schema name -> pydantic model or TypeAdapter, exported by `tavern schemas export`."""
 
@@ -68,6 +70,7 @@ __all__ = [
     "RunResult",
     "Script",
     "ScriptEvent",
+    "SessionSnapshot",
     "SuggestEvent",
     "TurnEvent",
     "UndoEvent",

@@ -17,8 +17,9 @@ from typing import Annotated, Final, Literal
 
 from pydantic import AwareDatetime, Discriminator, Field, TypeAdapter
 
-from tavern.records import Record
+from tavern.records import HistoryRecord, Record, SessionState
 from tavern.records.scenario import Language
+from tavern.records.views import SessionView
 
 RESULTS_SCHEMA_VERSION: Final = 1
 
@@ -144,6 +145,23 @@ class RunResult(Record):
     """Wall time of the run."""
     harness_ms: float = Field(ge=0)
     """Wall time spent in the harness itself (probes, reading evidence), not in the kernel."""
+
+
+class SessionSnapshot(Record):
+    """`final.json` beside a run's journal: the session as the run left it, for replay.
+
+    `state` is the stored state when the kernel ran in this process; over HTTP only the
+    human's view and the history can be read.
+    """
+
+    session_id: str
+    """Session id."""
+    view: SessionView
+    """The human's view at the end of the run."""
+    state: SessionState | None = None
+    """The whole stored state (ledgers, memory, clock), when available."""
+    history: list[HistoryRecord]
+    """Every history record, with its audience."""
 
 
 ResultLine = Annotated[ProbeResult | RunResult, Discriminator("kind")]

@@ -70,7 +70,7 @@ class ConfigOverrides(Record):
 
         >>> ConfigOverrides(seed=1, options={"mode": "parrot"}).merged(
         ...     ConfigOverrides(seed=2, options={"x": 1})).model_dump(exclude_defaults=True)
-        {'seed': 2, 'max_tokens': {}, 'options': {'mode': 'parrot', 'x': 1}}
+        {'seed': 2, 'options': {'mode': 'parrot', 'x': 1}}
         """
         data = self.model_dump()
         for key, value in over.model_dump().items():
