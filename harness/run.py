@@ -271,10 +271,9 @@ async def run_script(
     """
     started_at, started = utc_now(), time.perf_counter()
     script = prepared.script
-    kernel_s = 0.0
     t0 = time.perf_counter()
     view = await target.create_session(script.scenario, script.controlled)
-    kernel_s += time.perf_counter() - t0
+    kernel_s = time.perf_counter() - t0
     evidence = Evidence(view.id, prepared.scenario, prepared.characters, view.controlled_id)
     run = _Run(
         target,

@@ -23,7 +23,7 @@ from harness.records.script import ConfigOverrides
 from harness.results import RESULTS_NAME, ResultsFile
 from harness.run import SNAPSHOT_NAME, Prepared, RunOutcome, prepare, run_script
 from harness.soak_report import report_calls, report_story
-from harness.targets import Catalog, Target
+from harness.targets import Catalog, Target, TargetError
 from harness.targets.in_process import InProcessTarget, LibraryCatalog
 from tavern.records import LlmCallLine
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
@@ -94,9 +94,23 @@ def _catalog(args: argparse.Namespace) -> Catalog:
 
 
 async def _prepare_all(args: argparse.Namespace, planned: list[_Planned]) -> list[Prepared]:
+    """Check every script against the target's library (and, over HTTP, its config)."""
     catalog = _catalog(args)
     try:
-        return [await prepare(p.loaded, catalog, p.resolved) for p in planned]
+        prepared = [await prepare(p.loaded, catalog, p.resolved) for p in planned]
+        if args.url:
+            from harness.targets.http import HttpTarget
+
+            for item in prepared:
+                remote = HttpTarget(args.url, config=item.resolved)
+                try:
+                    await remote.check_config()
+                finally:
+                    await remote.aclose()
+        return prepared
+    except TargetError as exc:
+        source = args.url or "the library"
+        raise InputError.one(source, "config" if exc.status == 409 else "", str(exc)) from None
     finally:
         close = getattr(catalog, "aclose", None)
         if close is not None:
@@ -115,6 +129,10 @@ async def _play_all(args: argparse.Namespace, prepared: list[Prepared], data_dir
             target = _target(args, item, data_dir, store, library, journal)
             try:
                 outcome = await run_script(target, item, data_dir, observe=observe)
+            except TargetError as exc:
+                print(f"{item.script.id}: ERROR: {exc}")
+                status = 1
+                continue
             finally:
                 await target.aclose()
             results.append(outcome.probes, outcome.run)

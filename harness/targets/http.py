@@ -96,8 +96,32 @@ class HttpTarget:
             raise TargetError(response.status_code, detail)
         return response.json()
 
+    async def check_config(self) -> None:
+        """Refuse, before anything is written, a run whose config the server would not run.
+
+        The server keeps its stored settings for the provider except what `PUT /config` sets
+        (provider, model, endpoint, language); the run's resolved config must equal that.
+
+        Raises:
+            TargetError: 409 naming the settings that differ; 0 when the server is unreachable.
+        """
+        if self._config is None:
+            return
+        current = await self._send("GET", "/config")
+        wanted = self._config
+        name = wanted.provider
+        settings = wanted.config.settings_for()
+        stored = _stored_settings(current["providers"].get(name, {}))
+        stored = stored.model_copy(update={"model": settings.model, "api_base": settings.api_base})
+        overrides = ConfigOverrides(provider=name, **_settings_overrides(stored))
+        served = resolve_config(overrides, wanted.config.language)
+        if served.sha256 != wanted.sha256:
+            differ = _differences(wanted.public, served.public)
+            raise TargetError(409, f"the server at {self.url} would not run this config: {differ}")
+
     async def configure(self) -> None:
-        """Set the run's provider and language on the server and check its config matches.
+        """Set the run's provider, model, endpoint and language on the server, and check
+        that the config it then holds is the run's.
 
         Raises:
             TargetError: 409 when the server's resolved config is not the run's.
@@ -128,10 +152,8 @@ class HttpTarget:
             },
         )
         served = await self._send("GET", "/config")
-        entry = {
-            k: v for k, v in served["providers"].get(name, {}).items() if k != "api_key_configured"
-        }
-        overrides = ConfigOverrides(provider=name, **_settings_overrides(entry))
+        stored = _stored_settings(served["providers"].get(name, {}))
+        overrides = ConfigOverrides(provider=name, **_settings_overrides(stored))
         theirs = resolve_config(overrides, served["language"])
         if theirs.sha256 != wanted.sha256:
             differ = _differences(wanted.public, theirs.public)
@@ -229,9 +251,15 @@ class HttpTarget:
         return digest.hexdigest()
 
 
-def _settings_overrides(entry: dict[str, Any]) -> dict[str, Any]:
-    """A served provider entry (redacted `ProviderSettings`) as `ConfigOverrides` fields."""
-    settings = ProviderSettings.model_validate(entry)
+def _stored_settings(entry: dict[str, Any]) -> ProviderSettings:
+    """A served provider entry (redacted: `api_key_configured` for the key) as settings."""
+    return ProviderSettings.model_validate(
+        {k: v for k, v in entry.items() if k != "api_key_configured"}
+    )
+
+
+def _settings_overrides(settings: ProviderSettings) -> dict[str, Any]:
+    """Provider settings as `ConfigOverrides` fields."""
     data = settings.model_dump(
         include={"model", "api_base", "temperature", "seed", "max_tokens", "max_attempts"},
         exclude_none=True,
