@@ -2,6 +2,7 @@
 
     tavern-harness run whisper-secrecy zones-cellar --provider fake
     tavern-harness run soak --provider local --report --verbose
+    tavern-harness campaign run experiments/fake-modes.toml
 
 Exit status: 0 when everything ran and every probe passed, 1 when a probe or a turn failed,
 2 for bad input (nothing ran).
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 
 SUBCOMMANDS: dict[str, str] = {
     "run": "play scripts in-process or against a running `tavern serve`",
+    "campaign": "run, resume or inspect a campaign (arms x scripts x repeats)",
 }
 """Subcommand -> one-line help; each lives in `harness.cli.<name>_cmd`."""
 
