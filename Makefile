@@ -56,6 +56,7 @@ bench: $(STAMP_DEV)
 	$(BIN)/python -m benchmarks.store
 	$(BIN)/python -m benchmarks.crash
 	$(BIN)/python -m benchmarks.kernel
+	$(BIN)/python -m benchmarks.harness
 
 schemas: $(STAMP_DEV)
 	$(BIN)/tavern schemas export

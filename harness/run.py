@@ -311,6 +311,7 @@ async def _leave_snapshot(target: Target, run: _Run, out_dir: Path) -> None:
         view=run.view,
         state=await target.state(sid),
         history=run.evidence.history,
+        config=run.prepared.resolved.public,
     )
     write_atomic(journal.parent / SNAPSHOT_NAME, snapshot.model_dump_json().encode())
 

@@ -3,6 +3,7 @@
     tavern-harness run whisper-secrecy zones-cellar --provider fake
     tavern-harness run soak --provider local --report --verbose
     tavern-harness campaign run experiments/fake-modes.toml
+    tavern-harness replay .tavern-data/sessions/SESSION_ID
 
 Exit status: 0 when everything ran and every probe passed, 1 when a probe or a turn failed,
 2 for bad input (nothing ran).
@@ -18,6 +19,8 @@ from collections.abc import Sequence
 SUBCOMMANDS: dict[str, str] = {
     "run": "play scripts in-process or against a running `tavern serve`",
     "campaign": "run, resume or inspect a campaign (arms x scripts x repeats)",
+    "replay": "replay a recorded session and compare every prompt, answer and the final state",
+    "replay-call": "fire one journaled call again, edited, K times, at any provider",
 }
 """Subcommand -> one-line help; each lives in `harness.cli.<name>_cmd`."""
 

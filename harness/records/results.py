@@ -13,7 +13,7 @@ Example line::
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AwareDatetime, Discriminator, Field, TypeAdapter
 
@@ -162,6 +162,9 @@ class SessionSnapshot(Record):
     """The whole stored state (ledgers, memory, clock), when available."""
     history: list[HistoryRecord]
     """Every history record, with its audience."""
+    config: dict[str, Any] | None = None
+    """The run's resolved config in its public form (provider settings, language, kernel
+    limits): replay rebuilds the same prompts from it."""
 
 
 ResultLine = Annotated[ProbeResult | RunResult, Discriminator("kind")]
