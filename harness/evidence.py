@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from harness.targets import Target
+from tavern.physics.identity import _name_forms
 from tavern.records import (
     Character,
     CommitLine,
@@ -87,9 +89,15 @@ class Evidence:
                 return play
         return None
 
+    @cached_property
     def cast_names(self) -> list[str]:
         """Display names of the cast, as the contract compares them."""
         return [c.body.display_name for c in self.cast.values()]
+
+    @cached_property
+    def name_forms(self) -> dict[str, list[str]]:
+        """Slot -> the true-name forms of its character (`physics.identity`)."""
+        return {slot: _name_forms(character) for slot, character in self.cast.items()}
 
 
 def calls(lines: Iterable[JournalLine]) -> list[LlmCallLine]:

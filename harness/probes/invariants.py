@@ -23,10 +23,8 @@ from harness.evidence import Evidence, Play, agent_slot, calls, commits, excerpt
 from harness.probes import probe_result
 from harness.records.results import ProbeCheck, ProbeResult
 from tavern.contract import check_prompt
-from tavern.physics.identity import _name_forms
 from tavern.physics.perception import perceives
 from tavern.records import (
-    Character,
     JournalLine,
     LlmCallLine,
     SpeechRecord,
@@ -85,10 +83,6 @@ def _form_pattern(form: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(form)}\b")
 
 
-def _forms(cast: dict[str, Character]) -> dict[str, list[str]]:
-    return {slot: _name_forms(character) for slot, character in cast.items()}
-
-
 def known_forms(
     viewer: str, evidence: Evidence, turn: int, *, own_turn_said: bool
 ) -> set[tuple[str, str]]:
@@ -97,7 +91,7 @@ def known_forms(
     Without `own_turn_said`, what the viewer itself said in `turn` is left out: a Character's
     reply comes after the prompt that asked for it.
     """
-    forms = _forms(evidence.cast)
+    forms = evidence.name_forms
     introduced = evidence.scenario.introductions.get(viewer, [])
     known = {(slot, form) for slot in introduced for form in forms.get(slot, [])}
     for record in evidence.history:
@@ -114,7 +108,7 @@ def known_forms(
 
 def names(play: Play, evidence: Evidence) -> ProbeCheck:
     """No character prompt of the play names someone its character never learned."""
-    forms = _forms(evidence.cast)
+    forms = evidence.name_forms
     found: list[str] = []
     for call in _character_calls(play.lines, evidence):
         viewer = agent_slot(call.agent, list(evidence.cast))
@@ -155,7 +149,7 @@ def contract(play: Play, evidence: Evidence) -> ProbeCheck:
     if refused:
         detail = "; ".join(f"{c.agent}: {c.error}" for c in refused[:3])
         return ProbeCheck(name="contract", passed=False, label="contract_refusal", detail=detail)
-    cast_names = evidence.cast_names()
+    cast_names = evidence.cast_names
     found = []
     for call in sent(play.lines):
         for violation in check_prompt(call.request.messages, cast_names):
