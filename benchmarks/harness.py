@@ -11,23 +11,28 @@
 2. Throughput: one campaign of `--throughput-runs` short runs at concurrency 1, 4 and 8
    (local executor), with the fake answering at once, and with each call held
    `--model-delay-ms` as a model would be (the wait concurrency overlaps).
-3. Memory: a campaign of `--memory-runs` one-turn runs; the process's resident memory after
-   every tenth of them. Results stream to disk, so it should stay flat.
+3. Memory: a campaign of `--memory-runs` one-turn runs; after every tenth of them, the
+   process's resident memory and the live memory allocated by the harness's own code lines
+   (tracemalloc). Results stream to disk, so the harness's should stay flat; the kernel's
+   memos (bounded, `physics.record_memo`) fill towards their limits over the first runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import AsyncGenerator, Iterable
 from pathlib import Path
 from typing import Any
 
+import harness
 from harness.campaign import plan_campaign, run_campaign
 from harness.config import resolve_config
 from harness.executors import Cell, LocalExecutor
@@ -118,20 +123,31 @@ def _campaign(folder: Path, script: dict[str, object], runs: int) -> Path:
     return path
 
 
+HARNESS_LINES = [tracemalloc.Filter(True, f"{Path(harness.__file__).parent}/*")]
+"""Allocations made by a line of the harness's own code (the frame that allocated)."""
+
+
+def harness_kb() -> float:
+    """Live memory allocated by harness code lines, in KB (tracemalloc, innermost frame)."""
+    snapshot = tracemalloc.take_snapshot().filter_traces(HARNESS_LINES)
+    return sum(stat.size for stat in snapshot.statistics("filename")) / 1024
+
+
 class _Sampling(LocalExecutor):
-    """The local executor, sampling resident memory every `every` finished runs."""
+    """The local executor, sampling memory every `every` finished runs."""
 
     def __init__(self, folder: Path, concurrency: int, every: int) -> None:
         super().__init__(folder, concurrency)
         self.every = every
-        self.samples: list[tuple[int, float]] = []
+        self.samples: list[tuple[int, float, float]] = []
 
     async def run(self, cells: Iterable[Cell]) -> AsyncGenerator[RunOutcome, None]:
         done = 0
         async for outcome in super().run(cells):
             done += 1
             if done % self.every == 0:
-                self.samples.append((done, rss_mb()))
+                gc.collect()
+                self.samples.append((done, rss_mb(), harness_kb()))
             yield outcome
 
 
@@ -207,17 +223,20 @@ def main() -> None:
     executor = _Sampling(folder / "out", 4, max(1, args.memory_runs // 10))
     before = rss_mb()
     started = time.perf_counter()
+    tracemalloc.start(1)
     with open(os.devnull, "w") as quiet:
         run_campaign(plan, folder / "out", command="run", executor=executor, stream=quiet)
+    tracemalloc.stop()
     print(f"   resident memory before: {before:.1f} MB; "
           f"{len(plan.cells)} runs in {time.perf_counter() - started:.0f} s")  # fmt: skip
-    for done, mb in executor.samples:
-        print(f"   after {done:5d} runs: {mb:6.1f} MB")
+    print("   runs   resident MB   live KB allocated by harness code")
+    for done, mb, kb in executor.samples:
+        print(f"   {done:5d}   {mb:10.1f}   {kb:10.1f}")
     if len(executor.samples) >= 2:
-        first, last = executor.samples[0][1], executor.samples[-1][1]
-        span = executor.samples[-1][0] - executor.samples[0][0]
-        print(f"   growth from the first sample to the last: {last - first:+.1f} MB "
-              f"over {span} runs ({1024 * (last - first) / span:+.1f} KB a run)")  # fmt: skip
+        (n0, mb0, kb0), (n1, mb1, kb1) = executor.samples[0], executor.samples[-1]
+        print(f"   from {n0} to {n1} runs: resident {mb1 - mb0:+.1f} MB "
+              f"({1024 * (mb1 - mb0) / (n1 - n0):+.1f} KB a run), harness "
+              f"{kb1 - kb0:+.1f} KB ({1024 * (kb1 - kb0) / (n1 - n0):+.1f} B a run)")  # fmt: skip
     print(f"data: {root}")
 
 

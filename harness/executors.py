@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncGenerator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,14 +99,16 @@ class LocalExecutor:
     def __init__(self, data_dir: Path, concurrency: int = 1) -> None:
         self.data_dir = data_dir
         self.concurrency = max(1, concurrency)
-        self._prepared: dict[tuple[str, str], Prepared] = {}
-        """(script, overrides JSON) -> the checked script: scripts repeat across cells."""
+        self._checked: dict[str, Prepared] = {}
+        """Script reference -> the script checked against its scenario: every repeat and
+        arm reuses it, with its own resolved config (one entry per script, not per cell)."""
 
     async def _prepared_for(self, cell: Cell, library: Library) -> Prepared:
-        key = (cell.script, cell.overrides.model_dump_json())
-        if key not in self._prepared:
-            self._prepared[key] = await prepare_cell(cell, library)
-        return self._prepared[key]
+        checked = self._checked.get(cell.script)
+        if checked is None:
+            checked = self._checked[cell.script] = await prepare_cell(cell, library)
+        resolved = resolve_config(cell.overrides, checked.script.language)
+        return dataclasses.replace(checked, resolved=resolved)
 
     async def run(self, cells: Iterable[Cell]) -> AsyncGenerator[RunOutcome, None]:
         """Run the cells; yield outcomes as they finish."""
