@@ -2,7 +2,7 @@
 
     python -m benchmarks.compact_json JOURNAL [JOURNAL ...] [--calls 8] [--seed 11]
 
-Replays the Director prompts journaled by live sessions (`harness.soak` writes them) against
+Replays the Director prompts journaled by live sessions (`make soak` writes them) against
 the embedded `llama-server`, each twice with the same seed: once with the JSON Schema as
 `response_format` (the default), once with the whitespace-free grammar of option
 `compact_json` (`tavern.llm.gbnf`). Prints, per prompt and in total, the tokens written, the

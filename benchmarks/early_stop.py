@@ -2,7 +2,7 @@
 
     python -m benchmarks.early_stop JOURNAL [JOURNAL ...] [--calls 8] [--seed 11]
 
-Replays the prose prompts journaled by live sessions (`harness.soak` writes them) against the
+Replays the prose prompts journaled by live sessions (`make soak` writes them) against the
 embedded `llama-server`, each twice in a row with the same seed: once read whole, once
 streamed with `prose.runaway` as the stop (`tavern.llm.early_stop`). Prints, per prompt and
 in total, the tokens written and the wall time of each, and whether the narration `parse`
