@@ -132,10 +132,12 @@ def test_a_turn_with_no_character_call_fails_routing_with_its_own_label(
 def test_memory_never_captured_fails_recall(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    clean = play("zones-cellar", tavern_data_dir / "clean")
+    # A Director deciding no events: the parrot's would copy the password into this beat,
+    # where the hall hears it again whatever its memory holds.
+    clean = play("zones-cellar", tavern_data_dir / "clean", fn=narrator_director)
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
     monkeypatch.setattr(turn_module, "capture_memory", lambda ledgers, *a, **k: dict(ledgers))
-    faulty = play("zones-cellar", tavern_data_dir / "faulty")
+    faulty = play("zones-cellar", tavern_data_dir / "faulty", fn=narrator_director)
     assert failed(faulty)["hall-heard"] == "missing_in_prompt"
 
 
