@@ -52,9 +52,11 @@ soak: $(STAMP_DEV)
 	$(BIN)/tavern model install
 	$(BIN)/tavern-harness run soak --provider local --scenario $(SCENARIO) --report --verbose
 
+## The four benchmarks (benchmarks/README.md): store, crash, contract, kernel.
 bench: $(STAMP_DEV)
 	$(BIN)/python -m benchmarks.store
 	$(BIN)/python -m benchmarks.crash
+	$(BIN)/python -m benchmarks.contract
 	$(BIN)/python -m benchmarks.kernel
 	$(BIN)/python -m benchmarks.harness
 
