@@ -45,12 +45,12 @@ test-live: $(STAMP_DEV)
 	$(BIN)/tavern model install
 	$(BIN)/pytest -m live --runlive tests
 
-## A 12-turn scripted session on the embedded model, reporting every failed call (SCENARIO=...).
+## The bundled 12-turn `soak` script on the embedded model, reporting every call (SCENARIO=...).
 SCENARIO ?= the-vintners-wake
 soak: $(STAMP_DEV)
 	$(BIN)/pip install --quiet -e '.[dev,local]'
 	$(BIN)/tavern model install
-	$(BIN)/python -m harness.soak $(SCENARIO) --turns 12
+	$(BIN)/tavern-harness run soak --provider local --scenario $(SCENARIO) --report --verbose
 
 ## The four benchmarks (benchmarks/README.md): store, crash, contract, kernel.
 bench: $(STAMP_DEV)
@@ -58,6 +58,7 @@ bench: $(STAMP_DEV)
 	$(BIN)/python -m benchmarks.crash
 	$(BIN)/python -m benchmarks.contract
 	$(BIN)/python -m benchmarks.kernel
+	$(BIN)/python -m benchmarks.harness
 
 schemas: $(STAMP_DEV)
 	$(BIN)/tavern schemas export

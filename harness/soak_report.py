@@ -1,10 +1,13 @@
-"""What a soak's committed story did for the human: the defects that recur, counted.
+"""What a run's committed story did for the human: the defects that recur, counted.
 
-Each soak so far was read by eye for the same few failures of the embedded model: an attempt
-of the human's character that got no outcome, a question the human asked that no one
-answered, a Character call whose whole reply the kernel's rules refused. `story_counts`
-counts them from the session's history and journal, so soaks of two commits (or seeds) can
-be compared by number, and `clamp_counts` says which clamps the live Director kept busy.
+`tavern-harness run --report` prints it after each run (`make soak` runs the bundled `soak`
+script on the embedded model with it). Each soak so far was read by eye for the same few
+failures of the embedded model: an attempt of the human's character that got no outcome, a
+question the human asked that no one answered, a Character call whose whole reply the
+kernel's rules refused. `story_counts` counts them from the session's history and journal,
+so soaks of two commits (or seeds) can be compared by number, `clamp_counts` says which
+clamps the live Director kept busy, and `report_calls` lists every call by role and outcome
+and every failed attempt.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TextIO
 
 from tavern.records import (
     ActionRecord,
@@ -111,3 +115,31 @@ def clamp_counts(lines: Sequence[JournalLine]) -> collections.Counter[str]:
         if isinstance(line, CommitLine)
         for change in line.clamp_changes
     )
+
+
+def report_calls(calls: Sequence[LlmCallLine], out: TextIO) -> None:
+    """Calls by role and outcome, then every failed attempt."""
+    outcomes = collections.Counter((c.agent.split(":")[0], c.error_type or "ok") for c in calls)
+    print("calls by role and outcome:", file=out)
+    for (role, outcome), count in sorted(outcomes.items()):
+        print(f"    {role:10s} {outcome:16s} {count}", file=out)
+    for call in calls:
+        if call.error:
+            error = " ".join(call.error.split())[:300]
+            print(
+                f"  failed: turn {call.turn_number} {call.agent} attempt {call.attempt_number}"
+                f" ({call.error_type}): {error}",
+                file=out,
+            )
+
+
+def report_story(
+    history: Sequence[HistoryRecord], lines: Sequence[JournalLine], controlled: str, out: TextIO
+) -> None:
+    """What the story did for the human (`story_counts`), and the clamps the Director kept
+    busy."""
+    print("story:", file=out)
+    for line in story_counts(history, lines, controlled).lines():
+        print(line, file=out)
+    clamps = ", ".join(f"{rule} {n}" for rule, n in sorted(clamp_counts(lines).items()))
+    print(f"    clamp changes: {clamps or 'none'}", file=out)

@@ -118,6 +118,15 @@ class SessionCreate(Body):
     """Character (library id or slot id) the human plays; the scenario default otherwise."""
 
 
+class InterviewAsk(Body):
+    """A question for one character, asked out of band (nothing is committed)."""
+
+    character: str = Field(min_length=1, max_length=64)
+    """Slot id (`C2`) or library id of the cast member asked."""
+    question: str = Field(min_length=1, max_length=2000)
+    """The question."""
+
+
 class SessionsPublic(BaseModel):
     """The session list."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from tavern.records._base import Record
+from tavern.records.decisions import CharacterReply
 from tavern.records.history import HistoryRecord
 from tavern.records.scene import Scene
 
@@ -69,6 +70,25 @@ class TranscriptPage(Record):
     """The range's first turn."""
     next_before: int | None
     """Pass as `before` for the page before this one; None when this page starts at turn 0."""
+
+
+class InterviewResult(Record):
+    """A character's answer to a question asked out of band (the harness's `interview`).
+
+    The call is journaled under agent `interview:<slot>`; nothing is committed and no memory
+    changes, so the session after it is the session before it.
+    """
+
+    session_id: str
+    """Session id."""
+    character: str
+    """Slot id of the character asked."""
+    turn_number: int
+    """The last committed turn when it was asked."""
+    question: str
+    """The question, as sent (the last message of the prompt)."""
+    reply: CharacterReply
+    """The answer, in the names the character knows."""
 
 
 class Suggestion(Record):

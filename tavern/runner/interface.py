@@ -10,7 +10,13 @@ from typing import Protocol
 
 from tavern.records import ChatMessage, SessionState, TurnInput
 from tavern.records.config import FilterProfile
-from tavern.records.views import SessionView, Suggestion, TranscriptPage, TurnResult
+from tavern.records.views import (
+    InterviewResult,
+    SessionView,
+    Suggestion,
+    TranscriptPage,
+    TurnResult,
+)
 from tavern.store import TurnVariant
 
 Progress = Callable[[str, float | None], Awaitable[None]]
@@ -115,4 +121,8 @@ class TurnRunner(Protocol):
 
     async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
         """The next Director prompt, built without calling a model."""
+        ...
+
+    async def interview(self, session_id: str, character_id: str, question: str) -> InterviewResult:
+        """Ask one character a question out of band; journaled, never committed."""
         ...

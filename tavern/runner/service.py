@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 
-from tavern.agents import director, openings, suggest
+from tavern.agents import character, director, openings, suggest
 from tavern.physics.observation import observe
 from tavern.records import (
     WORLD,
@@ -32,19 +32,27 @@ from tavern.records import (
     utc_now,
 )
 from tavern.records.config import FilterProfile
-from tavern.records.views import SessionView, Suggestion, TranscriptPage, TurnResult
+from tavern.records.views import (
+    InterviewResult,
+    SessionView,
+    Suggestion,
+    TranscriptPage,
+    TurnResult,
+)
 from tavern.runner.calls import AgentCaller, JsonClient
+from tavern.runner.fit import fitted
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
 from tavern.runner.input_filter import filter_input
 from tavern.runner.interface import (
     ConflictError,
     InvalidTurnError,
+    ModelFailureError,
     Progress,
     RunnerError,
     SessionNotFoundError,
 )
 from tavern.runner.limits import KernelLimits
-from tavern.runner.own_view import own_sheet
+from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.screen import cast_members, display_names, perceived_by, transcript_page
 from tavern.runner.turn import TurnOutcome, TurnTransaction
 from tavern.store import (
@@ -559,6 +567,53 @@ class Runner:
             return openings.parse(answer)  # the parser cuts foreign script, as the call did
         return None
 
+    async def interview(self, session_id: str, character_id: str, question: str) -> InterviewResult:
+        """Ask one character a question out of band and return its answer.
+
+        The character's own prompt of the last committed turn (its sheet, observation and
+        memory), closed by `question` as a message of its own, goes through the contract
+        gate to the model as agent `interview:<slot>`. The call is journaled like any other;
+        nothing is committed and no ledger changes, so no later prompt can hold the question
+        or the answer.
+
+        Args:
+            session_id: The session.
+            character_id: A slot id (`C2`) or the library id of a cast member.
+            question: What the character is asked.
+
+        Raises:
+            InvalidTurnError: the character is not in the cast.
+            ModelFailureError: the call failed, or its answer held nothing.
+        """
+        async with self.locks.get(session_id):
+            state = self._load(session_id)
+            slot = _cast_slot(state, character_id)
+            history = self.store.history_tail(session_id, self.limits.perception_turns)
+            observation = observe(state, history, slot)
+            sheet = own_sheet(state, slot)
+            messages = fitted(
+                lambda budget: character.build_messages(
+                    observation, sheet, state.turn_number, memory_budget_tokens=budget
+                ),
+                self.limits.character_memory_tokens,
+                self.limits.room("character"),
+            )
+            messages = [*messages, ChatMessage(role="user", content=question)]
+            agent = f"interview:{slot}"
+            caller = AgentCaller(self.client, session_id, self._gate(state))
+            raw = await caller.call(agent, messages, character.OUTPUT_SCHEMA, state.turn_number)
+            try:
+                reply = own_reply(state, slot, character.parse(raw))
+            except ValueError as exc:
+                raise ModelFailureError(f"{agent}: unusable reply: {exc}") from exc
+        return InterviewResult(
+            session_id=session_id,
+            character=slot,
+            turn_number=state.turn_number,
+            question=question,
+            reply=reply,
+        )
+
     async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
         """The next Director prompt, built without calling a model."""
         state = self._load(session_id)
@@ -569,3 +624,17 @@ class Runner:
             director.DirectorBeat(max_time_skip=self.limits.max_skip_ticks),
             budget_tokens=self.limits.director_history_tokens,
         )
+
+
+def _cast_slot(state: SessionState, character_id: str) -> str:
+    """The slot of a cast member named by slot id or library id.
+
+    Raises:
+        InvalidTurnError: no such cast member.
+    """
+    if character_id in state.cast:
+        return character_id
+    for slot, member in state.cast.items():
+        if member.id == character_id:
+            return slot
+    raise InvalidTurnError(f"{character_id!r} is not in the cast of this session")

@@ -1,5 +1,6 @@
-"""Play: turns, undo, reruns and variants of the last turn, suggestions and opening sparks.
-Long calls stream over SSE on request; writes take the view's `revision` (a stale one: 409)."""
+"""Play: turns, undo, reruns and variants of the last turn, suggestions, opening sparks and
+interviews. Long calls stream over SSE on request; writes take the view's `revision` (a stale
+one: 409)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,16 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import StreamingResponse
 
 from tavern.app.deps import IdPath, RevisionQuery, RunnerDep
-from tavern.app.schemas import OpeningsPublic, RerunRequest, SuggestionsPublic, VariantsPublic
+from tavern.app.schemas import (
+    InterviewAsk,
+    OpeningsPublic,
+    RerunRequest,
+    SuggestionsPublic,
+    VariantsPublic,
+)
 from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
 from tavern.records import TurnInput
-from tavern.records.views import SessionView, TurnResult
+from tavern.records.views import InterviewResult, SessionView, TurnResult
 from tavern.runner.interface import Progress
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["play"])
@@ -115,3 +122,10 @@ async def openings(
     if wants_event_stream(request):
         return stream_work(work)
     return await work()
+
+
+@router.post("/interview")
+async def interview(session_id: IdPath, body: InterviewAsk, runner: RunnerDep) -> InterviewResult:
+    """Ask one character a question out of band: journaled as `interview:<slot>`, never
+    committed, never remembered."""
+    return await runner.interview(session_id, body.character, body.question)

@@ -1,0 +1,77 @@
+"""Harness-owned records. They join `data_schemas/` through the `tavern.schemas` entry point.
+
+`script.py`: a playtest script and its events; `results.py`: the lines a run writes;
+`campaign.py`: campaign files and their manifests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.records.campaign import (
+    Arm,
+    ArmManifest,
+    Campaign,
+    Fingerprint,
+    Manifest,
+    ManifestSegment,
+    Preregistration,
+)
+from harness.records.results import (
+    RESULT_LINE_ADAPTER,
+    ProbeCheck,
+    ProbeResult,
+    ResultLine,
+    RunResult,
+    SessionSnapshot,
+)
+from harness.records.script import (
+    BoundaryProbe,
+    ConfigOverrides,
+    InterviewProbe,
+    OpeningsEvent,
+    RecallProbe,
+    RoutingProbe,
+    Script,
+    ScriptEvent,
+    SuggestEvent,
+    TurnEvent,
+    UndoEvent,
+)
+
+SCHEMAS: dict[str, Any] = {
+    "harness_script": Script,
+    "harness_result_line": RESULT_LINE_ADAPTER,
+    "harness_campaign": Campaign,
+    "harness_manifest": Manifest,
+    "harness_session_snapshot": SessionSnapshot,
+}
+"""Schema name -> pydantic model or TypeAdapter, exported by `tavern schemas export`."""
+
+__all__ = [
+    "RESULT_LINE_ADAPTER",
+    "SCHEMAS",
+    "Arm",
+    "ArmManifest",
+    "BoundaryProbe",
+    "Campaign",
+    "ConfigOverrides",
+    "Fingerprint",
+    "InterviewProbe",
+    "Manifest",
+    "ManifestSegment",
+    "OpeningsEvent",
+    "Preregistration",
+    "ProbeCheck",
+    "ProbeResult",
+    "RecallProbe",
+    "ResultLine",
+    "RoutingProbe",
+    "RunResult",
+    "Script",
+    "ScriptEvent",
+    "SessionSnapshot",
+    "SuggestEvent",
+    "TurnEvent",
+    "UndoEvent",
+]
