@@ -89,7 +89,7 @@ VIEWS: tuple[View, ...] = (
         ),
         undos AS (SELECT session_id, removed_turn, ts FROM journal_lines WHERE kind = 'undo'),
         spans AS (
-            SELECT c.*, i.ts AS input_ts, i.input,
+            SELECT c.* EXCLUDE (input), i.ts AS input_ts, i.input,
                    lead(c.ts) OVER (PARTITION BY c.session_id, c.turn_number ORDER BY c.ts)
                        AS next_commit_ts
             FROM commits c ASOF LEFT JOIN inputs i

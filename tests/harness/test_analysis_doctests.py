@@ -14,6 +14,7 @@ MODULES = [
     "harness.export",
     "harness.latency",
     "harness.loader",
+    "harness.metrics",
     "harness.prices",
     "harness.prompt_blocks",
     "harness.sweeps",
