@@ -17,6 +17,7 @@ MODULES = [
     "harness.metrics",
     "harness.prices",
     "harness.prompt_blocks",
+    "harness.stats",
     "harness.sweeps",
     "harness.tokens",
     "harness.views",
