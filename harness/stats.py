@@ -69,7 +69,9 @@ def wilson(successes: int, trials: int, level: float = 0.95) -> Interval:
     denominator = 1 + z * z / trials
     center = (p + z * z / (2 * trials)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return Interval(p, max(0.0, center - half), min(1.0, center + half), level)
+    low = 0.0 if successes == 0 else max(0.0, center - half)  # exact at the bounds, where
+    high = 1.0 if successes == trials else min(1.0, center + half)  # rounding would leak
+    return Interval(p, low, high, level)
 
 
 def _values(values: Sequence[float]) -> np.ndarray:
