@@ -35,9 +35,11 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -141,6 +143,26 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
 def _glob(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str]:
     rows = con.execute("SELECT file FROM glob(?) ORDER BY file", [pattern]).fetchall()
     return [str(row[0]) for row in rows]
+
+
+def rows_as_dicts(
+    con: duckdb.DuckDBPyConnection, table: str, spec: TableSpec, order: str = "file"
+) -> list[dict[str, Any]]:
+    """The rows of a loaded table as dicts of the spec's columns, JSON columns parsed back:
+    what a record's `model_validate` takes (after dropping fields of other kinds)."""
+    columns = list(spec.columns)
+    rows = con.execute(
+        f"SELECT {', '.join(quote(c) for c in columns)} FROM {table} ORDER BY {order}"
+    ).fetchall()
+    json_columns = [c for c, t in spec.columns.items() if t == "JSON"]
+    out = []
+    for row in rows:
+        data = dict(zip(columns, row, strict=True))
+        for column in json_columns:
+            if isinstance(data[column], str):
+                data[column] = json.loads(data[column])
+        out.append(data)
+    return out
 
 
 def _sql_str(text: str) -> str:

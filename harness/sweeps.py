@@ -30,8 +30,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from harness.columns import quote
-from harness.loader import HISTORY_SPEC
+from harness.loader import EXPORTS, HISTORY_SPEC, rows_as_dicts
 from tavern.contract import check_prompt
 from tavern.physics.perception import perceives
 from tavern.records import HISTORY_RECORD_ADAPTER, ChatMessage, HistoryRecord
@@ -105,17 +104,14 @@ class _Secret:
     record: HistoryRecord
 
 
-def _records(con: duckdb.DuckDBPyConnection) -> dict[str, list[HistoryRecord]]:
-    """The exported history records, parsed back into the kernel's records."""
-    columns = list(HISTORY_SPEC.columns)
-    selected = ", ".join(quote(c) for c in columns)
+def history_records(con: duckdb.DuckDBPyConnection) -> dict[str, list[HistoryRecord]]:
+    """Session id -> the exported history records, parsed back into the kernel's records."""
+    spec = EXPORTS["history"]
     out: dict[str, list[HistoryRecord]] = defaultdict(list)
-    query = f"SELECT session_id, {selected} FROM history ORDER BY session_id, seq"
-    for sid, *values in con.execute(query).fetchall():
-        data = dict(zip(columns, values, strict=True))
+    for data in rows_as_dicts(con, "history", spec, order="session_id, seq"):
         own = HISTORY_SPEC.fields[str(data["kind"])]
         record = {k: v for k, v in data.items() if k in own and v is not None}
-        out[str(sid)].append(HISTORY_RECORD_ADAPTER.validate_python(record))
+        out[str(data["session_id"])].append(HISTORY_RECORD_ADAPTER.validate_python(record))
     return out
 
 
@@ -172,7 +168,7 @@ def boundary_leaks(con: duckdb.DuckDBPyConnection, canaries: Sequence[str] = ())
         con: A connection with the `calls`, `history` and `memory` tables.
         canaries: Words to sweep for besides the canary-looking ones.
     """
-    by_session = _records(con)
+    by_session = history_records(con)
     rows: list[tuple[object, ...]] = []
     known: dict[tuple[str, str, str], int | None] = {}
 
