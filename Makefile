@@ -33,8 +33,8 @@ play: $(STAMP_RUN)
 ## Install dev extras; run ruff, mypy, the schema drift check, the whole pytest suite, and every
 ## notebook (notebooks/, cases/) under nbval with all outputs checked.
 test: $(STAMP_DEV)
-	$(BIN)/ruff check tavern harness tests benchmarks
-	$(BIN)/ruff format --check tavern harness tests benchmarks
+	$(BIN)/ruff check tavern harness tests benchmarks cases
+	$(BIN)/ruff format --check tavern harness tests benchmarks cases
 	$(BIN)/mypy
 	$(BIN)/tavern schemas check
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests

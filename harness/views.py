@@ -146,12 +146,15 @@ VIEWS: tuple[View, ...] = (
     ),
     View(
         "prompt_diffs",
-        "One row per attempt: its prompt compared with the same agent's previous prompt in "
-        "the session, block by block (`## Title` sections of `tavern.agents.blocks`). "
-        "`first_changed_block` is the first block that differs, where the reusable prefix "
-        "ends (`(first prompt)` for an agent's first call, NULL when the prompt repeats "
-        "whole); `shared_prefix_chars` is the exact common prefix of the two prompts' text.",
-        "SELECT agent, turn_number, first_changed_block, shared_prefix_chars, prompt_chars "
+        "One row per attempt: its prompt compared, block by block (`## Title` sections of "
+        "`tavern.agents.blocks`), with the previous prompt of its role in the session (what "
+        "a per-role cache slot last held) and with its own agent's previous prompt. "
+        "`first_changed_block` is the first block that differs from the role's previous "
+        "prompt, where the reusable prefix ends (`(first prompt)` for a role's first call, "
+        "NULL when the prompt repeats whole); `shared_prefix_chars` is the exact common "
+        "prefix of the two prompts' text (`text_chars` long); `agent_first_changed_block` "
+        "and `agent_shared_prefix_chars` compare with the same agent instead.",
+        "SELECT role, agent, turn_number, first_changed_block, shared_prefix_chars, text_chars "
         "FROM prompt_diffs ORDER BY ts LIMIT 5",
         f"""
         WITH blocked AS (
@@ -165,42 +168,50 @@ VIEWS: tuple[View, ...] = (
             FROM calls
         ), paired AS (
             SELECT *,
-                   lag(blocks) OVER w AS previous, lag(text) OVER w AS previous_text
+                   lag(blocks) OVER by_role AS role_blocks, lag(text) OVER by_role AS role_text,
+                   lag(blocks) OVER by_agent AS agent_blocks,
+                   lag(text) OVER by_agent AS agent_text
             FROM blocked
-            WINDOW w AS (PARTITION BY session_id, agent ORDER BY ts, line_no)
-        ), located AS (
-            SELECT *, list_position(list_transform(
-                generate_series(1, greatest(len(blocks), len(coalesce(previous, [])))),
-                lambda i: blocks[i].h IS DISTINCT FROM previous[i].h), true) AS changed_at
-            FROM paired
+            WINDOW by_role AS (PARTITION BY session_id, role ORDER BY ts, line_no),
+                   by_agent AS (PARTITION BY session_id, agent ORDER BY ts, line_no)
         )
         SELECT session_id, agent, role, turn_number, ts, len(blocks) AS blocks,
-               CASE WHEN previous IS NULL THEN '(first prompt)'
-                    WHEN changed_at IS NULL THEN NULL
-                    WHEN changed_at > len(blocks) THEN '(blocks removed)'
-                    ELSE blocks[changed_at].title END AS first_changed_block,
-               coalesce(common_prefix_chars(previous_text, text), 0) AS shared_prefix_chars,
-               prompt_chars, cache_hit_tokens, cache_miss_tokens, file, line_no,
-               campaign, arm, run
-        FROM located
+               first_changed_block(blocks, role_blocks) AS first_changed_block,
+               coalesce(common_prefix_chars(role_text, text), 0) AS shared_prefix_chars,
+               first_changed_block(blocks, agent_blocks) AS agent_first_changed_block,
+               coalesce(common_prefix_chars(agent_text, text), 0) AS agent_shared_prefix_chars,
+               length(text) AS text_chars, prompt_chars, cache_hit_tokens, cache_miss_tokens,
+               file, line_no, campaign, arm, run
+        FROM paired
         """,
     ),
     View(
         "cache",
-        "Per role and per prompt block: how many prompts first differed from their agent's "
-        "previous prompt at that block, and the provider's cache counters for them "
-        "(`hit_share` is NULL when the provider reported no counters).",
+        "Per role and per prompt block: how many prompts first differed at that block from "
+        "the previous prompt, and the provider's cache counters for them (`hit_share` is "
+        "NULL when the provider reported no counters). `lineage` says which previous prompt: "
+        "the role's (`role`) or the same agent's (`agent`); a server that keeps agents of "
+        "one role in separate slots follows the second.",
         "SELECT role, first_changed_block, prompts, hit_share FROM cache "
-        "ORDER BY role, prompts DESC",
+        "WHERE lineage = 'role' ORDER BY role, prompts DESC",
         """
-        SELECT role, coalesce(first_changed_block, '(identical)') AS first_changed_block,
-               count(*) AS prompts,
-               count(cache_hit_tokens) AS prompts_with_counters,
+        WITH lineages AS (
+            SELECT 'role' AS lineage, role, first_changed_block AS block,
+                   shared_prefix_chars AS shared, text_chars, cache_hit_tokens,
+                   cache_miss_tokens
+            FROM prompt_diffs
+            UNION ALL
+            SELECT 'agent', role, agent_first_changed_block, agent_shared_prefix_chars,
+                   text_chars, cache_hit_tokens, cache_miss_tokens
+            FROM prompt_diffs
+        )
+        SELECT lineage, role, coalesce(block, '(identical)') AS first_changed_block,
+               count(*) AS prompts, count(cache_hit_tokens) AS prompts_with_counters,
                sum(cache_hit_tokens) AS hit_tokens, sum(cache_miss_tokens) AS miss_tokens,
                sum(cache_hit_tokens) / nullif(sum(cache_hit_tokens)
                    + sum(cache_miss_tokens), 0) AS hit_share,
-               sum(shared_prefix_chars) / nullif(sum(prompt_chars), 0) AS shared_prefix_share
-        FROM prompt_diffs GROUP BY role, first_changed_block
+               sum(shared) / nullif(sum(text_chars), 0) AS shared_prefix_share
+        FROM lineages GROUP BY lineage, role, block
         """,
     ),
     View(
@@ -328,9 +339,9 @@ VIEWS: tuple[View, ...] = (
         )
         SELECT b.*, (SELECT count(*) FROM turns t
                      WHERE t.session_id = b.session_id AND NOT t.undone) AS turns,
-               (SELECT coalesce(sum(f.skipped), 0) FROM journal_files f
+               (SELECT coalesce(sum(f.skipped), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS skipped_lines,
-               (SELECT coalesce(sum(f.inherited), 0) FROM journal_files f
+               (SELECT coalesce(sum(f.inherited), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS inherited_lines
         FROM by_session b
         """,
@@ -341,7 +352,12 @@ VIEWS: tuple[View, ...] = (
         "`sweep` is `contract` (the prompt contract, with the session's display names) or "
         "`boundary` (a whisper's or thought's canary outside its audience).",
         "SELECT sweep, rule, count(*) AS violations FROM leaks GROUP BY sweep, rule",
-        "SELECT * FROM leak_rows",
+        """
+        SELECT l.*, r.campaign, r.arm, r.run
+        FROM leak_rows l LEFT JOIN (
+            SELECT DISTINCT session_id, campaign, arm, run FROM journal_lines
+        ) r USING (session_id)
+        """,
         swept=True,
     ),
 )
@@ -360,8 +376,22 @@ def view(name: str) -> View:
     raise KeyError(name)
 
 
+_FIRST_CHANGED = """
+CREATE OR REPLACE MACRO changed_at(blocks, previous) AS list_position(list_transform(
+    generate_series(1, greatest(len(blocks), len(previous))),
+    lambda i: blocks[i].h IS DISTINCT FROM previous[i].h), true);
+CREATE OR REPLACE MACRO first_changed_block(blocks, previous) AS
+    CASE WHEN previous IS NULL THEN '(first prompt)'
+         WHEN changed_at(blocks, previous) IS NULL THEN NULL
+         WHEN changed_at(blocks, previous) > len(blocks) THEN '(blocks removed)'
+         ELSE blocks[changed_at(blocks, previous)].title END;
+"""
+"""The first block of `blocks` that differs from `previous` (same position, other text)."""
+
+
 def register_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """The Python functions the views call."""
+    """The Python functions and macros the views call."""
+    con.execute(_FIRST_CHANGED)
     double_list = duckdb.list_type(sqltypes.DOUBLE)
     con.create_function(
         "common_prefix_chars",
