@@ -12,6 +12,7 @@ MODULES = [
     "harness.analysis_records",
     "harness.blind",
     "harness.columns",
+    "harness.compare",
     "harness.export",
     "harness.judge",
     "harness.latency",

@@ -142,3 +142,42 @@ def test_negative_control_a_difference_inside_the_noise_floor_decides_nothing() 
 def test_decide_respects_the_smallest_effect() -> None:
     rule = DecisionRule(metric="story_yield", better="higher", min_effect=0.5)
     assert decide(rule, [0.2, 0.3], [0.4, 0.5], floor=0.0).verdict == "none"
+
+
+def _battery(a: list[float | None], b: list[float | None]) -> object:
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"arm": ["a"] * len(a) + ["b"] * len(b),
+         "run": list(range(len(a))) + list(range(len(b))),
+         "story_yield": a + b}
+    )  # fmt: skip
+
+
+def test_compare_pairs_runs_and_applies_each_rule() -> None:
+    from harness.compare import compare
+
+    battery = _battery([0.20, 0.21, 0.22, 0.20], [0.50, 0.52, 0.51, 0.49])
+    rules = [RULE, DecisionRule(metric="story_yield", better="lower")]
+    rows = compare(battery, "a", "b", rules)  # type: ignore[arg-type]
+    assert rows["verdict"].tolist() == ["b", "a"]
+    assert rows.loc[0, "difference"] == pytest.approx(0.2975)
+    assert rows.loc[0, "noise_floor"] > 0
+
+
+def test_compare_leaves_out_runs_without_a_value() -> None:
+    from harness.compare import compare
+
+    battery = _battery([0.2, None, 0.2], [0.5, 0.5, None])
+    row = compare(battery, "a", "b", [RULE]).iloc[0]  # type: ignore[arg-type]
+    assert (row.n, row.verdict) == (1, "none")
+    assert "fewer than two" in row.reason
+
+
+def test_negative_control_compare_of_identical_arms_decides_nothing() -> None:
+    from harness.compare import compare
+
+    rng = np.random.default_rng(9)
+    values = list(rng.normal(0.3, 0.05, size=8))
+    battery = _battery(values, [v + float(rng.normal(0, 0.05)) for v in values])
+    assert compare(battery, "a", "b", [RULE]).iloc[0].verdict == "none"  # type: ignore[arg-type]

@@ -128,25 +128,33 @@ def test_latency_is_the_critical_path(con: duckdb.DuckDBPyConnection) -> None:
 
 def test_prompt_diffs_name_the_first_changed_block(con: duckdb.DuckDBPyConnection) -> None:
     rows = con.execute(
-        "SELECT first_changed_block, shared_prefix_chars FROM prompt_diffs "
-        "WHERE agent = 'director' ORDER BY ts"
+        "SELECT agent, first_changed_block, shared_prefix_chars, agent_first_changed_block "
+        "FROM prompt_diffs WHERE role = 'director' ORDER BY ts"
     ).fetchall()
-    texts = [prompt_text(PROMPTS[k]) for k in ("t1", "t2", "t2b", "t2b")]
+    texts = [prompt_text(p) for p in (PROMPTS["t1"], PROMPTS["t2"], PROMPTS["t2b"], PROMPTS["t2b"],
+                                      role_prompt())]  # fmt: skip
+    common = [common_prefix_chars(a, b) for a, b in zip(texts, texts[1:], strict=False)]
     assert rows == [
-        ("(first prompt)", 0),
-        ("user: Now", common_prefix_chars(texts[0], texts[1])),
-        ("user: Stage", common_prefix_chars(texts[1], texts[2])),
-        (None, len(texts[3])),  # the retry repeats the failed attempt's prompt whole
+        ("director", "(first prompt)", 0, "(first prompt)"),
+        ("director", "user: Now", common[0], "user: Now"),
+        ("director", "user: Stage", common[1], "user: Stage"),
+        ("director", None, len(texts[3]), None),  # the retry repeats the failed attempt whole
+        # The outcome call follows the role's last prompt, and is its agent's first.
+        ("director:outcome", "user: Stage", common[3], "(first prompt)"),
     ]
     cache = con.execute(
-        "SELECT first_changed_block, prompts FROM cache WHERE role = 'director' "
-        "ORDER BY first_changed_block"
+        "SELECT lineage, first_changed_block, prompts FROM cache WHERE role = 'director' "
+        "ORDER BY lineage, first_changed_block"
     ).fetchall()
     assert cache == [
-        ("(first prompt)", 2),
-        ("(identical)", 1),
-        ("user: Now", 1),
-        ("user: Stage", 1),
+        ("agent", "(first prompt)", 2),
+        ("agent", "(identical)", 1),
+        ("agent", "user: Now", 1),
+        ("agent", "user: Stage", 1),
+        ("role", "(first prompt)", 1),
+        ("role", "(identical)", 1),
+        ("role", "user: Now", 1),
+        ("role", "user: Stage", 2),
     ]
 
 
