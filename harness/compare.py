@@ -5,7 +5,9 @@ and a pairing key such as `run`), pairs the control's and the treatment's runs o
 (the same script and seed in both arms), estimates each metric's A/A noise floor from the
 control arm's own runs, and applies each `DecisionRule` (`harness.stats.decide`). One row per
 rule: both arms' means, the difference B - A with its interval, the floor, the verdict and
-why.
+why, and beside the rule the paired permutation test's p-value (exact: with 3 pairs it can
+never fall under 0.25, whatever the interval says; a percentile bootstrap of so few runs
+is narrower than the truth).
 
 Example:
     >>> import pandas as pd
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from harness.stats import DecisionRule, decide, noise_floor
+from harness.stats import DecisionRule, decide, noise_floor, paired_permutation
 
 
 def compare(
@@ -58,19 +60,20 @@ def compare(
         if len(a_values) < 2 or len(b_values) < 2:
             rows.append(
                 (rule.metric, rule.better, len(a_values), None, None, None, None, None, None,
-                 "none", "fewer than two runs with a value in an arm")
+                 "none", "fewer than two runs with a value in an arm", None)
             )  # fmt: skip
             continue
         floor = noise_floor(a_values, group_size=len(a_values), seed=seed)
         decision = decide(rule, a_values, b_values, floor, seed=seed)
+        p_value = paired_permutation(a_values, b_values, seed=seed) if rule.paired else None
         rows.append(
             (rule.metric, rule.better, len(a_values), sum(a_values) / len(a_values),
              sum(b_values) / len(b_values), decision.difference.estimate,
              decision.difference.low, decision.difference.high, floor, decision.verdict,
-             decision.reason)
+             decision.reason, p_value)
         )  # fmt: skip
     return pd.DataFrame(
         rows,
         columns=["metric", "better", "n", "a_mean", "b_mean", "difference", "low", "high",
-                 "noise_floor", "verdict", "reason"],
+                 "noise_floor", "verdict", "reason", "p_value"],
     )  # fmt: skip

@@ -181,3 +181,11 @@ def test_negative_control_compare_of_identical_arms_decides_nothing() -> None:
     values = list(rng.normal(0.3, 0.05, size=8))
     battery = _battery(values, [v + float(rng.normal(0, 0.05)) for v in values])
     assert compare(battery, "a", "b", [RULE]).iloc[0].verdict == "none"  # type: ignore[arg-type]
+
+
+def test_compare_reports_the_exact_permutation_p_value() -> None:
+    from harness.compare import compare
+
+    battery = _battery([0.20, 0.21, 0.22], [0.50, 0.52, 0.51])
+    row = compare(battery, "a", "b", [RULE]).iloc[0]  # type: ignore[arg-type]
+    assert row.verdict == "b" and row.p_value == 0.25  # three pairs: 2 of 8 sign patterns
