@@ -22,6 +22,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from harness.analysis_records import PriceTable
 from harness.loader import JournalPaths, load
 from harness.prices import create_price_table, read_prices
 from harness.sweeps import create_leaks
@@ -38,7 +39,7 @@ def connect(
     cast_names: CastNames | None = None,
     *,
     canaries: Sequence[str] = (),
-    prices: Path | str | None = None,
+    prices: Path | str | PriceTable | None = None,
     sweep: bool = True,
     database: str = ":memory:",
     setup: Sequence[str] = (),
@@ -51,7 +52,7 @@ def connect(
             `httpfs` loaded by `setup`: the harness README).
         cast_names: Names for the contract sweep (default: from each session's export).
         canaries: Words the boundary sweep looks for besides canary-looking ones.
-        prices: Another price table file (default: `harness/prices.json`).
+        prices: Another price table, or its file (default: `harness/prices.json`).
         sweep: Run the contract and boundary sweeps into the `leaks` view (about a
             millisecond a prompt); without them there is no `leaks` view.
         database: DuckDB database file, or in memory.
@@ -63,7 +64,7 @@ def connect(
         con.execute(statement)
     load(con, paths)
     create_token_table(con)
-    create_price_table(con, read_prices(prices))
+    create_price_table(con, prices if isinstance(prices, PriceTable) else read_prices(prices))
     create_views(con)
     if sweep:
         create_leaks(con, _names_by_session(con, cast_names), canaries)

@@ -93,7 +93,8 @@ def rank_arms(
 ) -> pd.DataFrame:
     """Arms by strength, best first, with percentile bootstrap intervals over the games.
 
-    Columns: `arm`, `strength` (log-strength), `low`, `high`, `rank` (1 best), `games`.
+    Columns: `arm`, `strength` (log-strength), `low`, `high`, `rank` (1 best; arms of equal
+    strength share a rank), `games`.
     """
     fit = bradley_terry(games, prior)
     rng = np.random.default_rng(seed)
@@ -112,14 +113,24 @@ def rank_arms(
         low, high = np.percentile(values, [tail, 100 - tail]) if len(values) else (math.nan,) * 2
         rows.append((arm, value, float(low), float(high), played[arm]))
     frame = pd.DataFrame(rows, columns=["arm", "strength", "low", "high", "games"])
-    frame = frame.sort_values("strength", ascending=False, ignore_index=True)
-    frame["rank"] = range(1, len(frame) + 1)
+    frame = frame.sort_values(["strength", "arm"], ascending=[False, True], ignore_index=True)
+    rounded = frame["strength"].round(9)
+    frame["rank"] = [1 + int((rounded > value).sum()) for value in rounded]
     return frame
 
 
 def ranks_last(ranking: pd.DataFrame, arm: str) -> bool:
-    """Whether `arm` has the lowest strength (the planted degraded arm must)."""
-    return bool(len(ranking)) and str(ranking.iloc[-1]["arm"]) == arm
+    """Whether `arm` is strictly weaker than every other arm (the planted degraded arm must
+    be; arms tied at the bottom are not last).
+
+    >>> frame = rank_arms([("a", "b", 0.5)], resamples=10)
+    >>> ranks_last(frame, "b")
+    False
+    """
+    rows = ranking.set_index("arm")["rank"]
+    return arm in rows.index and len(rows) > 1 and int(rows[arm]) == len(rows) and (
+        int((rows == rows[arm]).sum()) == 1
+    )
 
 
 def read_human_labels(path: Path | str, pairs: Sequence[BlindPair]) -> list[Judgement]:
