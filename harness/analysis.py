@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -55,21 +56,37 @@ def connect(
         prices: Another price table, or its file (default: `harness/prices.json`).
         sweep: Run the contract and boundary sweeps into the `leaks` view (about a
             millisecond a prompt); without them there is no `leaks` view.
-        database: DuckDB database file, or in memory.
+        database: DuckDB database file, or in memory. A file keeps the loaded tables (and
+            the sweeps' results): opened again on the same, unchanged journals, it skips
+            the load and the sweeps.
         setup: SQL run before the load, e.g. `["LOAD httpfs", "CREATE SECRET (...)"]` to
             read partitions from object storage.
     """
     con = duckdb.connect(database)
     for statement in setup:
         con.execute(statement)
-    load(con, paths)
+    loaded = load(con, paths, reuse=database != ":memory:")
     create_token_table(con)
     create_price_table(con, prices if isinstance(prices, PriceTable) else read_prices(prices))
     create_views(con)
     if sweep:
-        create_leaks(con, _names_by_session(con, cast_names), canaries)
+        names = _names_by_session(con, cast_names)
+        params = json.dumps([names, list(canaries)], sort_keys=True)
+        if loaded or _swept_with(con) != params:
+            create_leaks(con, names, canaries)
+            con.execute("CREATE OR REPLACE TABLE sweep_params AS SELECT ? AS params", [params])
         create_views(con, swept=True)
     return con
+
+
+def _swept_with(con: duckdb.DuckDBPyConnection) -> str | None:
+    known = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sweep_params'"
+    ).fetchone()
+    if not known or not known[0]:
+        return None
+    row = con.execute("SELECT params FROM sweep_params").fetchone()
+    return str(row[0]) if row else None
 
 
 def _names_by_session(

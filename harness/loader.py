@@ -29,6 +29,7 @@ Example:
     >>> import duckdb
     >>> con = duckdb.connect()
     >>> load(con, [])
+    True
     >>> con.execute("SELECT count(*) FROM journal_lines").fetchone()
     (0,)
 """
@@ -217,15 +218,18 @@ def _read_rows(
              f"{nulls} WHERE false"]  # fmt: skip
     texts = ["SELECT 0 AS raw_seq, '' AS file WHERE false"]
     if json_files:
+        # In scan order (files in list order, lines in file order), so each row's `rowid`
+        # is its position; a window numbering the rows would run on one thread.
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {table}_text AS
-            SELECT row_number() OVER () AS raw_seq, filename AS file, json
+            SELECT filename AS file, json
             FROM read_ndjson_objects({_file_list(json_files)}, ignore_errors=true,
                                      filename=true, maximum_object_size={MAX_LINE_BYTES})"""
         )
-        texts.append(f"SELECT raw_seq, file FROM {table}_text")
+        texts.append(f"SELECT rowid AS raw_seq, file FROM {table}_text")
         parts.append(
-            f"""SELECT raw_seq, file, hash(json) AS line_hash, unnest(TRY_CAST(json AS {struct}))
+            f"""SELECT rowid AS raw_seq, file, hash(json) AS line_hash,
+                   unnest(TRY_CAST(json AS {struct}))
             FROM {table}_text"""
         )
     if parquet_files:
@@ -258,16 +262,59 @@ def _read_rows(
         con.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
 
 
-def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths) -> None:
-    """Read the journals and exports under `paths` into `con` (tables in the module doc)."""
+def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths, *, reuse: bool = False) -> bool:
+    """Read the journals and exports under `paths` into `con` (tables in the module doc).
+
+    With `reuse`, tables `con` already holds are kept when they were loaded from the same
+    files (same paths, sizes and modification times, recorded in `load_sources`): a
+    database file made by an earlier load opens in the time it takes to list the files.
+    A file that is not local (a URL) is never taken as unchanged.
+
+    Returns:
+        True when the tables were (re)loaded, False when they were reused.
+    """
     con.execute("SET TimeZone = 'UTC'")
     shown = con.execute("SELECT current_setting('enable_progress_bar')").fetchone()
     if shown and shown[0]:  # a terminal's bar would interleave with the caller's output
         con.execute("SET enable_progress_bar = false")
     found = find(paths, con)
+    sources = _sources(found)
+    if reuse and sources is not None and _loaded_from(con) == sources:
+        return False
     _load_journals(con, found)
     for name, spec in EXPORTS.items():
         _load_export(con, EXPORT_TABLES[name], found.exports[name], spec)
+    con.execute("CREATE OR REPLACE TABLE load_sources (file VARCHAR, size BIGINT, mtime_ns BIGINT)")
+    if sources:
+        con.executemany("INSERT INTO load_sources VALUES (?, ?, ?)", sorted(sources))
+    return True
+
+
+Source = tuple[str, int, int]
+"""(path, size, mtime_ns) of a file a load read."""
+
+
+def _sources(found: Found) -> set[Source] | None:
+    """What the files under a load are now, or None when one of them is not local."""
+    files = [*found.journals_json, *found.journals_parquet]
+    files += [f for names in found.exports.values() for f in names]
+    out = set()
+    for name in files:
+        if is_remote(name):
+            return None
+        stat = Path(name).stat()
+        out.add((name, stat.st_size, stat.st_mtime_ns))
+    return out
+
+
+def _loaded_from(con: duckdb.DuckDBPyConnection) -> set[Source] | None:
+    known = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'load_sources'"
+    ).fetchone()
+    if not known or not known[0]:
+        return None
+    rows = con.execute("SELECT file, size, mtime_ns FROM load_sources").fetchall()
+    return {(str(f), int(s), int(m)) for f, s, m in rows}
 
 
 def _load_journals(con: duckdb.DuckDBPyConnection, found: Found) -> None:

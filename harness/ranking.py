@@ -128,8 +128,11 @@ def ranks_last(ranking: pd.DataFrame, arm: str) -> bool:
     False
     """
     rows = ranking.set_index("arm")["rank"]
-    return arm in rows.index and len(rows) > 1 and int(rows[arm]) == len(rows) and (
-        int((rows == rows[arm]).sum()) == 1
+    return (
+        arm in rows.index
+        and len(rows) > 1
+        and int(rows[arm]) == len(rows)
+        and (int((rows == rows[arm]).sum()) == 1)
     )
 
 

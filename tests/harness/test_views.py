@@ -385,3 +385,30 @@ def test_the_readme_lists_every_view_with_its_example() -> None:
     readme = (Path(__file__).parents[2] / "harness" / "README.md").read_text()
     for view in VIEWS:
         assert f"| `{view.name}` |" in readme and view.example in readme, view.name
+
+
+def test_a_database_file_is_reused_while_the_journals_are_unchanged(
+    tavern_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness import analysis, loader, sweeps
+
+    run = _plant(tavern_data_dir)
+    database = str(tmp_path / "analysis.duckdb")
+    first = connect(tavern_data_dir, database=database)
+    counts = first.execute("SELECT count(*) FROM calls").fetchone()
+    first.close()
+    # Planted: were the journals read or swept again, these would fail.
+    monkeypatch.setattr(loader, "_load_journals", lambda *a: pytest.fail("loaded again"))
+    monkeypatch.setattr(analysis, "create_leaks", lambda *a: pytest.fail("swept again"))
+    again = connect(tavern_data_dir, database=database)
+    assert again.execute("SELECT count(*) FROM calls").fetchone() == counts
+    assert again.execute("SELECT count(*) FROM leaks").fetchone() == (0,)
+    again.close()
+    monkeypatch.undo()
+    run.call(3, "director", end_ms=5000)  # the journal changed: loaded and swept again
+    swept: list[int] = []
+    real = sweeps.create_leaks
+    monkeypatch.setattr(analysis, "create_leaks", lambda *a: swept.append(1) or real(*a))
+    third = connect(tavern_data_dir, database=database)
+    assert third.execute("SELECT count(*) FROM calls").fetchone() == (counts[0] + 1,)
+    assert swept == [1]
