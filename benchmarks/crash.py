@@ -1,206 +1,191 @@
-"""Crash safety: SIGKILL a committing writer at random points, reopen, verify every session.
+"""Crash safety: SIGKILL the runner mid-turn at random points, reopen, verify every session.
 
     python -m benchmarks.crash --kills 200
 
-A forked child process commits deterministic turns (and some undos) to a few sessions and prints
-an acknowledgement after each operation returns. The parent kills it after a random delay,
-then checks with a fresh store that every session loads, every committed turn is whole
-(its exact records and state), no record of an uncommitted turn is visible, the checkpoints
-match, the journal reads, and at most one operation beyond the last acknowledgement landed.
+A forked child plays turns (and some undos) of a few sessions through `Runner.play_turn` and
+`Runner.undo`, the commit path the server runs (durable SQLite, one journal fsync a turn),
+answering from an in-process scripted provider, and prints an acknowledgement after each
+operation returns. The parent kills it after a random delay, then reopens the data dir as a
+new process would: reconciles each session's journal with its store
+(`store.reconcile_journal`, what the runner does on its first touch of a session) and checks
+that no acknowledged turn was lost (at most the one operation in flight landed beyond the
+acknowledgement), that no turn is torn (every turn 1..N holds its records, opening with the
+human's line of that turn and session; the checkpoints are 1..N; seqs increase; a journal
+commit line counts the records the store holds for its turn), that the journal reads, and
+that journal and store agree: the journal's commits minus its undos are exactly the store's
+turns.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import asyncio
 import os
 import random
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from tavern.records import (
-    Audience,
-    Body,
-    Character,
-    CommitLine,
-    Mind,
-    Scene,
-    SessionState,
-    SpeechRecord,
-    SystemRecord,
-    UndoLine,
-    utc_now,
+from tavern.llm.client import LlmClient
+from tavern.llm.fake import FakeProvider
+from tavern.llm.provider import ProviderRequest
+from tavern.llm.wrappers import RetryPolicy
+from tavern.records import CommitLine, LlmCallLine, SpeechRecord, TurnInput
+from tavern.runner import Runner
+from tavern.store import (
+    JournalWriter,
+    Library,
+    SessionStore,
+    journal_commits,
+    journal_path,
+    read_journal,
+    read_markers,
+    reconcile_journal,
 )
-from tavern.store import JournalWriter, SessionExists, SessionStore, journal_path, read_journal
 
-SESSIONS = ("crash-a", "crash-b", "crash-c")
-_AUDIENCE = Audience(origin="public", perceivers=["C1", "C2"])
-
-
-def records_count(session_id: str, turn: int) -> int:
-    """How many records turn `turn` of `session_id` holds (1-4, deterministic)."""
-    return 1 + zlib.crc32(f"{session_id}/{turn}".encode()) % 4
+SESSIONS = 3
+SCENARIO = "the-toll-house"
+UNDO_SHARE = 0.15
 
 
-def record_text(session_id: str, turn: int, index: int) -> str:
-    """The exact text of one record; padded so a turn spans more than one page now and then."""
-    return f"{session_id}/{turn}/{index} " + "lorem ipsum " * (turn % 40)
+def said(session_id: str, turn: int) -> str:
+    """The human's line of `turn` in `session_id`: a torn or misplaced turn shows in it."""
+    return f"Turn {turn} of {session_id}: who keeps the toll box key?"
 
 
-def summary(session_id: str, turn: int) -> str:
-    """The story summary the state must carry after `turn`."""
-    return f"{session_id} after turn {turn}"
+def _answer(request: ProviderRequest) -> dict[str, Any]:
+    """Scripted, schema-valid answers: one queued speaker, a line of narration, a reply."""
+    if request.agent == "director":
+        return {"events": [], "next_speakers": ["C2"], "time_skip_ticks": 0,
+                "nothing_happens": True}  # fmt: skip
+    if request.agent == "prose":
+        return {"narration": "Rain drums on the shutters of the toll house."}
+    if request.agent.startswith("character"):
+        return {"speech": "Not tonight.", "thought": None, "action_intent": None}
+    return {"outcome": "Nothing comes of it."}
 
 
-def initial_state(session_id: str) -> SessionState:
-    """Turn-0 state of a crash-test session."""
-    cast = {
-        slot: Character(
-            id=f"char-{slot.lower()}",
-            mind=Mind(),
-            body=Body(display_name=slot, description_ref=f"the figure {slot}"),
-        )
-        for slot in ("C1", "C2")
-    }
-    return SessionState(
-        id=session_id,
-        scenario_id="crash",
-        title=session_id,
-        created_at=utc_now(),
-        world="w",
-        cast=cast,
-        controlled_id="C1",
-        scene=Scene(location="room", present=["C1", "C2"]),
-        story_summary=summary(session_id, 0),
-    )
-
-
-def turn_state(before: SessionState, turn: int) -> SessionState:
-    """The state after `turn`, derived only from the turn number."""
-    clock = before.clock.model_copy(update={"tick": turn})
-    return before.model_copy(
-        update={
-            "story_summary": summary(before.id, turn),
-            "clock": clock,
-            "moods": {"C1": f"m{turn}", "C2": f"n{turn}"},
-            "plugin_state": {"turn": turn},
-        }
-    )
-
-
-def run_writer(data_dir: Path, seed: int, ack: Callable[[str], None]) -> None:
-    """Child process: commit and undo forever, acknowledging each operation with `ack`."""
+def open_runner(data_dir: Path) -> Runner:
+    """A durable runner over `data_dir` (SQLite FULL, a syncing journal), as the server's."""
     store = SessionStore(data_dir)
     journal = JournalWriter(data_dir)
-    rng = random.Random(seed)
-    for sid in SESSIONS:
-        start = SystemRecord(
-            seq=0, turn_number=0, speaker="World", author="kernel", audience=_AUDIENCE,
-            marker="session_start",
-        )  # fmt: skip
-        try:
-            store.create(initial_state(sid), [start])
-        except SessionExists:
-            pass
-    ack("ready")
-    while True:
-        sid = rng.choice(SESSIONS)
-        state = store.load(sid)
-        if state.turn_number > 0 and rng.random() < 0.15:
-            restored = store.undo(sid)
-            ack(f"ack {sid} {restored.turn_number}")
-            journal.append(
-                sid,
-                UndoLine(
-                    ts=utc_now(), session_id=sid, turn_number=state.turn_number,
-                    revision=restored.revision, removed_turn=state.turn_number, removed_records=0,
-                ),
-            )  # fmt: skip
-            continue
-        turn = state.turn_number + 1
-        seq = store.next_seq(sid)
-        records = [
-            SpeechRecord(
-                seq=seq + i, turn_number=turn, speaker="C1", author="character",
-                audience=_AUDIENCE, text=record_text(sid, turn, i),
-            )
-            for i in range(records_count(sid, turn))
-        ]  # fmt: skip
-        stored = store.commit_turn(sid, turn, records, turn_state(state, turn), state.revision)
-        ack(f"ack {sid} {turn}")
-        journal.append(
-            sid,
-            CommitLine(
-                ts=utc_now(), session_id=sid, turn_number=turn, revision=stored.revision,
-                record_count=len(records), tick=turn, control_returned=True,
-            ),
-        )  # fmt: skip
+
+    def sink(line: LlmCallLine) -> None:
+        journal.append(line.session_id, line)
+
+    client = LlmClient(FakeProvider("function", fn=_answer), sink=sink, retry=RetryPolicy(1))
+    return Runner(store, Library(data_dir), journal, client)
 
 
-def verify(data_dir: Path, acked: dict[str, int]) -> tuple[list[str], int]:
-    """Check every session; return (problems, sessions whose turn differs from the ack)."""
-    problems: list[str] = []
-    beyond_ack = 0
-    with SessionStore(data_dir) as store:
-        for sid in SESSIONS:
-            if not store.exists(sid):
-                if sid in acked:
-                    problems.append(f"{sid}: acknowledged but missing")
-                continue
-            state = store.load(sid)
-            turn = state.turn_number
-            if sid in acked and turn != acked[sid]:
-                beyond_ack += 1
-                if abs(turn - acked[sid]) != 1:
-                    problems.append(f"{sid}: at turn {turn}, acknowledged {acked[sid]}")
-            if state.story_summary != summary(sid, turn):
-                problems.append(f"{sid}: state of turn {turn} has {state.story_summary!r}")
-            expected = [("session_start", 0)] + [
-                (record_text(sid, t, i), t)
-                for t in range(1, turn + 1)
-                for i in range(records_count(sid, t))
-            ]
-            history = store.history(sid)
-            found = [
-                (r.text if isinstance(r, SpeechRecord) else r.marker, r.turn_number)
-                for r in history
-                if isinstance(r, SpeechRecord | SystemRecord)
-            ]
-            if found != expected or len(history) != len(expected):
-                problems.append(f"{sid}: history of {len(history)} records differs at turn {turn}")
-            seqs = [r.seq for r in history]
-            if seqs != sorted(set(seqs)):
-                problems.append(f"{sid}: seqs not strictly increasing")
-            read_journal(journal_path(data_dir, sid))  # must not raise
-    db = sqlite3.connect(data_dir / "sessions.sqlite3")
+def create_sessions(data_dir: Path) -> list[str]:
+    """The sessions every writer plays (created once, before the first kill)."""
+    runner = open_runner(data_dir)
     try:
-        for sid in SESSIONS:
-            rows = db.execute(
-                "SELECT turn_number, pre_state FROM checkpoints WHERE session_id = ?"
-                " ORDER BY turn_number",
-                (sid,),
-            ).fetchall()
-            state_row = db.execute("SELECT turn_number FROM sessions WHERE id = ?", (sid,))
-            current = (state_row.fetchone() or (0,))[0]
-            if [r[0] for r in rows] != list(range(1, current + 1)):
-                problems.append(f"{sid}: checkpoints {[r[0] for r in rows]} for turn {current}")
-            for t, pre in rows:
-                if json.loads(pre)["story_summary"] != summary(sid, t - 1):
-                    problems.append(f"{sid}: checkpoint of turn {t} holds the wrong state")
+        return [asyncio.run(runner.create_session(SCENARIO)).id for _ in range(SESSIONS)]
     finally:
-        db.close()
-    return problems, beyond_ack
+        runner.store.close()
 
 
-def _kill_one_writer(data_dir: Path, seed: int, delay: float) -> list[str]:
-    """Fork a writer, SIGKILL it `delay` seconds after it is ready; return its ack lines.
+def warm_up() -> None:
+    """Play one turn in a scratch data dir, so every forked writer starts with the imports,
+    compiled patterns and caches a running server has (each child would pay them anew)."""
+    with tempfile.TemporaryDirectory(prefix="tavern-crash-warm-") as tmp:
+        runner = open_runner(Path(tmp))
+        sid = asyncio.run(runner.create_session(SCENARIO)).id
+        asyncio.run(runner.play_turn(sid, TurnInput(speech=said(sid, 1))))
+        runner.store.close()
+
+
+def run_writer(data_dir: Path, sessions: list[str], seed: int, ack: Callable[[str], None]) -> None:
+    """Child process: play and undo forever, acknowledging each operation with `ack`."""
+    rng = random.Random(seed)
+
+    async def loop() -> None:
+        runner = open_runner(data_dir)
+        ack("ready")
+        while True:
+            sid = rng.choice(sessions)
+            turn = runner.store.load(sid).turn_number
+            if turn > 0 and rng.random() < UNDO_SHARE:
+                restored = await runner.undo(sid)
+                ack(f"ack {sid} {restored.turn_number}")
+                continue
+            done = await runner.play_turn(sid, TurnInput(speech=said(sid, turn + 1)))
+            ack(f"ack {sid} {done.turn_number}")
+
+    asyncio.run(loop())
+
+
+@dataclass
+class Reopened:
+    """What one reopening found."""
+
+    problems: list[str] = field(default_factory=list)
+    beyond_ack: int = 0
+    recovered: int = 0
+    voided: int = 0
+
+
+def reopen(data_dir: Path, sessions: list[str], acked: dict[str, int]) -> Reopened:
+    """Reconcile each session as a reopening runner does, then check it (see the module)."""
+    found = Reopened()
+    store, journal = SessionStore(data_dir), JournalWriter(data_dir)
+    try:
+        for sid in sessions:
+            done = reconcile_journal(store, journal, sid)
+            found.recovered += len(done.recovered)
+            found.voided += len(done.voided)
+            problems, beyond = check_session(store, journal, sid, acked.get(sid, 0))
+            found.problems += problems
+            found.beyond_ack += beyond
+    finally:
+        store.close()
+    return found
+
+
+def check_session(
+    store: SessionStore, journal: JournalWriter, sid: str, acked: int
+) -> tuple[list[str], int]:
+    """(problems, 1 when the store is one operation beyond the acknowledgement) of a session."""
+    problems: list[str] = []
+    turn = store.load(sid).turn_number
+    if abs(turn - acked) > 1:
+        problems.append(f"{sid}: at turn {turn}, acknowledged {acked} (a lost turn)")
+    history = store.history(sid)
+    seqs = [r.seq for r in history]
+    if seqs != sorted(set(seqs)):
+        problems.append(f"{sid}: seqs not strictly increasing")
+    held = {t.turn_number: t.record_count for t in store.committed_turns(sid)}
+    for t in range(1, turn + 1):
+        first = next((r for r in history if r.turn_number == t), None)
+        if not isinstance(first, SpeechRecord) or first.text != said(sid, t):
+            problems.append(f"{sid}: turn {t} does not open with its own line (torn)")
+    if {r.turn_number for r in history} != set(range(turn + 1)):
+        problems.append(f"{sid}: history holds turns {sorted({r.turn_number for r in history})}")
+    rows = store._conn().execute(
+        "SELECT turn_number FROM checkpoints WHERE session_id = ? ORDER BY turn_number", (sid,)
+    )
+    if [r[0] for r in rows] != list(range(1, turn + 1)):
+        problems.append(f"{sid}: checkpoints do not match turn {turn}")
+    path = journal_path(journal.data_dir, sid)
+    read_journal(path)  # every complete line parses
+    marked = journal_commits(read_markers(path))
+    if set(marked) != set(held):
+        problems.append(f"{sid}: journal marks turns {sorted(marked)}, store holds {sorted(held)}")
+    for t, line in marked.items():
+        if isinstance(line, CommitLine) and t in held and line.record_count != held[t]:
+            problems.append(f"{sid}: turn {t} journaled {line.record_count}, holds {held[t]}")
+    return problems, int(turn != acked)
+
+
+def _kill_one_writer(data_dir: Path, sessions: list[str], seed: int, delay: float) -> list[str]:
+    """Fork a writer, SIGKILL it `delay` seconds after its first acknowledged operation;
+    return its ack lines.
 
     A fork (rather than a fresh interpreter) skips seconds of imports per kill; the child
     opens its own SQLite connection, and the parent holds none across the fork.
@@ -211,14 +196,15 @@ def _kill_one_writer(data_dir: Path, seed: int, delay: float) -> list[str]:
         status = 0
         try:
             os.close(read_fd)
-            run_writer(data_dir, seed, lambda line: _write_line(write_fd, line))
+            run_writer(data_dir, sessions, seed, lambda line: _write_line(write_fd, line))
         except BaseException:
             status = 1
         finally:
             os._exit(status)
     os.close(write_fd)
     with os.fdopen(read_fd, "r") as pipe:
-        first = pipe.readline()
+        # Ready, then one operation done: the kill lands `delay` later, whatever the load.
+        first = pipe.readline() + pipe.readline()
         time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         rest = pipe.read()
@@ -237,19 +223,23 @@ class CrashReport:
     kills: int = 0
     acknowledged_ops: int = 0
     kills_with_unacknowledged_op: int = 0
+    recovered_commits: int = 0
+    voided_commits: int = 0
     final_turns: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.25) -> CrashReport:
-    """Start, kill and verify the writer `kills` times against `data_dir`."""
+def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.4) -> CrashReport:
+    """Create the sessions, then start, kill and reopen the writer `kills` times."""
     rng = random.Random(seed)
     report = CrashReport()
-    acked: dict[str, int] = {}
+    warm_up()
+    sessions = create_sessions(data_dir)
+    acked = dict.fromkeys(sessions, 0)
     started = time.perf_counter()
     for k in range(kills):
-        lines = _kill_one_writer(data_dir, seed * 100_003 + k, rng.uniform(0.0, max_delay))
+        lines = _kill_one_writer(data_dir, sessions, seed * 100_003 + k, rng.uniform(0, max_delay))
         if not lines or lines[0] != "ready":
             report.problems.append(f"kill {k}: writer did not start")
             break
@@ -257,13 +247,15 @@ def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.25
             _, sid, turn = line.split()
             acked[sid] = int(turn)
             report.acknowledged_ops += 1
-        problems, beyond = verify(data_dir, acked)
+        found = reopen(data_dir, sessions, acked)
         report.kills += 1
-        report.kills_with_unacknowledged_op += beyond
-        report.problems += [f"kill {k}: {p}" for p in problems]
-        # The database is the truth from here on: resync the acknowledgements to it.
+        report.kills_with_unacknowledged_op += found.beyond_ack
+        report.recovered_commits += found.recovered
+        report.voided_commits += found.voided
+        report.problems += [f"kill {k}: {p}" for p in found.problems]
+        # The store is the truth from here on: resync the acknowledgements to it.
         with SessionStore(data_dir) as store:
-            acked = {s: store.load(s).turn_number for s in SESSIONS if store.exists(s)}
+            acked = {s: store.load(s).turn_number for s in sessions}
     report.final_turns = acked
     report.seconds = time.perf_counter() - started
     return report
@@ -278,11 +270,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tavern-crash-") as tmp:
         report = run_kills(Path(tmp), args.kills, args.seed)
     print(f"kills: {report.kills}")
-    print(f"acknowledged operations: {report.acknowledged_ops}")
-    print(f"kills that landed after an unacknowledged commit/undo: "
+    print(f"acknowledged operations (turns and undos): {report.acknowledged_ops}")
+    print(f"kills that landed after an unacknowledged turn/undo: "
           f"{report.kills_with_unacknowledged_op}")  # fmt: skip
+    print(f"recovered commit lines appended on reopen: {report.recovered_commits}")
+    print(f"journal commits the store did not hold, marked on reopen: {report.voided_commits}")
     print(f"final turns: {report.final_turns}")
-    print(f"problems: {len(report.problems)}")
+    print(f"problems (lost or torn turns, journal/store disagreements): {len(report.problems)}")
     for problem in report.problems[:20]:
         print(f"  {problem}")
     print(f"elapsed: {report.seconds:.1f} s")

@@ -47,7 +47,6 @@ PHASES: list[tuple[Any, str, str]] = [
     (tavern.runner.follow_up.outcome, "build_messages", "follow-up prompt"),
     (tavern.runner.turn, "follow_up", "follow-up (rest)"),
     (tavern.runner.turn, "clamp_decision", "clamps"),
-    (tavern.runner.turn, "speech_guard", "speech guard"),
     (tavern.runner.turn, "observe", "observations"),
     (tavern.runner.turn, "capture_memory", "memory capture"),
     (tavern.runner.turn, "has_unresolved_action", "unresolved-action check"),

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.crash import initial_state, turn_state
+from benchmarks.crash_store import initial_state, turn_state
 from tavern.records import Audience, SessionState, SpeechRecord
 from tavern.store import SessionStore
 

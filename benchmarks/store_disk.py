@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.crash import initial_state, turn_state
+from benchmarks.crash_store import initial_state, turn_state
 from tavern.records import Audience, PerspectiveLedger, SessionState, SpeechRecord
 from tavern.runner.memory import evict
 from tavern.store import SessionStore

@@ -20,6 +20,7 @@ FORBIDDEN: dict[str, set[str]] = {
         "tavern.runner",
         "tavern.app",
         "tavern.cli",
+        "tavern.filters",
         "harness",
     },
     "tavern.text": {
@@ -31,6 +32,7 @@ FORBIDDEN: dict[str, set[str]] = {
         "tavern.runner",
         "tavern.app",
         "tavern.cli",
+        "tavern.filters",
         "harness",
     },
     "tavern.physics": {
@@ -40,9 +42,21 @@ FORBIDDEN: dict[str, set[str]] = {
         "tavern.runner",
         "tavern.app",
         "tavern.cli",
+        "tavern.filters",
         "harness",
     },
     "tavern.contract": {
+        "tavern.agents",
+        "tavern.llm",
+        "tavern.store",
+        "tavern.runner",
+        "tavern.app",
+        "tavern.cli",
+        "tavern.filters",
+        "harness",
+    },
+    "tavern.filters": {
+        "tavern.contract",
         "tavern.agents",
         "tavern.llm",
         "tavern.store",
@@ -58,7 +72,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "tavern": {"harness"},
 }
 IO_MODULES = {"os", "pathlib", "socket", "sqlite3", "httpx", "subprocess", "shutil", "io"}
-PURE = ("tavern.text", "tavern.physics", "tavern.contract")
+PURE = ("tavern.text", "tavern.physics", "tavern.contract", "tavern.filters")
 
 
 def _module_name(path: Path) -> str:
@@ -108,4 +122,8 @@ def test_negative_control_catches_planted_imports() -> None:
     assert _violations("tavern.text.words", {"tavern.physics.redaction"})
     assert _violations("tavern.text.lexicon", {"os"})
     assert _violations("tavern.runner.turn", {"harness.sweep"})
+    assert _violations("tavern.filters.loop", {"tavern.agents.prose"})
+    assert _violations("tavern.filters.rule", {"tavern.contract.alternation"})
+    assert _violations("tavern.filters.retold", {"io"})
+    assert _violations("tavern.physics.acts", {"tavern.filters"})
     assert not _violations("tavern.runner.turn", {"tavern.llm", "tavern.store"})

@@ -9,7 +9,6 @@ whoever plays it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
@@ -55,8 +54,6 @@ MEMORY_STRIDE_LINES = 64
 ledger holds more than the budget, e.g. a session written under a larger budget: the
 window then jumps by whole strides instead of sliding every beat, until the next capture
 evicts the ledger down to the budget."""
-
-_STAGE_DIRECTION = re.compile(r"\*[^*]+\*|\([^()]+\)|\[[^\[\]]+\]")
 
 
 def build_messages(
@@ -147,15 +144,16 @@ SOME_NEW = "The last {count} lines of what you remember happened just now."
 IN_A_WHISPER = "You are in a whispered exchange; what you say now stays inside it."
 SHEET_LABELS = ("You look like this:", "Personality:", "Secrets:", "Goals:")
 """The labels of the character's own sheet in its prompt; a reply holding one recites the
-sheet (`runner.in_world`)."""
+sheet (filter rule `prompt_copy`)."""
 ASK_AGAIN = "Say, think or try something: set at least one of the three fields."
 """Added to the prompt when a Character is asked again after an answer with nothing in it.
 With the client's fixed seed the same prompt draws the same answer: live (vintners-wake #22,
 seed 35, turn 1), Caspar's prompt drew `{"speech": "", "thought": null, "action_intent":
 null}` twice, and the turn failed."""
 PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER, ASK_AGAIN)
-"""The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (`runner.in_world`).
-"What do you do now?" is not among them: one person may well ask it of another."""
+"""The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (filter rule
+`prompt_copy`). "What do you do now?" is not among them: one person may well ask it of
+another."""
 
 
 def _just_now(count: int) -> str:
@@ -177,42 +175,26 @@ def _turn_line(now: list[ObservedLine]) -> str:
 
 
 def parse(data: dict[str, Any]) -> CharacterReply:
-    """Turn a schema-valid answer into a `CharacterReply`, moving stage directions.
+    """Turn a schema-valid answer into a `CharacterReply`, each field as the model wrote it,
+    stripped (the filter layer repairs it: `tavern.filters.REPLY_RULES`).
 
     Raises:
-        ValueError: When nothing usable is left (the caller retries once).
+        ValueError: When every field is empty (the caller retries once).
+
+    >>> parse({"speech": " Stay back. ", "thought": "", "action_intent": None}).speech
+    'Stay back.'
     """
-    speech = _clean(data.get("speech"))
-    thought = _clean(data.get("thought"))
-    intent = _clean(data.get("action_intent"))
-    speech, moved = move_stage_directions(speech)
-    if moved:
-        intent = "; ".join(x for x in (intent, moved) if x)
-    return CharacterReply(speech=speech, thought=thought, action_intent=intent)
+    return CharacterReply(
+        speech=_clean(data.get("speech")),
+        thought=_clean(data.get("thought")),
+        action_intent=_clean(data.get("action_intent")),
+    )
 
 
 def asked_again(messages: list[ChatMessage]) -> list[ChatMessage]:
     """`messages` with `ASK_AGAIN` closing the last one: the prompt of a second ask."""
     last = messages[-1]
     return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n{ASK_AGAIN}"})]
-
-
-def move_stage_directions(speech: str | None) -> tuple[str | None, str | None]:
-    """Split physical stage directions (`*draws a knife*`, `(he falls)`) out of speech.
-
-    A character may only attempt; outcomes written into speech become part of the intent,
-    which the next Director beat adjudicates.
-
-    >>> move_stage_directions("*draws a knife* Stay back.")
-    ('Stay back.', 'draws a knife')
-    """
-    if not speech:
-        return None, None
-    found = [m.group()[1:-1].strip() for m in _STAGE_DIRECTION.finditer(speech)]
-    if not found:
-        return speech, None
-    rest = re.sub(r"\s{2,}", " ", _STAGE_DIRECTION.sub(" ", speech)).strip()
-    return (rest or None), "; ".join(f for f in found if f) or None
 
 
 def _clean(value: Any) -> str | None:

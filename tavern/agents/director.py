@@ -10,15 +10,12 @@ is not among its inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import accumulate, compress
-from operator import attrgetter
+from itertools import accumulate
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, start_in_sums
 from tavern.agents.render import roster_line, scene_block, zone_graph_block
-from tavern.physics.continued import Continued
 from tavern.physics.prompt_labels import INTERIORITY, THOUGHT_LABEL, line_head
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -266,60 +263,42 @@ def context_blocks(
     ]
 
 
-_SEQ = attrgetter("seq")
-_LINES: RecordMemo[str] = RecordMemo()
-"""Rendered window lines: a record stays in the window for many turns."""
-
-
 def history_window(state: SessionState, history: list[HistoryRecord], budget_tokens: int) -> str:
-    """Render the history tail that fits the token budget, start snapped to a seq stride."""
-    names = _LINES.number(tuple((slot, c.body.display_name) for slot, c in state.cast.items()))
+    """Render the history tail that fits the token budget, start snapped to a seq stride.
 
-    def render(record: HistoryRecord) -> str:
-        return render_record(state, record)
+    Every record of the turn being played (the last record's, when it is past the state's
+    turn) is shown whatever the budget: the Director adjudicates this turn, and a prompt
+    crowded by a long stage once left it none of the lines its own turn's input had added,
+    whispers and thoughts included.
 
-    every = _LINES.all(history, names, render)
-    lines, keys, fed = _shown_lines(every, history)
+    Example:
+        >>> from datetime import UTC, datetime
+        >>> from tavern.records import Audience, Scene
+        >>> st = SessionState(id="s01", scenario_id="t", title="t", world="w",
+        ...      created_at=datetime(2026, 1, 1, tzinfo=UTC), cast={}, controlled_id="C1",
+        ...      scene=Scene(location="inn"), turn_number=4)
+        >>> now = ThoughtRecord(seq=9, turn_number=5, speaker="C1", author="character",
+        ...      text="the 4471 code", audience=Audience(origin="private", perceivers=["C1"]))
+        >>> history_window(st, [now], budget_tokens=0)
+        '[#9 t0] PRIVATE THOUGHT of C1 (interiority, nobody else perceives it) | the 4471 code'
+    """
+    shown = [(r, line) for r in history if (line := render_record(state, r))]
+    lines = [line for _, line in shown]
     # Seq 0 is the session's opening marker: without it, the caller passed a tail.
     truncated = bool(history) and history[0].seq > 0
     start = start_in_sums(
-        keys,
-        fed,
+        [r.seq for r, _ in shown],
+        list(accumulate(map(len, lines), initial=0)),
         budget_tokens * 4,
         window_stride(budget_tokens),
         truncated=truncated,
         each=1,  # the newline joining the lines
     )
+    played = history[-1].turn_number if history else 0
+    if played > state.turn_number:  # the turn being played: its records are all shown
+        first = (i for i, (r, _) in enumerate(shown) if r.turn_number == played)
+        start = min(start, next(first, start))
     return "\n".join(lines[start:])
-
-
-Shown = tuple[list[str], list[int], list[int]]
-"""A window's non-empty lines, their records' seqs, and the running sums of their lengths."""
-
-_SHOWN: Continued[str, Shown] = Continued(kept=8)
-"""`_shown_lines` of recent windows, by their rendered lines (narration's "" included)."""
-
-
-def _shown_lines(every: list[str], history: list[HistoryRecord]) -> Shown:
-    """The non-empty lines of `every` (`history` rendered), their seqs and running sums,
-    extending those of a recent window whose lines `every` continues.
-
-    A line opens with its record's seq (`line_head`), so equal lines have equal seqs: the
-    remembered seqs hold for this window's records. Only the new records are read: on a
-    turn's window, reading each record's seq again cost more than rendering the new ones.
-    """
-    found = _SHOWN.find(every)
-    (lines, keys, fed), known = found if found is not None else (([], [], [0]), 0)
-    tail = every[known:]
-    if found is not None and not tail:
-        return _SHOWN.put(every, found[0])  # never changed once remembered: shared
-    new = list(filter(None, tail))  # C-level passes: a window holds hundreds of records
-    shown = (
-        lines + new,
-        keys + list(compress(map(_SEQ, history[known:]), tail)),
-        fed + list(accumulate(map(len, new), initial=fed[-1]))[1:],
-    )
-    return _SHOWN.put(every, shown)
 
 
 def render_record(state: SessionState, record: HistoryRecord) -> str:

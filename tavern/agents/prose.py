@@ -3,8 +3,8 @@
 It receives the public scene and zone staging, the cast's appearance (no minds), a reader
 transcript in which every spoken line is a content-free marker, and the clamped events of
 this beat. It never receives minds, thoughts, ledgers or the words anyone spoke, so it cannot
-leak them: it cannot quote anyone's real words. What it invents in their place, and an
-assistant's words, `parse` cuts (`agents.quoted`, `agents.out_of_world`).
+leak them: it cannot quote anyone's real words. What it invents in their place, and every
+other repair of its text, is the filter layer's (`tavern.filters`, run by the runner).
 
 Events are written by the Director, which did read the words. As a second, code-level
 boundary every salient token that occurs in a spoken line (or a thought) of the window but
@@ -15,17 +15,11 @@ user message.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
 from itertools import compress, count
 from operator import itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.out_of_world import drop_out_of_world
-from tavern.agents.prompt_echo import drop_prompt_echo
-from tavern.agents.quoted import drop_quoted_speech
-from tavern.agents.recital import drop_recitals
 from tavern.agents.render import (
     cached_tokens,
     log_block,
@@ -35,20 +29,11 @@ from tavern.agents.render import (
     tokens_in,
     zone_graph_block,
 )
-from tavern.agents.repetition import (
-    cut_runaway,
-    drop_retold,
-    repeats_a_sentence,
-)
-from tavern.agents.retold_subject import drop_retold_subjects
-from tavern.agents.roll_call import drop_roll_call, drop_roster
-from tavern.agents.stutter import without_stutter
+from tavern.filters.loop import repeats_a_sentence
 from tavern.physics.continued import Continued
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
-from tavern.physics.prompt_labels import without_schema_words
 from tavern.physics.record_memo import RecordMemo
 from tavern.physics.redaction import redact
-from tavern.physics.respelt import respelt_names
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -60,6 +45,7 @@ from tavern.records import (
     SystemRecord,
     ThoughtRecord,
 )
+from tavern.text import lexicon_for
 
 TRANSCRIPT_BUDGET_TOKENS = 2500
 """Default token budget of the reader transcript."""
@@ -287,63 +273,14 @@ def public_corpus(state: SessionState) -> list[str]:
     ]
 
 
-def recited_texts(state: SessionState) -> list[str]:
-    """The prompt's texts a narration must not recite (`parse`'s `recited`): the stage and
-    the cast's appearances."""
-    return [
-        state.scene.location,
-        state.scene.description,
-        *(c.body.appearance for c in state.cast.values()),
-    ]
+def parse(data: dict[str, Any]) -> str:
+    """The narration text of a schema-valid answer, as the model wrote it (the filter layer
+    repairs it: `tavern.filters.NARRATION_RULES`).
 
-
-def parse(
-    data: dict[str, Any],
-    told: AbstractSet[str] = frozenset(),
-    public: Sequence[str] = (),
-    names: Sequence[str] = (),
-    title: str = "",
-    recited: Sequence[str] = (),
-    events: Sequence[str] = (),
-    staged: Sequence[str] = (),
-) -> str:
-    """The narration text of a schema-valid answer, cut in code where the model broke the
-    renderer's contract: up to any runaway repetition, with the `names` spelt right
-    (`physics.respelt`), without the answers' schema words
-    (`physics.prompt_labels`), without the sentences in `told`
-    (`agents.repetition`; see `told.told_sentences`), without invented dialogue (a quotation
-    absent from the `public` text, see `public_corpus`; `agents.quoted`), without an
-    assistant's words (`agents.out_of_world`) and without copies of its prompt: the
-    transcript's attempt marker about the cast's `names`, a scene label, or the session's
-    `title` or a part of the `staged` line as a sentence (`agents.prompt_echo`; see
-    `staging_parts`), without a recital of the stage or an
-    appearance among `recited` that none of this beat's `events` holds (`agents.recital`),
-    without a sentence told again for another of the `names`, holding only them or
-    placing them where the stage is (`agents.roll_call`), without a stutter ("until dawn
-    until dawn": `agents.stutter`), and without a sentence an earlier text told under another
-    subject (`agents.retold_subject`); nothing when no word is left (`_A_WORD`).
-
-    >>> parse({"narration": "Teodor speaks to Maren.}"})
+    >>> parse({"narration": "Teodor speaks to Maren."})
     'Teodor speaks to Maren.'
-    >>> parse({"narration": "Maren nods. She says, 'I can open it now.' How can I help you?"})
-    'Maren nods.'
-    >>> parse({"narration": "Maren Holt makes an attempt. The bolt holds."}, names=["Maren Holt"])
-    'The bolt holds.'
     """
-    raw = str(data["narration"])
-    # A small model sometimes writes the JSON's closing brace inside the string ("... Vask.}");
-    # the cap still counts the characters the model wrote.
-    text = raw.rstrip().rstrip("}") if raw.rstrip().endswith("}") else raw
-    cap = NARRATION_MAX_CHARS - (len(raw) - len(text))
-    # Names spelt right first, so that every rule below knows each name the model wrote.
-    kept = respelt_names(cut_runaway(text, cap=cap), names)
-    kept = without_schema_words(without_stutter(kept))
-    kept = drop_out_of_world(drop_quoted_speech(kept, public))
-    kept = drop_recitals(drop_prompt_echo(kept, names, title, staged), recited, events)
-    stage = [*recited, *staged]
-    kept = drop_retold(drop_roster(drop_roll_call(kept, names), names, stage, events), told)
-    kept = drop_retold_subjects(kept, told, names, events)
-    return kept if _A_WORD.search(kept) else ""
+    return str(data["narration"])
 
 
 def staging_parts(state: SessionState) -> list[str]:
@@ -352,21 +289,13 @@ def staging_parts(state: SessionState) -> list[str]:
     return staging(state.scene, lambda slot: names.get(slot, slot), with_zone_ids=False)
 
 
-def cast_names(state: SessionState) -> list[str]:
-    """The names the renderer's prompt gives the cast (`parse`'s `names`)."""
-    return [c.body.display_name for c in state.cast.values()]
-
-
-_A_WORD = re.compile(r"\w")
-"""A narration of no word tells nothing: live (toll-house #64 and vintners-wake #62, seed 78),
-four of twenty narrations were "..." and reached the reader as the beat's prose."""
-
 _NARRATION_OPENS = re.compile(r'"narration"\s*:\s*"')
 
 
-def runaway(answer_so_far: str) -> bool:
+def runaway(answer_so_far: str, language: str = "en") -> bool:
     """For `tavern.llm.early_stop`: True once the streamed narration repeats a finished
-    sentence, from where `parse` would cut it anyway.
+    sentence, from where the filter rule `loop` would cut it anyway (`language`: the
+    session's).
 
     Live, most narrations of the embedded model that passed 250 words cycled through the same
     sentences until the length cap; each looping token costs the reader time.
@@ -375,4 +304,6 @@ def runaway(answer_so_far: str) -> bool:
     True
     """
     opening = _NARRATION_OPENS.search(answer_so_far)
-    return opening is not None and repeats_a_sentence(answer_so_far[opening.end() :])
+    return opening is not None and repeats_a_sentence(
+        answer_so_far[opening.end() :], lexicon_for(language)
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents import character
+from tavern.filters.stage_direction import split_directions
 from tavern.physics.observation import Observation
 from tavern.records import Character, ChatMessage
 from tavern.records.views import Suggestion
@@ -59,9 +60,9 @@ def parse(data: dict[str, Any]) -> list[Suggestion]:
     """Three suggestions; empty fields become None, stage directions move to the action."""
     out = []
     for item in data["suggestions"][:3]:
-        speech, moved = character.move_stage_directions(_text(item.get("speech")))
+        speech, moved = split_directions(_text(item.get("speech")) or "")
         action = "; ".join(x for x in (_text(item.get("action")), moved) if x) or None
-        out.append(Suggestion(speech=speech, action=action))
+        out.append(Suggestion(speech=speech or None, action=action))
     return out
 
 

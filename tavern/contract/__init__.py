@@ -1,24 +1,21 @@
 """The prompt contract: the one definition of revealing that a human drives a character.
 
-Three readers share it: the server warns when a scenario or sheet violates it, the tests
-assert every prompt builder against it, and the harness sweeps journaled prompts with it.
+Three readers share it: the server warns when a scenario or sheet violates it, the runner's
+gate refuses prompts that violate it, and the harness sweeps journaled prompts with it.
 
 Stable API:
     check_prompt(messages, cast_names=()) -> list[Violation]
     check_text(text, where) -> list[Violation]
     RULES: the registered rules, in order (a mutation test removes one at a time).
-    clear_caches(): empty the per-content caches (results never depend on them).
-
-Speed: patterns run only on texts holding a literal they need (`_prefilter`), and the work
-per message is cached by content, since the system message repeats on every call.
+    MessageCache, clear_caches(): the per-message result cache (results never depend on it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tavern.contract._cache import MESSAGE_CACHE, MessageCache
 from tavern.contract._lexical import LEXICAL_RULES
-from tavern.contract._prefilter import CACHES
 from tavern.contract._structural import STRUCTURAL_RULES
 from tavern.contract._types import Detector, Rule, Violation
 from tavern.records import ChatMessage
@@ -34,6 +31,7 @@ def check_prompt(
     messages: Sequence[ChatMessage],
     cast_names: Sequence[str] = (),
     rules: Sequence[Rule] | None = None,
+    cache: MessageCache | None = None,
 ) -> list[Violation]:
     """Check chat messages against the contract.
 
@@ -42,6 +40,7 @@ def check_prompt(
         cast_names: Display names of the characters the prompt may mention; structural
             comparisons (tags, fields, label forms, lists) need them.
         rules: Override the registered rules (tests use this to remove one).
+        cache: Where per-message results are kept (default: the module's `MESSAGE_CACHE`).
 
     Returns:
         Violations sorted by message index, then span, then rule.
@@ -53,7 +52,7 @@ def check_prompt(
     """
     found: list[Violation] = []
     for rule in RULES if rules is None else rules:
-        found.extend(rule.detect(messages, cast_names))
+        found.extend(rule.detect(messages, cast_names, MESSAGE_CACHE if cache is None else cache))
     return sorted(set(found), key=lambda v: (v.message_index, v.span, v.rule))
 
 
@@ -89,13 +88,22 @@ def check_text(
 
 
 def clear_caches() -> None:
-    """Empty the per-content caches (results never depend on them; benchmarks start cold).
+    """Empty the per-message cache (results never depend on it; benchmarks start cold).
 
     Example:
         >>> clear_caches()
     """
-    for cache in CACHES:
-        cache.cache_clear()
+    MESSAGE_CACHE.clear()
 
 
-__all__ = ["RULES", "Detector", "Rule", "Violation", "check_prompt", "check_text", "clear_caches"]
+__all__ = [
+    "MESSAGE_CACHE",
+    "RULES",
+    "Detector",
+    "MessageCache",
+    "Rule",
+    "Violation",
+    "check_prompt",
+    "check_text",
+    "clear_caches",
+]

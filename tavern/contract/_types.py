@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from tavern.contract._cache import MessageCache
 from tavern.records import ChatMessage
 from tavern.records.views import ContractWarning
 
@@ -33,7 +34,8 @@ class Violation:
         return ContractWarning(rule=self.rule, where=where, excerpt=self.excerpt)
 
 
-Detector = Callable[[Sequence[ChatMessage], Sequence[str]], list[Violation]]
+Detector = Callable[[Sequence[ChatMessage], Sequence[str], MessageCache], list[Violation]]
+"""(messages, cast names, the cache for per-message results) -> violations."""
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,28 @@
-"""The one HTTP send path of every adapter: the live-call guard and error mapping.
+"""The one HTTP send path of every adapter: the live-call guard, the connect-time URL
+check and error mapping.
 
 The guard: when `tavern.llm.ALLOW_LIVE_CALLS` is False (the test suite sets it so), a send is
 refused unless the shared client is wired to an in-process transport
 (`httpx.MockTransport` or `httpx.ASGITransport`), which never touches the network. That is how
 adapter tests use recorded bodies while any accidental real call fails loudly.
+
+The check: a send given an `Endpoint` resolves the URL's host at that moment, checks every
+address against the provider's policy and connects to the checked address
+(`url_policy.pin`), so a name rebound since the URL was saved reaches nothing. A client that
+answers in-process opens no socket and has nothing to pin.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from tavern.llm.errors import ErrorType, LlmCallError
+from tavern.llm.errors import ErrorType, LlmCallError, UrlPolicyError
+from tavern.llm.url_policy import Endpoint
 
 IN_PROCESS_TRANSPORTS = (httpx.MockTransport, httpx.ASGITransport)
 MAX_ERROR_CHARS = 500
@@ -39,6 +47,37 @@ def ensure_live_allowed(client: httpx.AsyncClient) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where one send goes: its URL, the headers and the request extensions pinning it."""
+
+    url: str
+    headers: dict[str, str]
+    extensions: dict[str, Any]
+
+
+async def connect_target(
+    client: httpx.AsyncClient,
+    url: str,
+    headers: dict[str, str] | None,
+    endpoint: Endpoint | None,
+) -> Target:
+    """`url` pinned to the address its endpoint's policy checked just now.
+
+    Raises:
+        LlmCallError: `refused` when the policy refuses the URL or what its host resolves to.
+    """
+    sent = dict(headers or {})
+    if endpoint is None or uses_in_process_transport(client):
+        return Target(url, sent, {})
+    try:
+        pinned = await endpoint.pin(url)
+    except UrlPolicyError as exc:
+        raise LlmCallError("refused", str(exc)) from None
+    extensions = {} if pinned.server_name is None else {"sni_hostname": pinned.server_name}
+    return Target(pinned.url, {**sent, "Host": pinned.host_header}, extensions)
+
+
 def _provider_message(response: httpx.Response) -> str:
     try:
         body = response.json()
@@ -61,14 +100,21 @@ async def post_json(
     headers: dict[str, str] | None = None,
     timeout_s: float,
     secrets: tuple[str, ...] = (),
+    endpoint: Endpoint | None = None,
 ) -> dict[str, Any]:
     """POST `body` as JSON and return the decoded JSON object.
 
+    Args:
+        endpoint: The provider's URL policy: the host is resolved and checked now, and the
+            request connects to the checked address (`connect_target`).
+
     Raises:
-        LlmCallError: `refused`, `timeout`, `transport`, `http_4xx`, `http_5xx` or `parse`
-            (a 2xx that is not a JSON object). Secrets never appear in the message.
+        LlmCallError: `refused` (live calls off, or the URL policy), `timeout`, `transport`,
+            `http_4xx`, `http_5xx` or `parse` (a 2xx that is not a JSON object). Secrets
+            never appear in the message.
     """
     ensure_live_allowed(client)
+    target = await connect_target(client, url, headers, endpoint)
 
     def scrub(text: str) -> str:
         for secret in secrets:
@@ -77,7 +123,13 @@ async def post_json(
         return text
 
     try:
-        response = await client.post(url, json=body, headers=headers, timeout=timeout_s)
+        response = await client.post(
+            target.url,
+            json=body,
+            headers=target.headers,
+            timeout=timeout_s,
+            extensions=target.extensions,
+        )
     except httpx.TimeoutException as exc:
         raise LlmCallError(
             "timeout", f"no answer within {timeout_s}s ({type(exc).__name__})"

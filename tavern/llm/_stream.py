@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from tavern.llm._http import (
+    connect_target,
     ensure_live_allowed,
     first_choice_content,
     json_object,
@@ -27,6 +28,7 @@ from tavern.llm._http import (
 )
 from tavern.llm.early_stop import EarlyStop, StopEarly
 from tavern.llm.errors import LlmCallError
+from tavern.llm.url_policy import Endpoint
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ async def stream_chat(
     *,
     headers: dict[str, str] | None = None,
     timeout_s: float,
+    endpoint: Endpoint | None = None,
 ) -> StreamedAnswer:
     """POST `body` streaming, feed the content to `stop`, and stop reading when it says so.
 
@@ -59,13 +62,19 @@ async def stream_chat(
             no content at all).
     """
     ensure_live_allowed(client)
+    target = await connect_target(client, url, headers, endpoint)
     answer = EarlyStop(stop)
     last: dict[str, Any] = {}
     sent = body | {"stream": True, "timings_per_token": True}
     sent["stream_options"] = {"include_usage": True}
     try:
         async with client.stream(
-            "POST", url, json=sent, headers=headers, timeout=timeout_s
+            "POST",
+            target.url,
+            json=sent,
+            headers=target.headers,
+            timeout=timeout_s,
+            extensions=target.extensions,
         ) as response:
             if response.status_code >= 400:
                 await response.aread()

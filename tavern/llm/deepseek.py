@@ -16,6 +16,7 @@ import httpx
 from tavern.llm._http import first_choice_content, post_json
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.registry import ProviderSpec, Register
+from tavern.llm.url_policy import Endpoint, Resolver, system_resolver
 from tavern.records.config import ProviderSettings
 from tavern.records.journal import ChatMessage, LlmRequestBody, PromptCache
 
@@ -66,8 +67,10 @@ class DeepSeekProvider:
         api_base: str = DEFAULT_API_BASE,
         model: str = "deepseek-chat",
         timeout_s: float = 120.0,
+        resolver: Resolver = system_resolver,
     ) -> None:
         self.model = model
+        self.endpoint = Endpoint(self.name, "official", (OFFICIAL_HOST,), resolver)
         self._http = http_client
         self._api_base = api_base.rstrip("/")
         self._api_key = api_key
@@ -110,6 +113,7 @@ class DeepSeekProvider:
             headers={"Authorization": f"Bearer {self._api_key}"},
             timeout_s=self._timeout_s,
             secrets=(self._api_key,),
+            endpoint=self.endpoint,
         )
         usage = data.get("usage")
         return ProviderResponse(

@@ -3,7 +3,8 @@
 Both read the prompt they were given. `parrot` copies its salient tokens into every free-text
 field, so whatever reached a prompt surfaces in the output (a leak detector). `adversary` is
 hostile but schema-valid: the widest lists, invented ids, every private-looking token it saw,
-maximal numbers (time skips), every optional field present.
+maximal numbers (time skips), every optional field present, events that reach every room
+(every other one acted by nobody) and stage facts copied from the newest history lines.
 """
 
 from __future__ import annotations
@@ -86,6 +87,21 @@ def _id_like(path: Path) -> bool:
     return bool(keys) and bool(ID_KEY.search(keys[-1]))
 
 
+HISTORY_LINE = re.compile(r"^\[#(\d+)[^\]]*\][^|]*\|\s*(.+)$", re.MULTILINE)
+"""A history line of a prompt ("[#12 t3] attempt by ... | pulls the lever"): its seq, text."""
+
+
+def history_texts(prompt: str) -> list[str]:
+    r"""The texts of the prompt's history lines, newest first, each marked with its seq (so
+    a copy made on a later beat is a new text).
+
+    >>> history_texts('[#1 t0] speech by A | "hi"\nNow\n[#2 t1] attempt by B | pulls it')
+    ['#2 pulls it', '#1 "hi"']
+    """
+    lines = HISTORY_LINE.finditer(prompt)
+    return [f"#{m.group(1)} {m.group(2).strip()}" for m in lines][::-1]
+
+
 class _Base:
     def __init__(self, rng: random.Random, prompt: str) -> None:
         self.rng = rng
@@ -136,12 +152,22 @@ class ParrotChooser(_Base):
 
 
 class AdversaryChooser(_Base):
-    """Hostile choices: widest, longest, largest, with invented and private ids."""
+    """Hostile choices: widest, longest, largest, with invented and private ids.
+
+    Beyond copying every token it saw, it aims at the boundaries between rooms: a nullable
+    id (an event's actor) is null on every other item, so that event's witnesses may be
+    anyone present, sealed rooms included, and it carries the private-looking words first
+    (a whisper word, once published somewhere, carried into a room that never heard it);
+    every `add_facts` item copies one of the newest history lines (an attempt made in a
+    sealed room becomes a stage fact everyone reads), as many as the schema allows, beat
+    after beat (unbounded facts).
+    """
 
     def __init__(self, rng: random.Random, prompt: str) -> None:
         super().__init__(rng, prompt)
         self.everyone: list[str] = list(dict.fromkeys([*self.ids, str(NARRATOR), *INVENTED_IDS]))
         self._id_cursor = 0
+        self.lines = history_texts(prompt)
 
     def text(self, path: Path, min_len: int, max_len: int | None) -> str:
         if _id_like(path):
@@ -150,6 +176,10 @@ class AdversaryChooser(_Base):
             self._id_cursor += 1
             if max_len is None or len(token) <= max_len:
                 return token
+        if len(path) >= 2 and path[-2] == "add_facts" and path[-1].isdigit():
+            index = int(path[-1])
+            if index < len(self.lines):
+                return self._joined(self.lines[index].split(), min_len, max_len)
         return self._joined(self.tokens, min_len, max_len)
 
     def integer(self, path: Path, lo: int | None, hi: int | None) -> int:
@@ -175,6 +205,10 @@ class AdversaryChooser(_Base):
 
     def pick_index(self, path: Path, options: list[Any]) -> int:
         live = [i for i, option in enumerate(options) if option is not None] or [0]
+        nulls = [i for i, option in enumerate(options) if option is None]
+        item = next((int(p) for p in reversed(path) if p.isdigit()), 0)
+        if nulls and _id_like(path) and item % 2 == 1:
+            return nulls[0]  # an id nobody holds: the event's witnesses may be anyone
         return live[-1]
 
     def boolean(self, path: Path) -> bool:

@@ -26,6 +26,7 @@ from tavern.llm.errors import LlmCallError
 from tavern.llm.gbnf import compact_grammar
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.registry import ProviderSpec, Register
+from tavern.llm.url_policy import Endpoint, Resolver, system_resolver
 from tavern.records.config import ProviderSettings, StructuredOutput
 from tavern.records.journal import LlmRequestBody, PromptCache
 
@@ -105,8 +106,10 @@ class LlamaCppProvider:
         dry_multiplier: float = 0.0,
         stop_early: bool = True,
         compact_json: bool = False,
+        resolver: Resolver = system_resolver,
     ) -> None:
         self.name = name
+        self.endpoint = Endpoint(name, "private", resolver=resolver)
         self.dry_multiplier = dry_multiplier
         self.stop_early = stop_early
         self.compact_json = compact_json
@@ -197,7 +200,12 @@ class LlamaCppProvider:
         try:
             if request.stop_early is None or not self.stop_early:
                 data = await post_json(
-                    self._http, url, self.body(request), headers=headers, timeout_s=self._timeout_s
+                    self._http,
+                    url,
+                    self.body(request),
+                    headers=headers,
+                    timeout_s=self._timeout_s,
+                    endpoint=self.endpoint,
                 )
                 content = first_choice_content(data)
             else:
@@ -208,6 +216,7 @@ class LlamaCppProvider:
                     request.stop_early,
                     headers=headers,
                     timeout_s=self._timeout_s,
+                    endpoint=self.endpoint,
                 )
                 data, content, stopped = streamed.data, streamed.content, streamed.stopped_early
         except LlmCallError as exc:

@@ -8,10 +8,11 @@ from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import CLAMP_RULES, ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.clock import advance, due_deadlines, fire
 from tavern.physics.guards import (
+    Knowledge,
     cast_public_texts,
     hidden_tokens_for,
+    knowledge_of,
     thought_only_tokens,
-    whisper_payloads,
 )
 from tavern.physics.identity import initial_identities, learn_names, ref_for, render_for_viewer
 from tavern.physics.observation import (
@@ -29,6 +30,7 @@ __all__ = [
     "CLAMP_RULES",
     "FLAT_ZONE",
     "ClampContext",
+    "Knowledge",
     "Observation",
     "ObservedLine",
     "RosterEntry",
@@ -47,6 +49,7 @@ __all__ = [
     "has_unresolved_action",
     "hidden_tokens_for",
     "initial_identities",
+    "knowledge_of",
     "learn_names",
     "observe",
     "perceives",
@@ -55,6 +58,5 @@ __all__ = [
     "render_for_viewer",
     "salient_tokens",
     "thought_only_tokens",
-    "whisper_payloads",
     "zone_of",
 ]

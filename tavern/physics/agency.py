@@ -8,34 +8,26 @@ character whose choices no model may make:
   had asked to move: 23 of 115 live Director answers held zone moves, and 22 of their 65
   moves passed the zone checks and were committed (vintners-wake #11, turn 2: Dorotea Sand
   went down to the cellar and stayed there for the rest of the session);
-- the renderer wrote "As Agnese Corvo speaks, he opens his satchel to read aloud over the
-  coffin." (vintners-wake #12, turn 5; the human had only reached for a door) and "Ilse
-  Brandt sits on the counting table, trying to see the toll box." (toll-house #7 and #8,
-  turn 2, where the only event was that she saw the box).
+- the renderer did the same in its narration (the filter rule `unconfirmed_act`,
+  `tavern.filters.unconfirmed_act`, holds a narration to the beat's events).
 
-The rule is the same for every character, so it holds for the human's without anyone
-knowing which one that is (the Director and prose prompts stay identical whichever character
-is controlled). A sentence whose subject is a cast member (named, or "he"/"she"/"they" for
-the one named just before) and whose verb is an act:
-- in a Director event, stays when that character has an attempt awaiting adjudication that
-  shares a word of four letters or more with the sentence, or the event is the
-  `action_outcome` of such an attempt (in any words, but a walk only when the attempt moves
-  too: `verbs.MOVING`);
-- in a narration, stays when a sentence of an event of this beat confirms an act of that
-  character and shares such a word (the renderer never reads an attempt or a spoken line,
-  only markers). A sentence about no cast member confirms its event's actor's act ("The
-  trapdoor is bolted." backs "Agnese tries the trapdoor"); one in which the character only
-  perceives or undergoes confirms nothing.
-In both, a verb of speaking stays bare only, when the character spoke since the last
-Director call: "Ilse Brandt whispers something to Maren Holt." stays; "... asks Maren Holt to
-sign the toll books" goes, since what she asked is her line's (the Director never authors
-dialogue, the renderer never read it). A verb of undergoing or perceiving ("is", "hears",
-"notices") is no act and stays. The sentence goes (and with it a next sentence whose pronoun
-named only its subject); an event left empty goes whole. Each clause of a sentence is read
-(`physics.acts`), and so is a verb of speaking joined by "and" to a cast member's act
-(`_joined_speech`); a subordinate clause, another second verb of one subject, a pronoun with
-no one named before it and a subject that is not a cast member are not: the rule is narrow by
-design, since what it removes must be an act a model decided for someone else.
+The rule is the same for every character, so it holds for the human's without anyone knowing
+which one that is (the Director and prose prompts stay identical whichever character is
+controlled). A sentence of a Director event whose subject is a cast member (named, or
+"he"/"she"/"they" for the one named just before) and whose verb is an act stays when that
+character has an attempt awaiting adjudication that shares a word of four letters or more with
+the sentence, or the event is the `action_outcome` of such an attempt (in any words, but a walk
+only when the attempt moves too: `verbs.MOVING`). A verb of speaking stays bare only, when the
+character spoke since the last Director call: "Ilse Brandt whispers something to Maren Holt."
+stays; "... asks Maren Holt to sign the toll books" goes, since what she asked is her line's
+(the Director never authors dialogue, the renderer never read it). A verb of undergoing or
+perceiving ("is", "hears", "notices") is no act and stays. The sentence goes (and with it a
+next sentence whose pronoun named only its subject); an event left empty goes whole. Each
+clause of a sentence is read (`physics.acts`), and so is a verb of speaking joined by "and" to
+a cast member's act (`_joined_speech`); a subordinate clause, another second verb of one
+subject, a pronoun with no one named before it and a subject that is not a cast member are not:
+the rule is narrow by design, since what it removes must be an act a model decided for someone
+else.
 
 A zone move stays when an attempt awaiting adjudication, by the mover or naming the mover,
 shares such a word with the destination's id or label ("climbs to the loft", "drags Tomas
@@ -54,22 +46,15 @@ from tavern.physics.acts import (
     named,
     read_acts,
     sentence_spans,
-    without_sentences,
     words_of,
 )
-from tavern.physics.attempt_told import attempt_retold
 from tavern.physics.awaiting import recent_acts
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.physics.verbs import BARE_WORDS, MOVING, SPEAKING, UNDERGOING, WHISPERING
 from tavern.records import (
-    ActionRecord,
-    Character,
     ClampChange,
     DirectorDecision,
-    EventRecord,
-    HistoryRecord,
     PerceptionEvent,
-    SpeechRecord,
 )
 
 if TYPE_CHECKING:
@@ -195,149 +180,6 @@ def drop_unattempted_acts(
     if not changes:
         return d, []
     return d.model_copy(update={"events": events}), changes
-
-
-def unconfirmed_acts(
-    narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
-) -> str:
-    """`narration` without its sentences in which a character does what no event of beat
-    `turn` confirms (`recent`: the records so far, this beat's included), nor those that only
-    retell a recent attempt as an attempt (`without_retold_attempts`)."""
-    if not narration or not cast:
-        return narration
-    names = Names.of(cast)
-    about: dict[str, list[str]] = {}
-    actors: set[str] = set()
-    for r in recent:
-        if isinstance(r, EventRecord) and r.turn_number == turn:
-            for slot, text in _confirmed(r, names):
-                about.setdefault(slot, []).append(text)
-            if r.actor_id is not None and r.actor_id in cast:
-                actors.add(r.actor_id)
-    _, spoke = recent_acts(recent, turn)
-    whispered = frozenset(
-        r.speaker
-        for r in recent
-        if isinstance(r, SpeechRecord) and r.turn_number == turn and r.audience.origin == "whisper"
-    )
-    test = SupportTest(about, spoke, whispered=whispered)
-    # A narration opening on a pronoun tells of the beat's actor when it has one only: live
-    # (vintners-wake #35's rerun, seed 50, turn 2), "He cautiously opens the door to the
-    # cellar." after Agnese Corvo's one outcome, which the Director had told as "He ...".
-    actor = next(iter(actors)) if len(actors) == 1 else None
-    kept = unsupported_sentences(narration, names, test, actor) or ""
-    if not whispered:
-        kept = without_phantom_whispers(kept, names)
-    if actor is None:
-        kept = without_pronoun_opening(kept)
-    return without_retold_attempts(kept, cast, recent, turn)
-
-
-_PRONOUN_OPENING = re.compile(r"\s*(?:He|She|They|His|Her|Their)\b")
-
-
-def without_pronoun_opening(narration: str) -> str:
-    """`narration` without the sentences opening it on a pronoun: with no actor in the beat,
-    it names no one a reader can tell. Live, the renderer's first sentence named the person
-    and a rule took it out, leaving the pronoun's: vintners-wake #63 (seed 79, turn 1) opened
-    on "She holds a candle on a cord and a glass of red wine she never drinks.", #64 (seed
-    80, turn 4) on "She is in the middle of the hall and the coffin is open. She is walking
-    slowly to the nearest window."
-
-    >>> without_pronoun_opening("She is in the hall. She walks. The trapdoor is shut.")
-    'The trapdoor is shut.'
-    >>> without_pronoun_opening("The trapdoor is shut. She walks.")
-    'The trapdoor is shut. She walks.'
-    """
-    if not _PRONOUN_OPENING.match(narration):
-        return narration
-    for a, b in sentence_spans(narration):
-        if not _PRONOUN_OPENING.match(narration[a:b]):
-            return narration[a:].strip()
-    return ""
-
-
-_BARE_WHISPER = re.compile(
-    r"^\W*(?:[^\W\d_]+[\s,]+){1,4}whisper(?:s|ed)?\b(?P<rest>[^.!?]*)[.!?]*\s*$", re.IGNORECASE
-)
-"""A subject of up to four words, a verb of whispering, and the rest of the sentence."""
-
-
-def without_phantom_whispers(narration: str, names: Names) -> str:
-    """`narration` without its sentences saying only that someone whispers, for a beat in
-    which nobody whispered: the whisper marker of an earlier beat, copied under any subject.
-    Live (vintners-wake #43, seed 59, turn 8), "The vintner whispers something." (the
-    deceased) after turn 6's "(Agnese Corvo whispers something.)"; no cast member is its
-    subject, so the agency rule, which judges the cast's acts, let it through.
-
-    >>> names = Names.of({})
-    >>> without_phantom_whispers("The vintner whispers something. Rain falls.", names)
-    'Rain falls.'
-    >>> without_phantom_whispers("The vintner whispers that the will is forged.", names)
-    'The vintner whispers that the will is forged.'
-    """
-    if "whisper" not in narration.casefold():
-        return narration
-    allowed = BARE_WORDS | _TO | names.words
-
-    def bare(sentence: str) -> bool:
-        whisper = _BARE_WHISPER.match(sentence)
-        if whisper is None:
-            return False
-        return {_POSSESSIVE.sub("", w) for w in words_of(whisper.group("rest"))} <= allowed
-
-    return without_sentences(narration, bare)
-
-
-_POSSESSIVE = re.compile(r"['’]s$")
-_TO = frozenset(("to", "at", "into", "in", "ear", "the", "a", "an", "his", "her", "their"))
-"""Words a bare whisper may add before its hearer: "... whispers something into Ana's ear"."""
-
-
-_TELLS_ATTEMPT = re.compile(r"\b(?:attempt|tries|tried|try)", re.IGNORECASE)
-
-
-def without_retold_attempts(
-    narration: str, cast: Mapping[str, Character], recent: Sequence[HistoryRecord], turn: int
-) -> str:
-    """`narration` without its sentences that only retell an attempt of this beat or the last
-    as an attempt (`attempt_told.attempt_retold`): live (toll-house #34's rerun, seed 48, turn
-    2), the event "Ilse Brandt walks slowly to the nearest window and looks outside" was
-    narrated "Ilse Brandt makes an attempt to walk slowly to the nearest window and looks
-    outside.", the outcome taken back.
-    """
-    if not narration or not _TELLS_ATTEMPT.search(narration):
-        return narration
-    tried: dict[str, list[str]] = {}
-    for r in recent:
-        if isinstance(r, ActionRecord) and r.turn_number >= turn - 1 and r.speaker in cast:
-            tried.setdefault(cast[r.speaker].body.display_name, []).append(r.text)
-    if not tried:
-        return narration
-    return without_sentences(
-        narration,
-        lambda sentence: any(
-            attempt_retold(sentence, name, texts) for name, texts in tried.items()
-        ),
-    )
-
-
-def _confirmed(event: EventRecord, names: Names) -> list[tuple[str, str]]:
-    """(slot, sentence) for each sentence of `event` that confirms an act of that slot: one
-    stating the act, or one about no cast member, which tells the outcome of its actor's act.
-    A sentence in which someone perceives or undergoes confirms no act of theirs ("Ilse Brandt
-    sees the toll box on the counting table" does not confirm that she sits on the table)."""
-    confirmed = []
-    before = event.actor_id
-    for a, b in sentence_spans(event.text):
-        sentence = event.text[a:b]
-        acts, before = read_acts(sentence, names, before)
-        if not acts and event.actor_id is not None and not named(words_of(sentence), names):
-            confirmed.append((event.actor_id, sentence))
-        for act in acts:
-            if act.verb not in UNDERGOING:
-                confirmed.extend((slot, sentence) for slot in act.subjects)
-    return confirmed
 
 
 def drop_unattempted_moves(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
 from tavern.physics.authored import drop_authored_speech
@@ -24,7 +25,7 @@ from tavern.physics.cast_refs import (
 from tavern.physics.directive_copy import drop_directive_copies
 from tavern.physics.emptied import drop_emptied_events
 from tavern.physics.fact_state import drop_state_flips
-from tavern.physics.guards import cast_public_texts
+from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
 from tavern.physics.location import clamp_location
 from tavern.physics.mind_copy import drop_mind_copies
 from tavern.physics.near_duplicate import drop_near_duplicates
@@ -38,7 +39,7 @@ from tavern.physics.restated import drop_restated_events
 from tavern.physics.roster_event import drop_roster_events
 from tavern.physics.told_mind import drop_told_thoughts
 from tavern.physics.unfinished import drop_unfinished_ends
-from tavern.physics.visible import redact_visible, thought_guard, whisper_guard
+from tavern.physics.visible import perception_guard, redact_visible, thought_guard
 from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
     NARRATOR,
@@ -52,6 +53,12 @@ from tavern.records import (
 from tavern.records.scene import ZONE_ID_PATTERN
 
 MAX_SPEAKERS = 3
+MAX_NEW_FACTS = 2
+"""Facts one beat may add. Live, the 0.5B Director added 252 facts over 96 beats, 186 of
+them restating an opening fact; a hostile one adds as many as its schema allows, every beat."""
+MAX_FACTS = 12
+"""Facts the stage may hold. Every prompt shows them all: unbounded, they crowded the rest of
+the Director's prompt out of a small model's context."""
 _ZONE_ID = re.compile(ZONE_ID_PATTERN)
 
 
@@ -90,6 +97,12 @@ class ClampContext:
     def all_public_texts(self) -> list[str]:
         """`public_texts` plus the cast's public words."""
         return [*self.public_texts, *cast_public_texts(self.cast or {})]
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        """Who perceived each non-public word of `history` (`guards.knowledge_of`), walked
+        once per context: every guard of a beat, and each follow-up's, reads it."""
+        return knowledge_of(self.history, self.scene, self.all_public_texts)
 
     @property
     def present(self) -> list[str]:
@@ -272,6 +285,43 @@ def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDec
     return d.model_copy(update={"time_skip_ticks": ticks}), [change]
 
 
+def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Keep at most `MAX_NEW_FACTS` new facts a beat, and none past `MAX_FACTS` standing
+    facts (after the beat's removals); the beat's first proposals are kept, the rest refused.
+
+    Refused rather than folding the oldest away: the oldest facts are the scenario's opening
+    canon (the will in the satchel, the bolted trapdoor) that every character has read, and a
+    Director flooding the stage must not be able to push them out. A Director that needs room
+    removes a fact in the same beat. A fact already standing adds nothing and costs no room;
+    a fact the beat repeats goes (canon would add it twice).
+
+    Example:
+        >>> ctx = ClampContext(scene=Scene(location="inn", facts=["The door is shut."]))
+        >>> d = DirectorDecision(scene={"add_facts": ["A", "B", "C"]})
+        >>> out, changes = bound_facts(d, ctx)
+        >>> out.scene.add_facts, [c.path for c in changes]
+        (['A', 'B'], ['scene.add_facts[2]'])
+    """
+    delta = d.scene
+    standing = {f for f in ctx.scene.facts if f not in set(delta.remove_facts)}
+    room = min(MAX_NEW_FACTS, MAX_FACTS - len(standing))
+    added: set[str] = set()
+    kept, changes = [], []
+    for i, fact in enumerate(delta.add_facts):
+        if fact not in standing:
+            if fact in added or room <= 0:
+                changes.append(
+                    ClampChange(rule="fact_bound", path=f"scene.add_facts[{i}]", before=fact)
+                )
+                continue
+            room -= 1
+            added.add(fact)
+        kept.append(fact)
+    if not changes:
+        return d, changes  # every fact kept
+    return d.model_copy(update={"scene": delta.model_copy(update={"add_facts": kept})}), changes
+
+
 CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("misspelt_name", respell_names),
     ("cast_reference", resolve_names),
@@ -299,11 +349,12 @@ CLAMP_RULES: list[tuple[str, ClampRule]] = [
     ("agency", drop_unattempted_acts),
     ("fact_flip", drop_state_flips),
     ("thought_guard", thought_guard),
-    ("whisper_guard", whisper_guard),
+    ("perception_guard", perception_guard),
     ("redacted_event", drop_emptied_events),
     ("roster_event", drop_roster_events),
     ("duplicate_event", drop_duplicate_events),
     ("near_duplicate_event", drop_near_duplicates),
+    ("fact_bound", bound_facts),
 ]
 """Clamp rules in application order. Cast names one letter off are spelt right, then names
 become ids first, so every other rule judges ids. An actor's event telling their waiting
@@ -312,7 +363,8 @@ spoken lines and thoughts and recitals of a mind go before the guards could mask
 guards run on the final witness lists, and an event they left with nothing to tell goes;
 repeats merge last, on the texts as they will be shown (two texts can become equal once
 redacted). A merged event's witnesses never make a guard redact more: copies that the guards
-left equal hold nothing hidden from any of them."""
+left equal hold nothing hidden from any of them. Facts are counted last, as the guards left
+them (two can become one)."""
 
 
 def clamp_decision(
@@ -343,11 +395,14 @@ def clamp_decision(
 
 __all__ = [
     "CLAMP_RULES",
+    "MAX_FACTS",
+    "MAX_NEW_FACTS",
     "ClampContext",
     "apply_canon",
+    "bound_facts",
     "clamp_decision",
     "has_unresolved_action",
     "redact_visible",
+    "perception_guard",
     "thought_guard",
-    "whisper_guard",
 ]

@@ -24,21 +24,18 @@ toll box" or "tries the trapdoor"): then the world is answering someone. A cast 
 own act ("Maren Holt opens the toll box") is judged by the clamp `agency` first; this one
 reads what no one is said to do. An event left with no sentence goes.
 
-Narration is held to the events (`without_state_flips`): the renderer tells what they
-confirmed, so its sentence that turns a thing over against the facts and every event so far,
-this beat's included, goes. Live (toll-house #53, turn 3), the renderer told "The toll box is
-now open, and the lamp is on a hook." a beat after the Director's unattempted opening.
+The narration is held to the events by the filter rule `state_flip`, with the same reader
+(`tavern.filters.state_flip`); `StateWords` gives it the words of the session's language.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tavern.contract.alternation import matches_any
 from tavern.physics.acts import sentence_spans, without_sentences
 from tavern.physics.awaiting import attempt_records
 from tavern.physics.dropping import rewrite_events
@@ -83,9 +80,64 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _ANY_STATE = re.compile(
     r"\b(?:" + "|".join(sorted(STATE_WORDS, key=len, reverse=True)) + r")\b", re.I
 )
-"""Whether a text may tell a state at all: one C-level search, not a word walk; run through
-`contract.alternation.matches_any`, which searches only a text holding one of the words (a
-leading `\b` is otherwise tried at every position: 33 against 14 us on a narration)."""
+"""Whether a text may tell a state at all: one C-level search, not a word walk."""
+
+
+@dataclass(frozen=True, eq=False)
+class StateWords:
+    """The words a language tells a state in (see the module); `ENGLISH` by default,
+    `PORTUGUESE` for Brazilian Portuguese narration."""
+
+    states: Mapping[str, tuple[Axis, bool]]
+    links: frozenset[str]
+    negations: frozenset[str]
+    maybe: frozenset[str]
+    articles: frozenset[str]
+    prepositions: frozenset[str]
+    conjunction: str
+
+
+ENGLISH = StateWords(
+    STATE_WORDS, _LINKS, _NEGATIONS, _MAYBE, _ARTICLES, _PREPOSITIONS, conjunction="and"
+)
+PORTUGUESE = StateWords(
+    states={
+        **dict.fromkeys(
+            "aberto aberta abertos abertas abre abrem abriu entreaberto entreaberta"
+            " escancarado escancarada".split(),
+            ("open", True),
+        ),
+        **dict.fromkeys(
+            "fechado fechada fechados fechadas fecha fecham fechou".split(), ("open", False)
+        ),
+        **dict.fromkeys(
+            "destrancado destrancada destrancados destrancadas destranca destrancou"
+            " destravado destravada".split(),
+            ("lock", True),
+        ),
+        **dict.fromkeys(
+            "trancado trancada trancados trancadas tranca trancou lacrado lacrada selado"
+            " selada aferrolhado aferrolhada travado travada".split(),
+            ("lock", False),
+        ),
+    },  # fmt: skip
+    links=frozenset(
+        "é e são sao era eram foi está esta estão estao estava estavam fica ficam ficou"
+        " permanece permanecem permaneceu continua continuou jaz repousa repousam agora ainda"
+        " já ja novamente de repente lentamente bem firmemente".split()
+    ),
+    negations=frozenset("não nao nunca mais".split()),
+    maybe=frozenset(
+        "tenta tentam tentou tentar tentando falha falham falhou pode podem poderia deveria"
+        " talvez se caso quer queria consegue conseguir".split()
+    ),
+    articles=frozenset("o a os as um uma seu sua seus suas este esta esse essa".split()),
+    prepositions=frozenset(
+        "de do da dos das em no na nos nas sobre sob com para por pelo pela perto junto"
+        " dentro atrás atras".split()
+    ),
+    conjunction="e",
+)
 
 
 @dataclass(frozen=True)
@@ -97,25 +149,27 @@ class Stated:
     opened: bool
 
 
-def _subject(words: Sequence[str]) -> tuple[str, ...]:
+def _subject(words: Sequence[str], vocabulary: StateWords = ENGLISH) -> tuple[str, ...]:
     """The noun phrase of `words` ending a subject: articles off, cut at a preposition."""
     phrase = list(words)
     while phrase and (
-        phrase[-1] in _LINKS or phrase[-1] in STATE_WORDS or phrase[-1] in _NEGATIONS
+        phrase[-1] in vocabulary.links
+        or phrase[-1] in vocabulary.states
+        or phrase[-1] in vocabulary.negations
     ):
         phrase.pop()
     for at, word in enumerate(phrase):
-        if word in _ARTICLES:
+        if word in vocabulary.articles:
             phrase = phrase[at + 1 :]
             break
     for at, word in enumerate(phrase):
-        if word in _PREPOSITIONS:
+        if word in vocabulary.prepositions:
             return tuple(phrase[:at])
     return tuple(phrase)
 
 
 @lru_cache(maxsize=4096)
-def stated(sentence: str) -> tuple[Stated, ...]:
+def stated(sentence: str, vocabulary: StateWords = ENGLISH) -> tuple[Stated, ...]:
     """The states `sentence` may tell (see the module), with the implied other axis: for each
     state word, of the words before it ("The box is open") and, when an article follows it,
     of those after ("Maren opens the box"); only a known thing's reading counts (`States`).
@@ -128,21 +182,24 @@ def stated(sentence: str) -> tuple[Stated, ...]:
     [(('wind',), 'open'), (('wind',), 'lock'), (('trapdoor',), 'open'), (('trapdoor',), 'lock')]
     >>> stated("Maren tries to open the toll box."), stated("The door.")
     ((), ())
+    >>> [(s.thing, s.opened) for s in stated("A caixa está aberta.", PORTUGUESE)][:1]
+    [(('caixa',), True)]
     """
     words = [w.replace("’", "'") for w in _WORD.findall(sentence.casefold())]
-    if _MAYBE.intersection(words):
+    if vocabulary.maybe.intersection(words):
         return ()
     told: dict[Stated, None] = {}
     for at, word in enumerate(words):
-        if word not in STATE_WORDS:
+        if word not in vocabulary.states:
             continue
-        axis, opened = STATE_WORDS[word]
+        axis, opened = vocabulary.states[word]
         before, after = words[:at], words[at + 1 :]
-        negated = bool(_NEGATIONS.intersection(before[-3:]))
-        readings = [(_subject(before), opened != negated)]
-        if after and after[0] in _ARTICLES and not negated:
-            cut = after.index("and") if "and" in after else len(after)
-            readings.append((_subject(after[:cut]), opened))
+        negated = bool(vocabulary.negations.intersection(before[-3:]))
+        readings = [(_subject(before, vocabulary), opened != negated)]
+        if after and after[0] in vocabulary.articles and not negated:
+            joint = vocabulary.conjunction
+            end = after.index(joint) if joint in after else len(after)
+            readings.append((_subject(after[:end], vocabulary), opened))
         for thing, side in readings:
             if thing:
                 told[Stated(thing, axis, side)] = None
@@ -154,11 +211,12 @@ def stated(sentence: str) -> tuple[Stated, ...]:
 class States:
     """The known things and the state each is in, updated sentence by sentence."""
 
-    def __init__(self, facts: Iterable[str]) -> None:
+    def __init__(self, facts: Iterable[str], vocabulary: StateWords = ENGLISH) -> None:
+        self.vocabulary = vocabulary
         self.state: dict[tuple[tuple[str, ...], Axis], bool] = {}
         self.things: set[tuple[str, ...]] = set()
         for fact in facts:
-            for told in _sentences_stated(fact):
+            for told in _sentences_stated(fact, vocabulary):
                 self.things.add(told.thing)
                 self.state[told.thing, told.axis] = told.opened
 
@@ -173,7 +231,7 @@ class States:
     def flips(self, sentence: str) -> list[tuple[str, ...]]:
         """The known things `sentence` turns over (against the state they are in)."""
         found = []
-        for told in stated(sentence):
+        for told in stated(sentence, self.vocabulary):
             thing = self.known(told.thing)
             if thing is not None and self.state.get((thing, told.axis), told.opened) != (
                 told.opened
@@ -183,15 +241,15 @@ class States:
 
     def tell(self, text: str) -> None:
         """Take the states `text` tells as the things' own."""
-        for told in _sentences_stated(text):
+        for told in _sentences_stated(text, self.vocabulary):
             thing = self.known(told.thing)
             if thing is not None:
                 self.state[thing, told.axis] = told.opened
 
 
 @lru_cache(maxsize=4096)  # every clamp call that reads a state walks the window's events
-def _sentences_stated(text: str) -> tuple[Stated, ...]:
-    return tuple(told for a, b in sentence_spans(text) for told in stated(text[a:b]))
+def _sentences_stated(text: str, vocabulary: StateWords = ENGLISH) -> tuple[Stated, ...]:
+    return tuple(told for a, b in sentence_spans(text) for told in stated(text[a:b], vocabulary))
 
 
 def _named_by(thing: tuple[str, ...], attempt: str) -> bool:
@@ -204,7 +262,7 @@ def drop_state_flips(
 ) -> tuple[DirectorDecision, list[ClampChange]]:
     """Drop each event sentence that turns a known thing's state over when no attempt
     awaiting the beat names the thing (see the module)."""
-    if not any(matches_any(_ANY_STATE, ev.text) for ev in d.events):
+    if not any(_ANY_STATE.search(ev.text) is not None for ev in d.events):
         return d, []  # most decisions: no state told
     states = States(ctx.scene.facts)
     for record in ctx.history:
@@ -223,21 +281,3 @@ def drop_state_flips(
         return kept
 
     return rewrite_events(d, "fact_flip", lambda ev: rewrite(ev.text))
-
-
-def without_state_flips(text: str, facts: Sequence[str], events: Iterable[str]) -> str:
-    """Narration `text` without its sentences that turn a known thing's state over against
-    `facts` and the `events` told so far, in order (see the module).
-
-    >>> facts = ["The toll box sits locked on the counting table."]
-    >>> without_state_flips("Rain falls. The toll box is open.", facts, [])
-    'Rain falls.'
-    >>> without_state_flips("The toll box is open.", facts, ["Maren opens the toll box."])
-    'The toll box is open.'
-    """
-    if not matches_any(_ANY_STATE, text):
-        return text  # most narrations: no state told
-    states = States(facts)
-    for event in events:
-        states.tell(event)
-    return without_sentences(text, lambda sentence: bool(states.flips(sentence)))

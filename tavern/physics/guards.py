@@ -1,41 +1,35 @@
-"""Secrets derived from history, never hard-coded: thought-only and whisper-payload tokens.
+"""Who knows which word: publication relative to perceivers, derived from history.
 
-The clamps use these sets to redact a Director proposal; the per-viewer projection uses them
-again so that a record persisted with the truth still reaches each viewer redacted.
+A word a record carries becomes known to the perceivers of that record, never to the world:
+a speech's hearers, an action's onlookers, a whisper's audience, a thought's owner, an
+event's witnesses. The stage's texts and the cast's public texts are known to everyone. A
+word no record has carried to anyone is fresh: the first event that shows it to witnesses
+publishes it to them. An event never widens who knows a word a record already carried: the
+Director reads every thought and whisper, so its prose proves nothing.
+
+What a viewer may read is exactly that: the words of the records it perceived, the public
+texts, its own thoughts. The clamps (`visible.py`) and every projection (`observation.py`,
+the runner's memory capture) decide through `knowledge_of`, a plain walk over the window the
+caller passes.
 """
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
 
-from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
-from tavern.physics.redaction import tokens_of
-from tavern.physics.secret_fold import SecretFold
+from tavern.physics.redaction import salient_tokens, tokens_of
 from tavern.records import (
+    ActionRecord,
     Character,
+    EventRecord,
     HistoryRecord,
     Scene,
     SpeechRecord,
     ThoughtRecord,
 )
-
-
-@dataclass(frozen=True)
-class WhisperPayload:
-    """The secret part of one whispered line and who may know it."""
-
-    seq: int
-    """Seq of the whispered speech record."""
-    perceivers: frozenset[str]
-    """Slot ids inside the whisper's audience."""
-    tokens: frozenset[str]
-    """Salient tokens of the whisper that no public record or scene text carries."""
-
 
 _PUBLIC_BODY_TEXTS = attrgetter("body.display_name", "body.description_ref", "body.appearance")
 """A cast member's public texts, in the order `cast_public_texts` lists them."""
@@ -53,7 +47,6 @@ def cast_public_texts(cast: Mapping[str, Character]) -> list[str]:
         ...     display_name="Ana", description_ref="the innkeeper"))})
         ['Ana', 'the innkeeper', '']
     """
-    # C-level passes: every guard, observation and memory capture asks, once per viewer.
     return list(chain.from_iterable(map(_PUBLIC_BODY_TEXTS, cast.values())))
 
 
@@ -62,156 +55,94 @@ def scene_texts(scene: Scene) -> list[str]:
     return [scene.location, scene.description, *scene.facts, *(z.label for z in scene.zones)]
 
 
-@dataclass
-class _Secrets:
-    context: int
-    """Number of the scene and public texts the walk started from (`_CONTEXTS`)."""
-    history: tuple[HistoryRecord, ...]
-    """The records walked, kept alive with the entry (see `_walk`)."""
-    fold: SecretFold
-    thought_owners: dict[str, frozenset[str]]
-    whispers: list[WhisperPayload]
-    thought_words: frozenset[str] = frozenset()
-    """The keys of `thought_owners`."""
-    hidden: dict[str, frozenset[str]] = field(default_factory=dict)
-    """Viewer -> `hidden_tokens_for` result over the same walk."""
-    legit: dict[str, frozenset[str]] = field(default_factory=dict)
-    """Viewer -> tokens of the speech and thoughts it perceived in `history`."""
-    base: Callable[[], _Secrets | None] = lambda: None
-    """The walk this one continued (over its first `base_length` records), while it lives:
-    a weak reference, so walks never chain each other alive."""
-    base_length: int = 0
+@dataclass(frozen=True)
+class Knowledge:
+    """Who knows each word of a window of history that is not public.
 
-
-_Slot = tuple[int, int, int, int]
-"""(Context number, length, identity of the first record, of the last): where a walk is
-filed."""
-_NO_SLOT: _Slot = (-1, -1, 0, 0)
-"""A slot no walk is filed under (a lookup that finds no latest walk)."""
-
-_WALKS: dict[_Slot, _Secrets] = {}
-_WALKS_KEPT = 64
-"""Walks remembered, least recently used first out: a beat makes several (guards, each
-speaker's observation, memory), and the next beat continues its boundary walk.
-
-Filed by a short slot, not by every record's identity: a tuple of hundreds of ids cost an
-int object per record to build and a pass over it for each hash and compare, several times
-a beat. A slot names a walk only once its records are checked to be those asked about
-(`_same_records`): two histories may share both ends."""
-
-
-_LATEST: dict[tuple[int, int], _Slot] = {}
-"""(Context, first record) -> slot of the walk of those made or used last: usually the one
-the next such walk continues (sessions of one scenario share contexts, not records), found
-without scanning every walk."""
-
-
-_CONTEXTS: RecordMemo[None] = RecordMemo()
-"""Only its `number`: a walk's scene and public texts stand as one number in its slot, so
-they are hashed once a call, not on each of a walk's lookups (numbers are never reused)."""
-
-
-def _slot(context: int, records: tuple[HistoryRecord, ...]) -> _Slot:
-    if not records:
-        return (context, 0, 0, 0)
-    return (context, len(records), id(records[0]), id(records[-1]))
-
-
-def _same_records(a: tuple[HistoryRecord, ...], b: tuple[HistoryRecord, ...]) -> bool:
-    """Whether two histories walk alike: a tuple compare tests identity first, in C, and
-    records it finds equal instead are frozen records of equal fields, read alike."""
-    return a == b
-
-
-def _touch(slot: _Slot) -> None:
-    _WALKS[slot] = _WALKS.pop(slot)
-    _note_latest(slot)
-
-
-def _note_latest(slot: _Slot) -> None:
-    if len(_LATEST) >= _WALKS_KEPT:
-        _LATEST.clear()
-    context, length, first, _last = slot
-    if length:
-        _LATEST[(context, first)] = slot
-
-
-def _walk(history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str]) -> _Secrets:
-    """The secrets of `history`, memoized: a beat's guards and every viewer's projection
-    walk the same history, and within a beat the history only grows at its end.
-
-    History records are frozen, so a record object stands for its content. An entry keeps
-    its records alive and is used only for the very records asked about (`_same_records`);
-    a changed record is a new object. A history that extends a remembered one (same start,
-    same context) continues that walk from where it stopped instead of starting over.
+    Example:
+        >>> from tavern.records import Audience
+        >>> w = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="character",
+        ...                  text="the mill at dawn", audience=Audience(
+        ...                  origin="whisper", perceivers=["C1", "C2"], aware=["C3"]))
+        >>> k = knowledge_of([w], Scene(location="the mill"))
+        >>> sorted(k.knowers["dawn"]), sorted(k.hidden_from("C3")), sorted(k.hidden_from("C2"))
+        (['C1', 'C2'], ['dawn'], [])
     """
-    records = tuple(history)
-    texts = (tuple(scene_texts(scene)), tuple(public_texts))
-    context = _CONTEXTS.number(texts)
-    slot = _slot(context, records)
-    found = _WALKS.get(slot)
-    if found is not None and _same_records(found.history, records):
-        _touch(slot)
-        return found
-    base = _longest_prefix_walk(context, records)
-    if base is None:
-        fold = SecretFold(tokens_of([*texts[0], *texts[1]]))
-        fold.feed(records)
-    else:
-        fold = base.fold.copy()
-        fold.feed(records[len(base.history) :])
-        _touch(_slot(base.context, base.history))
-    _WALKS.pop(slot, None)  # a walk of other records filed alike (both ends shared) goes
-    while len(_WALKS) >= _WALKS_KEPT:
-        del _WALKS[next(iter(_WALKS))]
-    _note_latest(slot)
-    found = _WALKS[slot] = _Secrets(
-        context,
-        records,
-        fold,
-        fold.owners,  # a filed fold is never fed again (walks continue a copy of it)
-        [WhisperPayload(s, w, p) for s, w, p in fold.whispers if p],
-        frozenset(fold.owners),
-        base=weakref.ref(base) if base is not None else (lambda: None),
-        base_length=len(base.history) if base is not None else 0,
-    )
-    return found
+
+    public: frozenset[str]
+    """Words of the stage's and the caller's public texts: known to everyone."""
+    knowers: Mapping[str, frozenset[str]]
+    """Every other word a perceived record carried -> the slot ids that perceived one."""
+    thought_only: frozenset[str]
+    """Words of `knowers` that only thoughts have carried so far."""
+
+    def hidden_from(self, viewer: str) -> frozenset[str]:
+        """Words `viewer` never perceived: what nothing shown to it may carry."""
+        return frozenset(t for t, who in self.knowers.items() if viewer not in who)
+
+    def unknown_to_any(self, slots: Collection[str]) -> frozenset[str]:
+        """Words one of `slots` at least never perceived: what a text shown to all of them
+        may not carry.
+
+        Example:
+            >>> k = Knowledge(frozenset(), {"key": frozenset({"C1", "C2"})}, frozenset())
+            >>> sorted(k.unknown_to_any(["C1", "C3"])), sorted(k.unknown_to_any(["C2"]))
+            (['key'], [])
+        """
+        group = frozenset(slots)
+        return frozenset(t for t, who in self.knowers.items() if not group <= who)
 
 
-def _longest_prefix_walk(context: int, records: tuple[HistoryRecord, ...]) -> _Secrets | None:
-    """A remembered walk of the same context whose records begin `records`: the context's
-    latest walk when it qualifies, else the longest. Any such walk continues exactly.
+def knowledge_of(
+    history: Iterable[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
+) -> Knowledge:
+    """Walk `history` in order: who perceived a record carrying each non-public word.
 
-    Cheap tests first (length, last and first record), so a miss costs no tuple slicing;
-    most recently used first, because the walk a beat continues is usually its last one and
-    then every shorter candidate is skipped on its length alone.
+    Speech and actions teach their words to their perceivers (and their speaker); a thought
+    teaches its owner. An event teaches its witnesses only the words no perceived record
+    carried before it. Narration and kernel markers teach nobody: no character perceives
+    them.
+
+    Example:
+        >>> from tavern.records import Audience
+        >>> hall = Audience(origin="zone", perceivers=["C1", "C2"])
+        >>> said = SpeechRecord(seq=1, turn_number=1, speaker="C1", author="character",
+        ...                     text="the ledger burns", audience=hall)
+        >>> shown = EventRecord(seq=2, turn_number=1, speaker="World", author="director",
+        ...                     event_kind="world_event", text="ledger ash and smoke",
+        ...                     audience=Audience(origin="zone", perceivers=["C3"]))
+        >>> k = knowledge_of([said, shown], Scene(location="inn"))
+        >>> sorted(k.knowers["ledger"]), sorted(k.knowers["smoke"])
+        (['C1', 'C2'], ['C3'])
     """
-    if not records:
-        return None
-    first = records[0]
-    latest = _WALKS.get(_LATEST.get((context, id(first)), _NO_SLOT))
-    if (
-        latest is not None
-        and (n := len(latest.history)) < len(records)
-        and _same_records(records[:n], latest.history)
-    ):
-        # Scanning every walk for a longer one touches dozens of cold entries (a cache miss
-        # each, ~1 us): the latest walk of the context is taken when it is a prefix.
-        return latest
-    best: _Secrets | None = None
-    longest = 0
-    for s in reversed(_WALKS.values()):
-        walked = s.history
-        n = len(walked)
-        if (
-            longest < n < len(records)
-            and walked[-1] is records[n - 1]
-            and walked[0] is first
-            and s.context == context
-            and _same_records(records[:n], walked)
-        ):
-            best, longest = s, n
-    return best
+    public = frozenset(tokens_of([*scene_texts(scene), *public_texts]))
+    knowers: dict[str, frozenset[str]] = {}
+    thought_only: set[str] = set()
+    for record in history:
+        if isinstance(record, EventRecord):
+            witnesses = frozenset(record.audience.perceivers)
+            if witnesses:
+                for token in salient_tokens(record.text) - public:
+                    knowers.setdefault(token, witnesses)
+            continue
+        thought = isinstance(record, ThoughtRecord)
+        if thought:
+            who = frozenset((record.speaker,))
+        elif isinstance(record, SpeechRecord | ActionRecord):
+            who = frozenset(record.audience.perceivers) | {record.speaker}
+        else:
+            continue
+        for token in salient_tokens(record.text) - public:
+            known = knowers.get(token)
+            if known is None:
+                knowers[token] = who
+                if thought:
+                    thought_only.add(token)
+            else:
+                knowers[token] = known | who
+                if not thought:
+                    thought_only.discard(token)
+    return Knowledge(public, knowers, frozenset(thought_only))
 
 
 def thought_only_tokens(
@@ -227,39 +158,8 @@ def thought_only_tokens(
         >>> sorted(thought_only_tokens([t], Scene(location="inn")))
         ['4471', 'code', 'hides', 'ledger']
     """
-    return dict(_walk(history, scene, public_texts).thought_owners)
-
-
-def thought_only_words(
-    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
-) -> frozenset[str]:
-    """The tokens of `thought_only_tokens`, without their owners (shared, not copied).
-
-    Example:
-        >>> from tavern.records import Audience
-        >>> t = ThoughtRecord(seq=0, turn_number=1, speaker="C1", author="character",
-        ...                   text="the 4471 code", audience=Audience(origin="private",
-        ...                   perceivers=["C1"]))
-        >>> sorted(thought_only_words([t], Scene(location="inn")))
-        ['4471', 'code']
-    """
-    return _walk(history, scene, public_texts).thought_words
-
-
-def whisper_payloads(
-    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
-) -> list[WhisperPayload]:
-    """The payload of every whispered line in history, in order.
-
-    Example:
-        >>> from tavern.records import Audience
-        >>> w = SpeechRecord(seq=4, turn_number=1, speaker="C1", author="character",
-        ...                  text="the inn is a trap", audience=Audience(
-        ...                  origin="whisper", perceivers=["C1", "C2"]))
-        >>> [(p.seq, sorted(p.tokens)) for p in whisper_payloads([w], Scene(location="the inn"))]
-        [(4, ['trap'])]
-    """
-    return list(_walk(history, scene, public_texts).whispers)
+    known = knowledge_of(history, scene, public_texts)
+    return {t: known.knowers[t] for t in known.thought_only}
 
 
 def hidden_tokens_for(
@@ -268,10 +168,7 @@ def hidden_tokens_for(
     viewer: str,
     public_texts: Iterable[str] = (),
 ) -> frozenset[str]:
-    """Tokens `viewer` must never read outside its own thoughts and perceived speech.
-
-    These are the thought-only tokens of other owners and the payloads of whispers the viewer
-    was not inside, minus anything the viewer legitimately heard or thought itself.
+    """Tokens `viewer` must never read: `knowledge_of(...).hidden_from(viewer)`.
 
     Example:
         >>> from tavern.records import Audience
@@ -283,34 +180,4 @@ def hidden_tokens_for(
         >>> sorted(hidden_tokens_for([w], Scene(location="inn"), "C2"))
         []
     """
-    secrets = _walk(history, scene, public_texts)
-    found = secrets.hidden.get(viewer)
-    if found is None:
-        hidden = {t for t, owners in secrets.thought_owners.items() if viewer not in owners}
-        for payload in secrets.whispers:
-            if viewer not in payload.perceivers:
-                hidden |= payload.tokens
-        found = secrets.hidden[viewer] = frozenset(hidden - _legit(secrets, viewer))
-    return found
-
-
-_SPOKEN_OR_THOUGHT = (SpeechRecord, ThoughtRecord)
-"""What `_legit` reads, as a tuple: a union (`A | B`) in the test was built on every record."""
-
-
-def _legit(secrets: _Secrets, viewer: str) -> frozenset[str]:
-    """Tokens of the speech and thoughts `viewer` perceived in the walked history; a walk
-    that continued a living one adds only its new records to that walk's answer (itself
-    computed the same way, so a chain of continued walks is read once in all)."""
-    found = secrets.legit.get(viewer)
-    if found is None:
-        base = secrets.base()
-        known = _legit(base, viewer) if base is not None else frozenset()
-        start = secrets.base_length if base is not None else 0
-        found = known | tokens_of(
-            r.text
-            for r in secrets.history[start:]
-            if isinstance(r, _SPOKEN_OR_THOUGHT) and perceives(r, viewer) == "content"
-        )
-        secrets.legit[viewer] = found
-    return found
+    return knowledge_of(history, scene, public_texts).hidden_from(viewer)

@@ -1,7 +1,7 @@
-"""The guards' clamps: redact what a beat shows of secrets found in history.
+"""The guards' clamps: redact what a beat shows of words its viewers never perceived.
 
 `redact_visible` knows which fields of a decision are shown to whom; the clamps
-`thought_guard` and `whisper_guard` (and the runner's speech guard) redact through it.
+`thought_guard` and `perception_guard` redact through it, reading `guards.knowledge_of`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from tavern.physics.guards import thought_only_words, whisper_payloads
 from tavern.physics.redaction import redact
 from tavern.records import ClampChange, DirectorDecision
 
@@ -30,7 +29,7 @@ def redact_visible(
     location, new zone labels, moods); one change per redacted text, under `rule`.
 
     The one place that knows which fields of a decision are shown to whom: every guard
-    (thoughts, whispers, the runner's speech guard) redacts through it.
+    redacts through it.
 
     Example:
         >>> d = DirectorDecision(mood_updates={"C1": "hums the 4471 tune"})
@@ -78,29 +77,25 @@ def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecis
     Every event text is covered whoever witnesses it: events also feed the prose renderer,
     which must never receive a thought's content.
     """
-    secret = thought_only_words(ctx.history, ctx.scene, ctx.all_public_texts)
+    secret = ctx.knowledge.thought_only
     return redact_visible(d, "thought_guard", lambda _i: secret, secret)
 
 
-def whisper_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Redact whisper payload tokens from any event whose witnesses exceed that whisper's audience.
+def perception_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Redact from each event the words one of its witnesses never perceived, and from the
+    stage texts those one present character never perceived (`guards.Knowledge`).
 
-    An event with no witness still reaches the prose renderer (and so the reader), so it
-    counts as exceeding every audience; stage texts are visible to all present and are
-    redacted unless every present character was inside the whisper.
+    Publication is relative to perceivers: a whisper's word said aloud in the hall is known
+    to the hall, not to a sealed cellar; an attempt made in the cellar is known to the
+    cellar. An event with no witness still reaches the prose renderer (and so the reader),
+    so it counts as shown to everyone present.
     """
-    payloads = whisper_payloads(ctx.history, ctx.scene, ctx.all_public_texts)
+    known = ctx.knowledge
+    present = ctx.present
+    everywhere = known.unknown_to_any(present)
 
-    def for_event(i: int) -> set[str]:
-        witnesses = set(d.events[i].witness_ids)
-        hidden: set[str] = set()
-        for p in payloads:
-            if not witnesses or not witnesses <= p.perceivers:
-                hidden |= p.tokens
-        return hidden
+    def for_event(i: int) -> frozenset[str]:
+        witnesses = d.events[i].witness_ids
+        return known.unknown_to_any(witnesses) if witnesses else everywhere
 
-    everywhere: set[str] = set()
-    for p in payloads:
-        if not set(ctx.present) <= p.perceivers:
-            everywhere |= p.tokens
-    return redact_visible(d, "whisper_guard", for_event, everywhere)
+    return redact_visible(d, "perception_guard", for_event, everywhere)

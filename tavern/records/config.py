@@ -25,6 +25,15 @@ StructuredOutput = Literal["json_schema", "json_object_schema", "auto"]
 `json_schema` (C++ llama-server), `json_object_schema` (`{type: json_object, schema}`, which
 llama-cpp-python also accepts), or `auto` (try `json_schema`, fall back once on a 5xx/4xx)."""
 
+FilterProfile = Literal["small_local", "minimal", "off"]
+"""Which filter rules repair a model's narration and replies (`tavern.filters.PROFILES`):
+`small_local` every rule (small local models), `minimal` only the rules guarding what no
+model may do (large models), `off` none (the model's text as written)."""
+DEFAULT_FILTER_PROFILES: dict[str, FilterProfile] = {"deepseek": "minimal"}
+"""The profile of a provider whose settings name none; any other provider gets
+`small_local` (the embedded model, llama.cpp servers, and the fake and replay providers,
+which stand in for them in tests and replays)."""
+
 SECRET_FIELDS: tuple[str, ...] = ("api_key",)
 """Fields of `ProviderSettings` that hold credentials."""
 
@@ -54,6 +63,8 @@ class ProviderSettings(Record):
     """Schema-constrained output style for llama.cpp-compatible servers."""
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
     """Provider-specific, non-secret extras (fake: `mode`; replay: `journal`)."""
+    filter_profile: FilterProfile | None = None
+    """Filter profile for this provider's answers, or None for `DEFAULT_FILTER_PROFILES`."""
 
 
 class AppConfig(Record):
@@ -71,6 +82,20 @@ class AppConfig(Record):
     def settings_for(self, provider: str | None = None) -> ProviderSettings:
         """Return the settings of `provider` (default: the active one), empty if unset."""
         return self.providers.get(provider or self.active_provider, ProviderSettings())
+
+    def filter_profile_for(self, provider: str | None = None) -> FilterProfile:
+        """The filter profile of `provider` (default: the active one): its settings' own,
+        else its default.
+
+        >>> AppConfig(active_provider="deepseek").filter_profile_for()
+        'minimal'
+        >>> config = AppConfig(providers={"local": ProviderSettings(filter_profile="off")})
+        >>> config.filter_profile_for()
+        'off'
+        """
+        name = provider or self.active_provider
+        own = self.settings_for(name).filter_profile
+        return own or DEFAULT_FILTER_PROFILES.get(name, "small_local")
 
 
 def redact_config(config: AppConfig) -> dict[str, Any]:

@@ -137,6 +137,16 @@ class CommitLine(_LineBase):
     """What the clamps changed in the Director's proposal."""
     filter_cuts: list[FilterCut] = Field(default_factory=list)
     """What the filter rules changed in the turn's narration and replies."""
+    recovered: bool = False
+    """Appended when the session was opened again: the store held this committed turn and
+    the journal had no commit line for it (the process ended between the two). Revision,
+    tick and record count come from the store; the clamp changes and filter cuts are lost
+    and `control_returned` is unknown (False)."""
+    filter_profile: str | None = None
+    """The filter profile the turn's texts were repaired under (`small_local`, `minimal`,
+    `off`); None on lines written before profiles existed."""
+    filter_skipped: list[str] = Field(default_factory=list)
+    """Rules of that profile skipped because they do not read the session's language."""
 
 
 class UndoLine(_LineBase):
@@ -149,6 +159,10 @@ class UndoLine(_LineBase):
     """Turn number removed."""
     removed_records: int
     """How many history records were removed."""
+    recovered: bool = False
+    """Appended when the session was opened again: the journal marked this turn committed
+    and the store does not hold it (a commit the store never made, or an undo whose line
+    was lost with the process); `removed_records` is 0."""
 
 
 class CompactLine(_LineBase):

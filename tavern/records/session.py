@@ -9,6 +9,7 @@ from pydantic import AwareDatetime, Field
 
 from tavern.records._base import Record
 from tavern.records.character import Character
+from tavern.records.config import FilterProfile
 from tavern.records.scenario import ActDeadline, Language
 from tavern.records.scene import Scene
 
@@ -93,6 +94,9 @@ class SessionState(Record):
     """Incremented by every commit, undo or compaction."""
     turn_number: int = 0
     """Number of the last committed turn (0 before the first)."""
+    filter_profile: FilterProfile | None = None
+    """The filter profile this session's narration and replies are repaired under, over the
+    provider's (a campaign compares profiles on one provider); None: the provider's."""
 
 
 def utc_now() -> datetime:

@@ -65,7 +65,14 @@ def build_runner(
         writer.append(line.session_id, line)
 
     client = LlmClient.from_config(config, client_http, sink=sink)
-    runner = OwnedRunner(store, library, writer, client, limits=limits or default_limits(config))
+    runner = OwnedRunner(
+        store,
+        library,
+        writer,
+        client,
+        limits=limits or default_limits(config),
+        filter_profile=config.filter_profile_for(),
+    )
     if owned:
         runner.http_client = client_http
     return runner

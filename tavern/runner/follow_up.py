@@ -26,7 +26,7 @@ from functools import lru_cache
 from itertools import repeat
 
 from tavern.agents import director, outcome
-from tavern.agents.repetition import plain_words, sentence_spans
+from tavern.filters.empty_intent import SMALL
 from tavern.physics.acts import Names, named, words_of
 from tavern.physics.attempt_told import act_stem
 from tavern.physics.awaiting import attempt_records
@@ -43,7 +43,8 @@ from tavern.records import (
 )
 from tavern.runner.calls import AgentCaller
 from tavern.runner.fit import fitted
-from tavern.runner.no_act import FILLER
+from tavern.text import sentence_spans
+from tavern.text import words as plain_words
 
 AGENT = "director:outcome"
 """The follow-up's agent name: the Director's role, its own line in the journal."""
@@ -116,7 +117,7 @@ down by the fire" got "Lio Mendez succeeds.", copied from the answer about Lio's
 it was committed as her outcome; in the soak of seed 73 (turn 9), her attempt got "Brother
 Caspar's attempt to read the will is successful." (`names_only_others`)."""
 
-EMPTY_WORDS = FILLER | frozenset(
+EMPTY_WORDS = SMALL["en"] | frozenset(
     "this that it tried attempted did make makes made take takes taking action actions act"
     " acts".split()
 )

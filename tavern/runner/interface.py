@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from tavern.records import ChatMessage, SessionState, TurnInput
+from tavern.records.config import FilterProfile
 from tavern.records.views import SessionView, Suggestion, TurnResult
 
 Progress = Callable[[str, float | None], Awaitable[None]]
@@ -49,9 +50,13 @@ class TurnRunner(Protocol):
     """Everything a caller can ask of a play session."""
 
     async def create_session(
-        self, scenario_id: str, controlled_character_id: str | None = None
+        self,
+        scenario_id: str,
+        controlled_character_id: str | None = None,
+        filter_profile: FilterProfile | None = None,
     ) -> SessionView:
-        """Materialize a session from a scenario; warnings carry contract violations."""
+        """Materialize a session from a scenario; warnings carry contract violations.
+        `filter_profile`: the session's own filter profile, over the runner's."""
         ...
 
     async def view(self, session_id: str) -> SessionView:

@@ -9,28 +9,20 @@ a whisper's outsiders must not know. A thought enters its owner's memory only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
 
 from tavern.agents import character
-from tavern.agents.render import cached_tokens, tokens_in
-from tavern.physics.guards import cast_public_texts, hidden_tokens_for
+from tavern.physics.guards import cast_public_texts, knowledge_of
 from tavern.physics.identity import name_learner, renderer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
-    ActionRecord,
     Character,
-    EventRecord,
     HistoryRecord,
     PerspectiveLedger,
     Scene,
-    SpeechRecord,
     ThoughtRecord,
 )
 
-_DIGESTED = (SpeechRecord, ActionRecord, EventRecord)
-"""Records a digest line tells (a tuple, not a union built per record in `_shows_secret`)."""
 MEMORY_LOW_WATER = 0.2
 """Share of the memory budget a ledger keeps after an eviction.
 
@@ -63,20 +55,15 @@ def capture_memory(
         New ledgers (unchanged ones are the same objects).
     """
     out = dict(ledgers)
-    secret = _secret_tokens(context)
-    names = _name_tokens(cast) if secret else frozenset()
-    public: list[str] | None = None  # the cast's public words, listed once a call
+    # The same public words as the viewer's observation (`physics.observe`): its memory
+    # line of a record then masks exactly what its view of it masked.
+    known = knowledge_of(context, scene, cast_public_texts(cast))
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
         if not perceived:
             continue
-        hidden: frozenset[str] = frozenset()
-        if secret and _shows_secret(secret, names, perceived):
-            # The same public words as the viewer's observation (`physics.observe`): its
-            # memory line of a record then masks exactly what its view of it masked.
-            public = cast_public_texts(cast) if public is None else public
-            hidden = hidden_tokens_for(context, scene, viewer, public)
+        hidden = known.hidden_from(viewer)
         lines = []
         learn = name_learner(cast, viewer)
         render, rendering = renderer(viewer, ledger, cast), ledger
@@ -112,44 +99,3 @@ def evict(memory: list[str], budget_chars: int) -> list[str]:
         total -= len(memory[start]) + 1
         start += 1
     return memory[start:]
-
-
-def _secret_tokens(context: Sequence[HistoryRecord]) -> set[str]:
-    """Tokens of thoughts and whispers: the only ones the per-viewer guard can ever hide."""
-    return set().union(*_SECRETS.all(context, 0, _record_secrets))
-
-
-_SECRETS: RecordMemo[frozenset[str]] = RecordMemo()
-"""Each record's secret tokens over the beat's context (it repeats the last beat's)."""
-
-
-def _record_secrets(record: HistoryRecord) -> frozenset[str]:
-    if isinstance(record, ThoughtRecord) or (
-        isinstance(record, SpeechRecord) and record.audience.origin == "whisper"
-    ):
-        return cached_tokens(record.text)
-    return frozenset()
-
-
-def _shows_secret(
-    secret: set[str], names: AbstractSet[str], perceived: Sequence[HistoryRecord]
-) -> bool:
-    """Whether a viewer's digests of `perceived` can contain a `secret` token: the tokens
-    they can hold are their texts' plus `names`, those of every name or description a digest
-    may insert (`_name_tokens`). Tested text by text, stopping at the first hit.
-
-    When none of them is a secret token, redaction is a no-op for that viewer and the costly
-    per-viewer guard set is skipped.
-    """
-    return not secret.isdisjoint(names) or any(
-        not secret.isdisjoint(cached_tokens(r.text)) for r in perceived if isinstance(r, _DIGESTED)
-    )
-
-
-def _name_tokens(cast: Mapping[str, Character]) -> frozenset[str]:
-    return tokens_in(
-        [
-            *(c.body.display_name for c in cast.values()),
-            *(c.body.description_ref for c in cast.values()),
-        ]
-    )

@@ -23,6 +23,7 @@ from tavern.records import (
     UndoLine,
     utc_now,
 )
+from tavern.records.config import FilterProfile
 from tavern.records.views import CastMember, SessionView, Suggestion, TurnResult
 from tavern.runner.calls import AgentCaller, JsonClient
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
@@ -43,7 +44,6 @@ from tavern.store import (
     Library,
     NothingToUndo,
     NotInLibrary,
-    PendingSync,
     RevisionConflict,
     SchemaVersionMismatch,
     SessionLocks,
@@ -53,6 +53,7 @@ from tavern.store import (
     StoreError,
     materialize_session,
     new_session_id,
+    reconcile_journal,
 )
 
 VIEW_TURNS = 12
@@ -72,11 +73,14 @@ class Runner:
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
         check_contract: bool = True,
+        filter_profile: FilterProfile = "small_local",
     ) -> None:
         """Wire the runner; nothing is opened or called here.
 
         `check_contract=False` skips the prompt-contract gate; it exists only so that the
         kernel benchmark can report the gate's cost separately. Never turn it off to play.
+        `filter_profile` repairs the model's narration and replies of a session that names
+        no profile of its own (`AppConfig.filter_profile_for` gives the provider's).
         """
         self.store = store
         self.library = library
@@ -85,12 +89,31 @@ class Runner:
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
         self.check_contract = check_contract
+        self._reconciled: set[str] = set()
+        """Sessions whose journal this runner has made agree with the store."""
+        self.filter_profile: FilterProfile = filter_profile
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
         return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
+
+    def _reconcile(self, session_id: str) -> None:
+        """On this runner's first touch of a session (hold its lock): make the journal agree
+        with the store, whatever process ended between a commit and its line
+        (`store.reconcile_journal`). A missing session is left to the caller's read."""
+        if session_id in self._reconciled:
+            return
+        try:
+            reconcile_journal(self.store, self.journal, session_id)
+        except SessionNotFound:
+            return
+        except SchemaVersionMismatch as exc:
+            raise ConflictError(str(exc)) from exc
+        except StoreError as exc:
+            raise RunnerError(str(exc)) from exc
+        self._reconciled.add(session_id)
 
     def _load(self, session_id: str) -> SessionState:
         return self._snapshot(session_id, 0).state
@@ -106,11 +129,15 @@ class Runner:
             raise RunnerError(str(exc)) from exc
 
     async def create_session(
-        self, scenario_id: str, controlled_character_id: str | None = None
+        self,
+        scenario_id: str,
+        controlled_character_id: str | None = None,
+        filter_profile: FilterProfile | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
 
-        `controlled_character_id` may be a cast slot (`C2`) or a library character id.
+        `controlled_character_id` may be a cast slot (`C2`) or a library character id;
+        `filter_profile`, when given, is the session's own over the runner's.
         """
         try:
             scenario = self.library.get_scenario(scenario_id)
@@ -128,6 +155,8 @@ class Runner:
             raise SessionNotFoundError(str(exc)) from exc
         except StoreError as exc:
             raise InvalidTurnError(str(exc)) from exc
+        if filter_profile is not None:
+            state = state.model_copy(update={"filter_profile": filter_profile})
         start = SystemRecord(
             seq=0,
             turn_number=0,
@@ -141,7 +170,10 @@ class Runner:
         return self._view(state, warn=True)
 
     async def view(self, session_id: str) -> SessionView:
-        """The human's view of a session."""
+        """The human's view of a session (opening it reconciles its journal, once)."""
+        if session_id not in self._reconciled:
+            async with self.locks.get(session_id):
+                self._reconcile(session_id)
         return self._view(self._load(session_id), warn=True)
 
     def _view(self, state: SessionState, *, warn: bool) -> SessionView:
@@ -182,69 +214,71 @@ class Runner:
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically."""
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             state, history, first_seq = self._snapshot(
                 session_id, self.limits.director_turns, self.limits.window_step
             )
             number = state.turn_number + 1
-            # Every line of the turn reaches the disk before the commit, at one fsync. It runs
-            # while the store prepares the commit, which waits for it before COMMIT.
-            synced = PendingSync()
-            with self.journal.synced_once(session_id, synced):
-                self.journal.append(
-                    session_id,
-                    TurnInputLine(
-                        ts=utc_now(), session_id=session_id, turn_number=number, input=turn
-                    ),
-                )
-                effective = filter_input(turn, state)
-                self.journal.append(
-                    session_id,
-                    TurnInputEffectiveLine(
-                        ts=utc_now(),
-                        session_id=session_id,
-                        turn_number=number,
-                        input=effective.turn,
-                        effective_force_speaker=effective.force_speaker,
-                        transformed_fields=effective.transformed_fields,
-                    ),
-                )
-                if progress is not None:
-                    await progress("director", None)
-                caller = AgentCaller(self.client, session_id, self._gate(state))
-                outcome = await TurnTransaction(
-                    state,
-                    history,
-                    effective,
-                    first_seq,
-                    caller,
-                    self.limits,
-                    progress,
-                ).run()
-            try:
-                stored = self.store.commit_turn(
-                    session_id,
-                    number,
-                    outcome.records,
-                    outcome.state,
-                    state.revision,
-                    before_commit=synced.wait,
-                )
-            except RevisionConflict as exc:
-                raise ConflictError(str(exc)) from exc
             self.journal.append(
                 session_id,
-                CommitLine(
+                TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
+            )
+            effective = filter_input(turn, state)
+            self.journal.append(
+                session_id,
+                TurnInputEffectiveLine(
                     ts=utc_now(),
                     session_id=session_id,
                     turn_number=number,
-                    revision=stored.revision,
-                    record_count=len(outcome.records),
-                    tick=stored.clock.tick,
-                    control_returned=outcome.control_returned,
-                    clamp_changes=outcome.clamp_changes,
+                    input=effective.turn,
+                    effective_force_speaker=effective.force_speaker,
+                    transformed_fields=effective.transformed_fields,
                 ),
-                wait_for_disk=False,  # the store holds the commit; this line only marks it
             )
+            if progress is not None:
+                await progress("director", None)
+            caller = AgentCaller(self.client, session_id, self._gate(state))
+            outcome = await TurnTransaction(
+                state,
+                history,
+                effective,
+                first_seq,
+                caller,
+                self.limits,
+                progress,
+                self.filter_profile,
+            ).run()
+            # One fsync a turn: every line of the turn is on disk before the store commits
+            # it. The commit line after the commit is synced with the next turn's lines; a
+            # process that ends before it is written leaves a turn that the next opening of
+            # the session marks as recovered (`_reconcile`).
+            self.journal.sync(session_id)
+            try:
+                stored = self.store.commit_turn(
+                    session_id, number, outcome.records, outcome.state, state.revision
+                )
+            except RevisionConflict as exc:
+                raise ConflictError(str(exc)) from exc
+            try:
+                self.journal.append(
+                    session_id,
+                    CommitLine(
+                        ts=utc_now(),
+                        session_id=session_id,
+                        turn_number=number,
+                        revision=stored.revision,
+                        record_count=len(outcome.records),
+                        tick=stored.clock.tick,
+                        control_returned=outcome.control_returned,
+                        clamp_changes=outcome.clamp_changes,
+                        filter_cuts=outcome.filter_cuts,
+                        filter_profile=outcome.filter_profile,
+                        filter_skipped=outcome.filter_skipped,
+                    ),
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # the next touch marks the turn
+                raise
             if progress is not None:
                 await progress("committed", 1.0)
             return TurnResult(
@@ -259,6 +293,7 @@ class Runner:
     async def undo(self, session_id: str) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
         async with self.locks.get(session_id):
+            self._reconcile(session_id)
             before = self._load(session_id)
             last = self.store.history_tail(session_id, 1)
             removed = [r for r in last if r.turn_number == before.turn_number]
@@ -266,18 +301,22 @@ class Runner:
                 restored = self.store.undo(session_id)
             except NothingToUndo as exc:
                 raise ConflictError(str(exc)) from exc
-            self.journal.append(
-                session_id,
-                UndoLine(
-                    ts=utc_now(),
-                    session_id=session_id,
-                    turn_number=before.turn_number,
-                    revision=restored.revision,
-                    removed_turn=before.turn_number,
-                    removed_records=len(removed),
-                ),
-                wait_for_disk=False,
-            )
+            try:
+                self.journal.append(
+                    session_id,
+                    UndoLine(
+                        ts=utc_now(),
+                        session_id=session_id,
+                        turn_number=before.turn_number,
+                        revision=restored.revision,
+                        removed_turn=before.turn_number,
+                        removed_records=len(removed),
+                    ),
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # the next touch marks the undo
+                raise
+            self.journal.sync(session_id)
             return restored
 
     # -- helpers for the human ----------------------------------------------------------------

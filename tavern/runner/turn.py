@@ -13,24 +13,15 @@ import asyncio
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from functools import partial
 from operator import attrgetter
 
 from tavern.agents import character, director, outcome, prose
-from tavern.agents.fact_recital import drop_fact_recitals
-from tavern.agents.told import told_sentences
 from tavern.physics import clock as story_clock
-from tavern.physics.agency import unconfirmed_acts
 from tavern.physics.canon import apply_canon
-from tavern.physics.cast_refs import COPY_WINDOW
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
-from tavern.physics.directive_copy import without_directive_copies
-from tavern.physics.emptied import drop_emptied_events
-from tavern.physics.fact_state import without_state_flips
-from tavern.physics.identity import with_names
 from tavern.physics.observation import Observation, observe
 from tavern.physics.prompt_labels import TIME_PASSES
-from tavern.physics.pronouns import with_sheet_pronouns
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -38,13 +29,20 @@ from tavern.records import (
     CharacterReply,
     ClampChange,
     DirectorDecision,
-    EventRecord,
+    FilterCut,
     HistoryRecord,
     NarrationRecord,
     SessionState,
 )
+from tavern.records.config import FilterProfile
 from tavern.runner.beat_records import BeatLog
 from tavern.runner.calls import AgentCaller
+from tavern.runner.filtering import (
+    filtered_narration,
+    filtered_reply,
+    narration_context,
+    reply_context,
+)
 from tavern.runner.fit import fitted
 from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
@@ -53,13 +51,9 @@ from tavern.runner.limits import KernelLimits
 from tavern.runner.loops import without_event_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
-from tavern.runner.replies import said_reply
-from tavern.runner.screen import display_names
-from tavern.runner.speech_guard import speech_guard, spoken_words
+from tavern.text import lexicon_for
 
 _turn_number = attrgetter("turn_number")
-_text = attrgetter("text")
-_is_narration = NarrationRecord.__instancecheck__  # isinstance(r, NarrationRecord), in C
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
@@ -73,6 +67,9 @@ class TurnOutcome:
     control_returned: bool
     next_speaker: str | None
     clamp_changes: list[ClampChange] = field(default_factory=list)
+    filter_cuts: list[FilterCut] = field(default_factory=list)
+    filter_profile: FilterProfile = "small_local"
+    filter_skipped: list[str] = field(default_factory=list)
 
 
 class TurnTransaction:
@@ -87,8 +84,12 @@ class TurnTransaction:
         caller: AgentCaller,
         limits: KernelLimits,
         progress: Progress | None = None,
+        filter_profile: FilterProfile = "small_local",
     ) -> None:
         self.progress = progress
+        self.filter_profile: FilterProfile = state.filter_profile or filter_profile
+        self.cuts: list[FilterCut] = []
+        self.skipped: list[str] = []
         self.state = state
         self.history = list(history)
         self.effective = effective
@@ -160,7 +161,16 @@ class TurnTransaction:
             budget_chars=self.limits.character_memory_tokens * 4,
         )
         new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
-        return TurnOutcome(new_state, self.log.records, returned, next_speaker, changes)
+        return TurnOutcome(
+            new_state,
+            self.log.records,
+            returned,
+            next_speaker,
+            changes,
+            self.cuts,
+            self.filter_profile,
+            sorted(set(self.skipped)),
+        )
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
         """Words the prose renderer must not read: so far only ever spoken (or thought)."""
@@ -203,15 +213,10 @@ class TurnTransaction:
             title=state.title,
         )
 
-        spoken = spoken_words(state, ctx.history)  # the same for every clamp of the beat
-
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
-            cut, looped = without_event_loops(proposal)
+            cut, looped = without_event_loops(proposal, lexicon_for(state.language))
             clamped, changes = clamp_decision(cut, ctx)
-            guarded, more = speech_guard(clamped, state, ctx.history, spoken)
-            # The speech guard masks after the clamps: an event it empties goes the same way.
-            kept, emptied = drop_emptied_events(guarded, ctx)
-            return kept, looped + changes + more + emptied
+            return clamped, looped + changes
 
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(
@@ -245,31 +250,21 @@ class TurnTransaction:
             self.limits.room("prose"),
         )
         raw = await self.caller.call(
-            "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=prose.runaway
+            "prose",
+            messages,
+            prose.OUTPUT_SCHEMA,
+            self.turn_number,
+            stop_early=partial(prose.runaway, language=staged.language),
         )
-        names = display_names(staged)
-        # As the renderer read them: its prompt shows slot ids as names.
-        events = [with_names(r.text, names) for r in beat if isinstance(r, EventRecord)]
-        told = prose.parse(
-            raw,
-            told_sentences(self.history, names),
-            prose.public_corpus(staged),
-            prose.cast_names(staged),
-            staged.title,
-            prose.recited_texts(staged),
-            events,
-            prose.staging_parts(staged),
+        text = prose.parse(raw)
+        capped = len(text) >= prose.NARRATION_MAX_CHARS
+        ctx = narration_context(
+            staged, self.state.scene.facts, self.history, beat, self.turn_number, capped
         )
-        narrated = narrated_texts(self.history)
-        told = drop_fact_recitals(told, self.state.scene.facts, narrated, events)
-        so_far = (r.text for r in chain(self.history, beat) if isinstance(r, EventRecord))
-        told = without_state_flips(told, self.state.scene.facts, so_far)  # reads it lazily
-        told = without_directive_copies(told, staged.tone_directives)
-        recent = [*self.history[-COPY_WINDOW:], *beat]
-        # Pronouns are set while every sentence still stands before the one they follow.
-        # Names were spelt right by `prose.parse`, before its rules read them.
-        spelt = with_sheet_pronouns(told, staged.cast)
-        return unconfirmed_acts(spelt, staged.cast, recent, self.turn_number)
+        result = filtered_narration(text, ctx, self.filter_profile)
+        self.cuts += result.cuts
+        self.skipped += result.skipped
+        return result.texts.get("narration", "")
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""
@@ -310,7 +305,10 @@ class TurnTransaction:
             observation = prepared or observe(staged, heard, slot)
             first = False
             answer = await self._character(staged, slot, observation)
-            reply = said_reply(answer, staged, slot, heard)
+            ctx = reply_context(staged, slot, heard, self.turn_number)
+            reply, result = filtered_reply(answer, ctx, self.filter_profile)
+            self.cuts += result.cuts
+            self.skipped += result.skipped
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
         return False, None
@@ -339,12 +337,6 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
-
-
-def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
-    """The texts of the narration records of `history`, in order (C-level passes: the window
-    holds hundreds of records, a fifth of them narration)."""
-    return list(map(_text, filter(_is_narration, history)))
 
 
 def _clamp_public(state: SessionState) -> list[str]:

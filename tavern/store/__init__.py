@@ -27,18 +27,20 @@ from tavern.store.ids import (
 )
 from tavern.store.journal import (
     JournalWriter,
-    PendingSync,
     journal_path,
     read_journal,
+    read_markers,
     session_dir,
 )
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
-from tavern.store.sessions import SessionStore, SessionSummary
+from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
+from tavern.store.sessions import CommittedTurn, SessionStore, SessionSummary
 
 __all__ = [
     "BuiltinReadOnly",
+    "CommittedTurn",
     "InvalidIdError",
     "InvalidTurn",
     "JournalError",
@@ -46,7 +48,7 @@ __all__ = [
     "Library",
     "NotInLibrary",
     "NothingToUndo",
-    "PendingSync",
+    "Reconciled",
     "RevisionConflict",
     "SchemaVersionMismatch",
     "SessionExists",
@@ -59,10 +61,13 @@ __all__ = [
     "check_character_id",
     "check_scenario_id",
     "check_session_id",
+    "journal_commits",
     "journal_path",
     "materialize_session",
     "new_session_id",
     "read_journal",
+    "read_markers",
+    "reconcile_journal",
     "session_dir",
     "write_atomic",
 ]

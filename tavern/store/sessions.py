@@ -61,6 +61,19 @@ from tavern.store.ids import check_session_id
 from tavern.store.journal import session_dir
 
 
+class CommittedTurn(BaseModel):
+    """One turn the store holds, as its commit left it (`SessionStore.committed_turns`)."""
+
+    turn_number: int
+    revision: int
+    """Session revision after the turn: of the state the next turn started from, or the
+    current state's for the last turn (an undo of a later turn raised it since)."""
+    tick: int
+    """Clock tick after the turn, read the same way."""
+    record_count: int
+    """History records of the turn."""
+
+
 class SessionSummary(BaseModel):
     """One line of the session list."""
 
@@ -222,6 +235,46 @@ class SessionStore:
             turns += turn_number % max(1, step)
             tail, first_free = self._tails.read(db, session_id, stamp, turns, self._records)
         return Snapshot(state, tail, first_free)
+
+    def committed_turns(self, session_id: str) -> builtins.list[CommittedTurn]:
+        """Every committed turn the store holds (1 to the current one), in one read.
+
+        The revision and tick after turn N are those of the state turn N + 1 started from
+        (its checkpoint), or the current state's for the last turn.
+
+        Raises:
+            SessionNotFound, SchemaVersionMismatch: as for `load`.
+        """
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            revision, current_turn, stamp = session_head(db, session_id)
+            tick = self._states.get(db, session_id, stamp).clock.tick
+            after = {
+                turn - 1: (rev, at)
+                for turn, rev, at in db.execute(
+                    "SELECT turn_number, json_extract(pre_state, '$.revision'),"
+                    " json_extract(pre_state, '$.clock.tick') FROM checkpoints"
+                    " WHERE session_id = ? AND turn_number > 1",
+                    (session_id,),
+                )
+            }
+            counts = dict(
+                db.execute(
+                    "SELECT turn_number, COUNT(*) FROM history WHERE session_id = ?"
+                    " AND turn_number > 0 GROUP BY turn_number",
+                    (session_id,),
+                ).fetchall()
+            )
+        after[current_turn] = (revision, tick)
+        return [
+            CommittedTurn(
+                turn_number=turn,
+                revision=after[turn][0],
+                tick=after[turn][1],
+                record_count=counts.get(turn, 0),
+            )  # fmt: skip
+            for turn in range(1, current_turn + 1)
+        ]
 
     def next_seq(self, session_id: str) -> int:
         """The seq the next appended record must use (or exceed)."""

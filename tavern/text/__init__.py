@@ -20,7 +20,14 @@ from tavern.text.lexicon import (
     lexicon_for,
     register_lexicon,
 )
-from tavern.text.sentences import sentence_key, sentence_spans, sentences
+from tavern.text.sentences import (
+    kept_sentences,
+    sentence_key,
+    sentence_spans,
+    sentences,
+    without_sentences,
+    words_key,
+)
 from tavern.text.words import (
     WORD,
     content_set,
@@ -45,6 +52,7 @@ __all__ = [
     "content_words",
     "fold",
     "is_content",
+    "kept_sentences",
     "lexicon_for",
     "register_lexicon",
     "sentence_key",
@@ -53,5 +61,7 @@ __all__ = [
     "shares_run",
     "word_runs",
     "word_spans",
+    "without_sentences",
     "words",
+    "words_key",
 ]

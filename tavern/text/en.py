@@ -79,19 +79,96 @@ LEXICON = Lexicon(
         lifted drop drops dropped hand hands handed touch touches touched sign signs signed
         draw draws drew drawn strike strikes struck throw throws threw thrown pour pours
         poured hide hides hid hidden search searches searched examine examines examined
-        inspect inspects inspected
+        inspect inspects inspected follow follows followed visit visits visited bring brings
+        brought carry carries carried use uses used find finds found check checks checked
+        show shows showed shown
         """
     ),
     negations=words_of("not no never nobody none nothing nowhere neither nor n't cannot"),
-    operator_nouns=words_of("player players user users operator operators human humans"),
+    operator_nouns=words_of(
+        """
+        player players user users end-user end-users operator operators gamer gamers
+        roleplayer roleplayers
+        """
+    ),
+    operator_qualifiers=words_of("human real live actual real-world real-life"),
+    human_nouns=words_of("human"),
+    person_nouns=words_of(
+        "person persons participant participants individual individuals someone somebody"
+    ),
+    operator_determiners=words_of("the a an our your this that my their"),
+    operator_exclusions=words_of("of at in on with from fee fees toll tax taxes"),
+    second_person=words_of("you your yours yourself yourselves"),
+    auxiliaries=words_of(
+        """
+        will would can could may might must should shall is are was were has have had do
+        does did am be been being
+        """
+    ),
     control_verbs=words_of(
-        "controlled played driven operated voiced run commanded steered puppeted directed"
-    ),
-    typing_verbs=words_of(
         """
-        type types typed typing write writes wrote written writing enter enters entered
-        submit submits submitted input inputs
+        controlled played voiced puppeted roleplayed portrayed embodied operated driven
+        steered run directed commanded piloted handled
         """
     ),
-    playing_verbs=words_of("play plays played playing roleplay roleplays roleplaying"),
+    role_verbs=words_of("controlled played voiced puppeted roleplayed portrayed embodied"),
+    controlling_verbs=words_of(
+        """
+        control controls controlling drive drives drove driving steer steers steering operate
+        operates operating voice voices voicing puppet puppets puppeteer puppeteers pilot
+        pilots piloting command commands commanding
+        """
+    ),
+    typing_verbs=words_of("type types typed typing"),
+    writing_verbs=words_of(
+        """
+        write writes wrote written writing enter enters entered entering submit submits
+        submitted submitting input inputs send sends sent sending
+        """
+    ),
+    playing_verbs=words_of("play plays played playing roleplay roleplays roleplayed roleplaying"),
+    choosing_verbs=words_of(
+        """
+        decide decides decided deciding choose chooses chose chosen choosing pick picks picked
+        picking select selects selected selecting
+        """
+    ),
+    describing_verbs=words_of(
+        "describe describes described describing narrate narrates narrated narrating"
+    ),
+    waiting_verbs=words_of("wait waits waited waiting await awaits awaited awaiting"),
+    imperatives=words_of(
+        """
+        speak talk answer reply respond act decide choose pick select write type enter submit
+        send describe narrate play control voice
+        """
+    ),
+    message_nouns=words_of("input inputs prompt prompts"),
+    input_nouns=words_of(
+        """
+        input inputs message messages prompt prompts turn turns reply replies answer answers
+        move moves line lines text texts words choice choices command commands entry entries
+        response responses action actions
+        """
+    ),
+    interface_nouns=words_of(
+        "keyboard keyboards terminal terminals console consoles computer computers"
+    ),
+    avatar_nouns=words_of(
+        "avatar avatars character characters persona personas proxy stand-in puppet pawn alter-ego"
+    ),
+    conjunctions=words_of("and but then so or while as yet"),
+    attempting=words_of("try tries tried trying attempt attempts attempted attempting"),
+    outcomes=words_of(
+        """
+        fail fails failed failing succeed succeeds succeeded succeeding success failure
+        """
+    ),
+    prepositions=words_of(
+        """
+        at in inside on upon by near within beside around with of into onto under over behind
+        before across through beneath above below between among
+        """
+    ),
+    greetings=words_of("hello hi hey greetings welcome evening morning afternoon good there"),
 )

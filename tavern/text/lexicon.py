@@ -23,7 +23,8 @@ LANGUAGES: tuple[Language, ...] = ("en", "pt-BR")
 @dataclass(frozen=True)
 class Lexicon:
     """The closed word classes of one language, casefolded. Open classes (nouns, most verbs)
-    are never listed: rules read shape, not vocabularies of things."""
+    are listed only as the small sets a rule's shape names (the contract's operator nouns and
+    verbs), never as vocabularies of things."""
 
     language: Language
     stop_words: frozenset[str]
@@ -49,13 +50,66 @@ class Lexicon:
     negations: frozenset[str]
     """Negation words (not, never, no one)."""
     operator_nouns: frozenset[str]
-    """Nouns that name a human operator outside the fiction (player, user)."""
+    """Nouns that, after a plain determiner, name a human operator outside the fiction
+    (the player, o usuário). "Human" is not one: it is a people in most worlds."""
+    operator_qualifiers: frozenset[str]
+    """Adjectives that put a person outside the fiction (a human player, um jogador real).
+    A hyphen stands for a hyphen or a space (real-world, de-verdade)."""
+    human_nouns: frozenset[str]
+    """The singular noun "human": a people in most worlds, so it names the operator only in
+    an operator role (controlled by the human, pelo humano); the plural never does."""
+    person_nouns: frozenset[str]
+    """Nouns of a person that name the operator only with a qualifier or an operator role
+    (a real person, the participant at the keyboard, a pessoa real)."""
+    operator_determiners: frozenset[str]
+    """Determiners (and Portuguese preposition + article contractions) that single out one
+    operator: the player, our user, ao jogador, pelo usuário."""
+    operator_exclusions: frozenset[str]
+    """Words that, right after an operator noun, make it a character of the fiction: the
+    players of the troupe, a user fee, o jogador de xadrez, o jogador mais velho."""
+    second_person: frozenset[str]
+    """Second-person subject and possessive forms (you, your, você, tu)."""
+    auxiliaries: frozenset[str]
+    """Auxiliary and modal verb forms that may stand between a subject and its verb."""
     control_verbs: frozenset[str]
-    """Participles of control (controlled, played, driven): "X by the human"."""
+    """Participles of control (controlled, played, voiced): "X by the human"."""
+    role_verbs: frozenset[str]
+    """Participles that, said of a character, name who plays it (played, voiced, controlled,
+    interpretado): unlike control in general, not what one says of a ship or a fort."""
+    controlling_verbs: frozenset[str]
+    """Finite forms of controlling a character (controls, drives, controla)."""
     typing_verbs: frozenset[str]
-    """Verbs of typing, writing, submitting input."""
+    """Verbs of typing on keys (type, digitar): a character rarely does it."""
+    writing_verbs: frozenset[str]
+    """Verbs of writing, entering, sending, submitting (write, enviar)."""
     playing_verbs: frozenset[str]
     """Verbs of playing a role ("you play as")."""
+    choosing_verbs: frozenset[str]
+    """Verbs of choosing and deciding (decides, picks, escolhe)."""
+    describing_verbs: frozenset[str]
+    """Verbs of describing and narrating (describes, narra)."""
+    waiting_verbs: frozenset[str]
+    """Verbs of waiting (wait, await, aguarde)."""
+    imperatives: frozenset[str]
+    """Command forms a prompt gives a model (speak, decide, write; fale, decida, escreva)."""
+    message_nouns: frozenset[str]
+    """What only a machine's user sends, and no verb or story noun: input, prompt."""
+    input_nouns: frozenset[str]
+    """What an operator sends: input, message, turn, reply (entrada, mensagem, vez)."""
+    interface_nouns: frozenset[str]
+    """The machine an operator sits at: keyboard, terminal (teclado)."""
+    avatar_nouns: frozenset[str]
+    """What stands for a person in a game: avatar, character, persona (personagem)."""
+    conjunctions: frozenset[str]
+    """Words that join a clause to the one before it (and, but, then; e, mas, então)."""
+    attempting: frozenset[str]
+    """Verbs of trying, every form (tries, attempted; tenta, tentou)."""
+    outcomes: frozenset[str]
+    """Words that say an attempt failed or succeeded (fails, succeeds; falha, consegue)."""
+    prepositions: frozenset[str]
+    """Prepositions of place and relation (at, in, beside; em, no, perto)."""
+    greetings: frozenset[str]
+    """Words a greeting is made of (hello, evening; olá, boa, noite)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

@@ -34,7 +34,7 @@ LEXICON = Lexicon(
         gritava gritando gritar chama chamam chamou chamava chamando chamar conta contam
         contou contava contando contar declara declarou exclama exclamou repete repetiu
         insiste insistiu jura jurou anuncia anunciou acrescenta acrescentou continua continuou
-        resmunga resmungou
+        resmunga resmungou fale diga responda pergunte
         """
     ),
     whispering=words_of("sussurra sussurram sussurrou sussurrava sussurrando sussurrar"),
@@ -77,26 +77,136 @@ LEXICON = Lexicon(
         levantou levantar larga largou largar entrega entregou entregar toca tocou tocar
         assina assinou assinar saca sacou sacar golpeia golpeou golpear joga jogou jogar
         derrama derramou derramar esconde escondeu esconder procura procurou procurar examina
-        examinou examinar inspeciona inspecionou inspecionar
+        examinou examinar inspeciona inspecionou inspecionar visita visitou visitar traz
+        trouxe trazer carrega carregou carregar usa usou usar encontra encontrou encontrar
+        verifica verificou verificar mostra mostrou mostrar
         """
     ),
     negations=words_of("não nao nunca jamais ninguém ninguem nenhum nenhuma nada nem"),
     operator_nouns=words_of(
-        "jogador jogadora jogadores jogadoras usuário usuária usuários usuárias usuario"
-        " usuaria usuarios usuarias operador operadora humano humana humanos humanas"
+        """
+        jogador jogadora jogadores jogadoras usuário usuária usuários usuárias usuario usuaria
+        usuarios usuarias operador operadora operadores operadoras
+        """
+    ),
+    operator_qualifiers=words_of(
+        "humano humana humanos humanas real reais verdadeiro verdadeira de-verdade"
+    ),
+    human_nouns=words_of("humano humana"),
+    person_nouns=words_of(
+        "pessoa pessoas participante participantes indivíduo indivíduos alguém alguem"
+    ),
+    operator_determiners=words_of(
+        """
+        o a os as um uma ao à aos às do da dos das pelo pela pelos pelas no na nos nas num
+        numa seu sua seus suas nosso nossa nossos nossas este esta estes estas esse essa esses
+        essas meu minha
+        """
+    ),
+    operator_exclusions=words_of("de do da dos das mais menos na no nas nos em com"),
+    second_person=words_of("você vocês voce voces tu te teu tua"),
+    auxiliaries=words_of(
+        """
+        vai vão vao pode podem deve devem irá irão ira irao está estão esta estao estava
+        estavam foi foram tem têm tinha é são era
+        """
     ),
     control_verbs=words_of(
         """
-        controlado controlada controlados controladas jogado jogada interpretado interpretada
-        conduzido conduzida operado operada comandado comandada dirigido dirigida manipulado
-        manipulada
+        controlado controlada controlados controladas jogado jogada jogados jogadas
+        interpretado interpretada interpretados interpretadas conduzido conduzida operado
+        operada comandado comandada dirigido dirigida manipulado manipulada pilotado pilotada
+        guiado guiada representado representada encarnado encarnada vivido vivida dublado
+        dublada
+        """
+    ),
+    role_verbs=words_of(
+        """
+        controlado controlada controlados controladas interpretado interpretada interpretados
+        interpretadas jogado jogada dublado dublada encarnado encarnada vivido vivida
+        representado representada
+        """
+    ),
+    controlling_verbs=words_of(
+        """
+        controla controlam controlou controlava controlando controlar conduz conduzem
+        conduziu conduzindo conduzir comanda comandam comandou comandando comandar opera
+        operam operou operando operar manipula manipulou manipulando manipular pilota pilotou
+        pilotando pilotar
         """
     ),
     typing_verbs=words_of(
         """
-        digita digitam digitou digitando digitar digitado digitada escreve escrevem escreveu
-        escrevendo escrever escrito escrita envia enviou enviando enviar enviado enviada
+        digita digitam digitou digitava digitando digitar digitado digitada digitados
+        digitadas digite tecla teclam teclou teclando teclar
         """
     ),
-    playing_verbs=words_of("joga jogam jogou jogando jogar interpreta interpretou interpretar"),
+    writing_verbs=words_of(
+        """
+        escreve escrevem escreveu escrevendo escrever escrito escrita escritos escritas
+        escreva envia enviam enviou enviando enviar enviado enviada enviados enviadas envie
+        """
+    ),
+    playing_verbs=words_of(
+        """
+        joga jogam jogou jogando jogar interpreta interpretam interpretou interpretando
+        interpretar
+        """
+    ),
+    choosing_verbs=words_of(
+        """
+        decide decidem decidiu decidindo decidir escolhe escolhem escolheu escolhendo escolher
+        seleciona selecionam selecionou selecionando selecionar decida escolha selecione
+        """
+    ),
+    describing_verbs=words_of(
+        """
+        descreve descrevem descreveu descrevendo descrever narra narram narrou narrando narrar
+        descreva narre
+        """
+    ),
+    waiting_verbs=words_of(
+        """
+        espera esperam esperou esperando esperar espere aguarda aguardam aguardou aguardando
+        aguardar aguarde
+        """
+    ),
+    imperatives=words_of(
+        """
+        fale diga responda aja decida escolha selecione escreva digite envie descreva narre
+        jogue interprete controle
+        """
+    ),
+    message_nouns=words_of("input inputs prompt prompts"),
+    input_nouns=words_of(
+        """
+        entrada entradas mensagem mensagens turno turnos resposta respostas vez jogada jogadas
+        fala falas texto textos escolha escolhas comando comandos ação ações
+        """
+    ),
+    interface_nouns=words_of(
+        "teclado teclados terminal terminais console consoles computador computadores"
+    ),
+    avatar_nouns=words_of(
+        "avatar avatares personagem personagens persona personas representante marionete peão"
+    ),
+    conjunctions=words_of("e mas então entao ou enquanto como porém porem depois"),
+    attempting=words_of(
+        "tenta tentam tentou tentaram tentava tentando tentar tentativa tentativas"
+    ),
+    outcomes=words_of(
+        """
+        falha falham falhou falharam fracassa fracassou consegue conseguem conseguiu
+        conseguiram sucesso fracasso
+        """
+    ),
+    prepositions=words_of(
+        """
+        em no na nos nas num numa a ao aos à às de do da dos das com sobre sob perto junto
+        dentro fora diante atrás entre ante até ate pelo pela
+        """
+    ),
+    greetings=words_of(
+        "olá ola oi saudações saudacoes bem vindo vinda vindos boa bom noite tarde dia"
+    ),
 )

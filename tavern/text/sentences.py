@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from tavern.text.lexicon import Lexicon
 from tavern.text.words import words
@@ -56,6 +57,34 @@ def sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
+def without_sentences(text: str, goes: Callable[[str], bool]) -> str:
+    """`text` without its sentences for which `goes` holds; each kept sentence keeps the
+    whitespace after it, and the result is stripped. `text` itself when none goes.
+
+    Example:
+        >>> without_sentences("Rain. Time passes.\\nWind.", lambda s: s.startswith("Time"))
+        'Rain. Wind.'
+    """
+    spans = sentence_spans(text)
+    gone = [goes(text[a:b]) for a, b in spans]
+    return text if not any(gone) else kept_sentences(text, spans, gone)
+
+
+def kept_sentences(text: str, spans: Sequence[tuple[int, int]], gone: Sequence[bool]) -> str:
+    """`text` rebuilt from the `spans` (its `sentence_spans`) not marked `gone`, each with the
+    whitespace that followed it, stripped.
+
+    Example:
+        >>> kept_sentences("A. B. C.", sentence_spans("A. B. C."), [False, True, False])
+        'A. C.'
+    """
+    parts = []
+    for i, (a, b) in enumerate(spans):
+        if not gone[i]:
+            parts.append(text[a : spans[i + 1][0] if i + 1 < len(spans) else b])
+    return "".join(parts).strip()
+
+
 def sentence_key(sentence: str, lexicon: Lexicon) -> str:
     """The one key two sentences are compared by: folded words, articles and fillers
     dropped, joined by single spaces ("" for a sentence of no word).
@@ -67,5 +96,16 @@ def sentence_key(sentence: str, lexicon: Lexicon) -> str:
         >>> sentence_key("O sino ainda toca.", lexicon_for("pt-BR"))
         'sino toca'
     """
-    drop = lexicon.articles | lexicon.fillers
-    return " ".join(w for w in words(sentence) if w not in drop)
+    return words_key(words(sentence), lexicon)
+
+
+def words_key(said: Sequence[str], lexicon: Lexicon) -> str:
+    """`sentence_key` of a sentence whose folded words (`words`) are `said`, for a rule that
+    reads them anyway.
+
+    Example:
+        >>> from tavern.text import lexicon_for
+        >>> words_key(["the", "bell", "tolls", "again"], lexicon_for("en"))
+        'bell tolls'
+    """
+    return " ".join(w for w in said if w not in lexicon.articles and w not in lexicon.fillers)

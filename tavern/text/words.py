@@ -40,7 +40,7 @@ def words(text: str) -> list[str]:
         >>> words("Ela vê a chuva.")
         ['ela', 'vê', 'a', 'chuva']
     """
-    return [fold(w) for w in WORD.findall(text)]
+    return WORD.findall(fold(text))  # one fold of the text: the words of its folded form
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

@@ -146,10 +146,10 @@ def test_a_character_is_never_told_it_lives_in_a_story(state: SessionState) -> N
     assert FOURTH_WALL.findall(old) == ["story", "character"]
 
 
-def test_stage_directions_in_speech_become_an_attempt() -> None:
-    reply = character.parse({"speech": "*draws a knife* Stay back.", "thought": None,
+def test_a_reply_is_parsed_as_written_and_an_empty_one_refused() -> None:
+    reply = character.parse({"speech": " *draws a knife* Stay back. ", "thought": None,
                              "action_intent": None})  # fmt: skip
-    assert reply.speech == "Stay back." and reply.action_intent == "draws a knife"
+    assert reply.speech == "*draws a knife* Stay back." and reply.action_intent is None
     with pytest.raises(ValueError):
         character.parse({"speech": " ", "thought": None, "action_intent": None})
 

@@ -56,6 +56,12 @@ async def test_key_is_stored_never_returned_and_blank_keeps_it(api: Api) -> None
         {"active_provider": "llama_cpp", "api_base": "http://169.254.169.254/v1"},
         {"active_provider": "llama_cpp", "api_base": "http://user:pw@127.0.0.1:8080/v1"},
         {"active_provider": "llama_cpp", "api_base": "ftp://127.0.0.1/"},
+        # Issue 41: what PUT /config once stored (hex metadata, hex public, a metadata name
+        # behind an allowed suffix, the IPv6 metadata address).
+        {"active_provider": "llama_cpp", "api_base": "http://0xa9fea9fe/"},
+        {"active_provider": "llama_cpp", "api_base": "http://0x08080808/v1"},
+        {"active_provider": "llama_cpp", "api_base": "http://metadata.google.internal/"},
+        {"active_provider": "llama_cpp", "api_base": "http://[fd00:ec2::254]/"},
         {"language": "fr"},
         {"unknown": 1},
     ],

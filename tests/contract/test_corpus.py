@@ -10,6 +10,9 @@ from .corpus_stats import load, score
 
 PLANTED = load("planted")
 CLEAN = load("clean")
+GEN_PLANTED = load("gen_tune_planted")
+GEN_CLEAN = load("gen_tune_clean")
+LEXICAL = [r.name for r in RULES if r.kind == "lexical"]
 MIN_RECALL = 0.95
 MIN_RULE_RECALL = 0.8
 MAX_FP_RATE = 0.05
@@ -61,6 +64,42 @@ def test_mutation_removing_a_rule_fails_the_corpus(rule: str) -> None:
     assert not passes(s.recall, s.fp_rate, [s.rule_recall(r) for r in RULE_NAMES])
 
 
+HUMAN_IN_FICTION = {
+    "gt-en-16-0",  # Wait for the human before moving the scene along.
+    "gt-en-17-1",  # Continue the story from the human message below.
+    "gt-en-17-2",  # Continue the story from the human reply below.
+    "gt-en-20-1",  # Respond to the human's message as the narrator.
+    "gt-en-20-3",  # Respond to the human's turn as the narrator.
+    "gt-pt-BR-19-0",  # As ações de Caio foram escritas pelo humano.
+    "gt-pt-BR-19-2",  # As ações de Caio foram enviadas pelo humano.
+    "gt-pt-BR-19-3",  # As ações de Bento foram escritas pelo humano.
+}
+"""Tuning cases left uncaught on purpose (see the test below)."""
+
+
+def test_generated_tuning_split_recall_and_no_false_positive() -> None:
+    """The generated tuning split: every family in both languages, and not one false positive.
+
+    Its misses are deliberate: "human" with everyday nouns, messages, waiting or writing verbs
+    ("the human's turn", "wait for the human", "escritas pelo humano") reads as fiction in
+    worlds that have humans.
+    """
+    s = score(GEN_PLANTED, GEN_CLEAN)
+    assert s.fp_ids == []
+    assert set(s.misses) <= HUMAN_IN_FICTION
+    assert s.recall >= 0.94
+    for lang in ("en", "pt-BR"):
+        for rule in LEXICAL:
+            mine = [c for c in GEN_PLANTED if c.lang == lang and c.rule == rule]
+            assert score(mine, []).recall >= 0.75, (lang, rule)
+
+
+@pytest.mark.parametrize("rule", LEXICAL)
+def test_mutation_removing_a_lexical_rule_fails_the_generated_split(rule: str) -> None:
+    s = score(GEN_PLANTED, GEN_CLEAN, rules=[r for r in RULES if r.name != rule])
+    assert s.recall < 0.95
+
+
 def test_check_text_for_sheets_and_warnings() -> None:
     found = check_text("Mara is the player character, controlled by the human.", "sheet:mara")
     assert {v.rule for v in found} == {"lexical_noun", "lexical_role"}
@@ -97,8 +136,13 @@ def test_round_two_stays_fixed() -> None:
     assert s.fp_rate <= 0.05
 
 
-def test_round_three_is_scored_not_tuned() -> None:
-    """Round three is a blind measurement (benchmarks/contract.py); it only has to load."""
-    planted, clean = load("round3_planted"), load("round3_clean")
-    assert len(planted) >= 20 and len(clean) >= 20
-    assert {c.rule for c in planted} <= set(RULE_NAMES)
+def test_round_three_and_the_held_out_split_are_scored_not_tuned() -> None:
+    """Round three and the generated held-out split are measurements (benchmarks/contract.py),
+    never tuned on: no threshold here, they only have to load."""
+    for planted_name, clean_name in (
+        ("round3_planted", "round3_clean"),
+        ("gen_heldout_planted", "gen_heldout_clean"),
+    ):
+        planted, clean = load(planted_name), load(clean_name)
+        assert len(planted) >= 20 and len(clean) >= 20
+        assert {c.rule for c in planted} <= set(RULE_NAMES)

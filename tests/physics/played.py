@@ -10,16 +10,22 @@ back from the store, ledgers that learned names), built once per test process.
 from __future__ import annotations
 
 import asyncio
+import sys
 import tempfile
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmarks import kernel
 from tavern.physics.clamps import ClampContext
 from tavern.records import DirectorDecision, HistoryRecord, SessionState
 from tavern.runner import turn as turn_module
+
+REPO = str(Path(__file__).resolve().parents[2])
+if REPO not in sys.path:  # benchmarks/ is a top-level folder, not an installed package
+    sys.path.insert(0, REPO)
+
+from benchmarks import kernel  # noqa: E402
 
 PLAYED_TURNS = 6
 

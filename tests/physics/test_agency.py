@@ -4,18 +4,20 @@ a narration only as its own attempt or line backs it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tavern.filters.unconfirmed_act as filter_rule
 import tavern.physics.acts as acts
 import tavern.physics.agency as agency
 import tavern.physics.clamps as clamps_module
+from tavern.filters import FilterContext
 from tavern.physics import ClampContext, clamp_decision
 from tavern.physics.acts import Names, read_act, sentence_spans
-from tavern.physics.agency import unconfirmed_acts
 from tavern.records import (
     NARRATOR,
     Audience,
@@ -30,8 +32,25 @@ from tavern.records import (
     Scene,
     SpeechRecord,
 )
+from tavern.text import lexicon_for
 
 from .test_rules import attempt
+
+
+def unconfirmed_acts(text: str, cast: Any, recent: list[Any], turn: int) -> str:
+    """The filter rule `unconfirmed_act` on a narration of beat `turn` (`recent`: the records
+    so far, that beat's included)."""
+    from tavern.filters import FilterContext, apply_rules
+    from tavern.filters.unconfirmed_act import RULE
+
+    ctx = FilterContext(
+        cast=cast,
+        turn=turn,
+        history=tuple(r for r in recent if r.turn_number != turn),
+        beat=tuple(r for r in recent if r.turn_number == turn),
+    )
+    return apply_rules([RULE], {"narration": text}, ctx, {RULE.name}).texts.get("narration", "")
+
 
 CAST = {
     slot: Character(id=slot.lower(), mind=Mind(), body=Body(display_name=name, description_ref="x"))
@@ -463,7 +482,7 @@ def test_a_narration_retelling_the_beats_attempt_as_an_attempt_loses_it() -> Non
 def test_negative_control_without_the_attempt_check_the_retelling_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(agency, "attempt_retold", lambda text, name, attempts: False)
+    monkeypatch.setattr(filter_rule, "retells_attempt", lambda *args: False)
     beat = _walked_beat()
     assert unconfirmed_acts(LIVE_RETOLD_ATTEMPT, CAST, beat, TURN) == LIVE_RETOLD_ATTEMPT
 
@@ -492,12 +511,12 @@ def test_a_leading_pronoun_names_the_beats_one_actor() -> None:
 def test_negative_control_with_no_actor_for_the_pronoun_the_act_is_narrated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = agency.unsupported_sentences
+    real = filter_rule.unsupported
 
-    def no_actor(text: str, names: Names, test: agency.SupportTest, actor: object = None) -> Any:
-        return real(text, names, test)
+    def no_actor(text: str, names: Names, support: Any, actor: object, lex: Any) -> Any:
+        return real(text, names, support, None, lex)
 
-    monkeypatch.setattr(agency, "unsupported_sentences", no_actor)
+    monkeypatch.setattr(filter_rule, "unsupported", no_actor)
     walk = attempt(3, "C1", "walks slowly to the nearest window and looks outside")
     assert unconfirmed_acts(HE_OPENS, CAST, [walk, _event(5, HE_SEES, "C1")], TURN) == HE_OPENS
 
@@ -522,9 +541,12 @@ def test_a_whisper_is_narrated_only_in_the_beat_of_one() -> None:
 
 
 def test_negative_control_any_speech_backs_a_whisper(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(agency, "WHISPERING", frozenset())
+    english = lexicon_for("en")
+    monkeypatch.setattr(
+        FilterContext, "lexicon", property(lambda ctx: replace(english, whispering=frozenset()))
+    )
     # The phantom-whisper rule would also take this marker: set aside, as its own control.
-    monkeypatch.setattr(agency, "without_phantom_whispers", lambda text, names: text)
+    monkeypatch.setattr(filter_rule, "without_phantom_whispers", lambda text, names, lex: text)
     assert unconfirmed_acts(WHISPERS, CAST, _whispered_then_asked(), TURN) == WHISPERS
 
 
@@ -550,7 +572,7 @@ def test_a_whisper_by_anyone_is_narrated_only_in_the_beat_of_one() -> None:
 def test_negative_control_without_the_phantom_rule_the_copied_marker_stays(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(agency, "without_phantom_whispers", lambda text, names: text)
+    monkeypatch.setattr(filter_rule, "without_phantom_whispers", lambda text, names, lex: text)
     assert unconfirmed_acts(PHANTOM, CAST, _whispered_then_asked(), TURN) == PHANTOM
 
 
@@ -627,6 +649,6 @@ def test_a_narration_opening_on_a_pronoun_with_no_actor_loses_the_opening() -> N
 def test_negative_control_without_the_opening_rule_the_pronoun_is_narrated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(agency, "without_pronoun_opening", lambda narration: narration)
+    monkeypatch.setattr(filter_rule, "without_pronoun_opening", lambda text, language: text)
     kept = unconfirmed_acts(LIVE_SHE_OPENS, CAST, [], TURN)
     assert kept.startswith("She is in the middle of the hall")

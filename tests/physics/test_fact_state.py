@@ -8,10 +8,9 @@ from hypothesis import strategies as st
 
 import tavern.physics.clamps as clamps_module
 from tavern.physics import ClampContext, clamp_decision
-from tavern.physics.fact_state import States, stated, without_state_flips
+from tavern.physics.fact_state import States, stated
 from tavern.records import (
     NARRATOR,
-    Audience,
     DirectorDecision,
     EventRecord,
     HistoryRecord,
@@ -19,7 +18,23 @@ from tavern.records import (
     Scene,
 )
 
-from .test_rules import CAST, attempt
+from .test_rules import CAST, EVERYONE, attempt
+
+
+def without_state_flips(text: str, facts: list[str], events: list[str]) -> str:
+    """The filter rule `state_flip` on a narration, after `events` (texts)."""
+    from tavern.filters import FilterContext, apply_rules
+    from tavern.filters.state_flip import RULE
+    from tavern.records import Audience
+
+    told = tuple(
+        EventRecord(seq=i, turn_number=1, speaker="world", author="director",
+                    audience=Audience(origin="public"), event_kind="world_event", text=t)
+        for i, t in enumerate(events)
+    )  # fmt: skip
+    ctx = FilterContext(facts=tuple(facts), history=told)
+    return apply_rules([RULE], {"narration": text}, ctx, {RULE.name}).texts.get("narration", "")
+
 
 TOLL_FACTS = [
     "The river is too high to cross until dawn.",
@@ -61,7 +76,7 @@ def _told(
     history: list[HistoryRecord] = [
         EventRecord(
             seq=i + 1, turn_number=1, speaker="World", author="director", event_kind="world_event",
-            text=text, audience=Audience(origin="public"),
+            text=text, audience=EVERYONE,
         )
         for i, text in enumerate(before)
     ]  # fmt: skip

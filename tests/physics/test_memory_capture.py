@@ -63,16 +63,12 @@ def _reference_capture(
 ) -> dict[str, PerspectiveLedger]:
     """`capture_memory` as first written."""
     out = dict(ledgers)
-    secret = memory._secret_tokens(context)
-    names = memory._name_tokens(cast) if secret else frozenset()
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
         if not perceived:
             continue
-        hidden: frozenset[str] = frozenset()
-        if secret and memory._shows_secret(secret, names, perceived):
-            hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
+        hidden = hidden_tokens_for(context, scene, viewer, cast_public_texts(cast))
         lines = []
         render, rendering = renderer(viewer, ledger, cast), ledger
         for record in perceived:

@@ -7,9 +7,9 @@ import pytest
 import tavern.physics.clamps as clamps_module
 import tavern.physics.outcome_kind as outcome_kind
 from tavern.physics import ClampContext, clamp_decision
-from tavern.records import NARRATOR, Audience, DirectorDecision, PerceptionEvent
+from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent
 
-from .test_rules import CAST, FLAT, attempt, speech
+from .test_rules import CAST, EVERYONE, FLAT, attempt, speech
 
 HALL = list(CAST)
 WALK = "walks slowly to the nearest window and looks outside"
@@ -73,7 +73,7 @@ def test_an_outcome_a_later_rule_drops_leaves_the_clamps_idempotent() -> None:
     # The Director's own outcome copies a spoken line (dropped by `spoken_copy`, which runs
     # later); the arrival telling the walk must be its outcome in the first pass already.
     said = "I will look out of the window for you."
-    line = speech(9, "C2", said, Audience(origin="public"))
+    line = speech(9, "C2", said, EVERYONE)
     copy = _event(said, kind="action_outcome")
     history = [attempt(1, "C1", WALK), line]
     proposal = DirectorDecision(events=[copy, _event(LIVE)], next_speakers=[NARRATOR])

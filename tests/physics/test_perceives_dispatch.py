@@ -3,10 +3,6 @@ through the record models' metaclass. It answers what the isinstance form answer
 generated records of every class (any origin, perceivers and aware lists, viewers inside
 and outside them) and for every record of the recorded play and every viewer. The negative
 control plants thoughts read as noticed records, and the same check catches it.
-
-The record tests of `guards._legit` and `memory._shows_secret` take tuples of classes, not
-unions built on every record: they read every record as the unions did; the negative
-control drops thoughts from one tuple, and is caught.
 """
 
 from __future__ import annotations
@@ -17,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import guards, perception
+from tavern.physics import perception
 from tavern.physics.perception import Perception, perceives
 from tavern.records import (
     ActionRecord,
@@ -29,7 +25,6 @@ from tavern.records import (
     SystemRecord,
     ThoughtRecord,
 )
-from tavern.runner import memory
 
 from .played import played
 
@@ -113,36 +108,3 @@ def test_negative_control_thoughts_read_as_noticed_are_caught(
     monkeypatch.setattr(perception, "_KINDS", {ThoughtRecord: perception._NOTICED})
     wide = Audience(origin="private", perceivers=["C1", "C2"])
     assert _disagreements([_record("thought", "C1", wide)], _SLOTS) != []
-
-
-def _reference_record_tests(record: HistoryRecord) -> tuple[bool, bool]:
-    """The record tests of `guards._legit` and `memory._shows_secret` as first written."""
-    return (
-        isinstance(record, SpeechRecord | ThoughtRecord),
-        isinstance(record, SpeechRecord | ActionRecord | EventRecord),
-    )
-
-
-def _tuple_test_disagreements(records: Sequence[HistoryRecord]) -> list[int]:
-    """Indexes of the records the tuple forms read otherwise than the unions they replaced."""
-    return [
-        i
-        for i, record in enumerate(records)
-        if (isinstance(record, guards._SPOKEN_OR_THOUGHT), isinstance(record, memory._DIGESTED))
-        != _reference_record_tests(record)
-    ]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(_RECORDS, min_size=1, max_size=6))
-def test_tuple_record_tests_equal_the_unions(records: list[HistoryRecord]) -> None:
-    assert _tuple_test_disagreements(records) == []
-    assert _tuple_test_disagreements(played().history) == []
-
-
-def test_negative_control_a_tuple_missing_thoughts_is_caught(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Planted: `_legit` would read speech only, and a viewer's own thoughts stay hidden."""
-    monkeypatch.setattr(guards, "_SPOKEN_OR_THOUGHT", (SpeechRecord,))
-    assert _tuple_test_disagreements(played().history) != []

@@ -81,6 +81,10 @@ def speech(seq: int, speaker: str, text: str, aud: Audience, **kw: object) -> Sp
     )
 
 
+EVERYONE = Audience(origin="public", perceivers=["C1", "C2", "C3", "C4", "C5"])
+"""A public record's audience in a test cast: everyone saw or heard it."""
+
+
 def attempt(seq: int, speaker: str, text: str, turn: int = 1) -> ActionRecord:
     """An attempt `speaker` stated, backing the Director's events of its acts (clamp `agency`)."""
     return ActionRecord(
@@ -89,7 +93,7 @@ def attempt(seq: int, speaker: str, text: str, turn: int = 1) -> ActionRecord:
         speaker=speaker,
         author="character",
         text=text,
-        audience=Audience(origin="public"),
+        audience=EVERYONE,
     )
 
 
@@ -321,7 +325,7 @@ def test_thought_guard_redacts_thought_only_tokens_everywhere() -> None:
     assert "vault" in out.events[0].text and "4471" not in out.events[0].text
 
 
-def test_whisper_guard_redacts_when_witnesses_exceed_the_audience() -> None:
+def test_perception_guard_redacts_a_whisper_word_when_witnesses_exceed_the_audience() -> None:
     w = speech(0, "C1", "meet at the mill", audience_for(FLAT, "C1", "speech", whisper_to=["C2"]))
     ev = PerceptionEvent(
         kind="world_event", text="Someone mentions the mill", witness_ids=["C1", "C2"]
@@ -331,7 +335,7 @@ def test_whisper_guard_redacts_when_witnesses_exceed_the_audience() -> None:
     wide = ev.model_copy(update={"witness_ids": ["C1", "C2", "C3"]})
     out, changes = clamp_decision(DirectorDecision(events=[wide]), ctx(FLAT, history=[w]))
     assert out.events[0].text == "Someone mentions the [...]"
-    assert "whisper_guard" in {c.rule for c in changes}
+    assert "perception_guard" in {c.rule for c in changes}
 
 
 # ---- identity and observation

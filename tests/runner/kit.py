@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeFunction, FakeProvider
 from tavern.llm.provider import ProviderRequest
@@ -173,3 +175,11 @@ def events_committed(make_kit: KitFactory, events: list[dict[str, Any]]) -> list
     sid = kit.create()
     kit.play(sid, thought="Someone here is lying to me.")
     return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
+
+
+def without_filters(monkeypatch: pytest.MonkeyPatch, *rules: str) -> None:
+    """Run the turns of a test under a `small_local` profile without `rules` (a negative
+    control of a filter rule inside real turns)."""
+    from tavern.filters import PROFILES
+
+    monkeypatch.setitem(PROFILES, "small_local", PROFILES["small_local"] - set(rules))

@@ -12,10 +12,9 @@ import pytest
 
 from tavern.llm.provider import ProviderRequest
 from tavern.records import EventRecord, NarrationRecord, TurnInput
-from tavern.runner import turn
 from tavern.runner.limits import KernelLimits
 
-from .kit import director_answer, recording_runner, run
+from .kit import director_answer, recording_runner, run, without_filters
 
 OPENS = "Agnese Corvo opens the notary's satchel and reads the will aloud."
 """An act for the character the human plays in the vintners' wake (C1)."""
@@ -68,5 +67,5 @@ def test_negative_control_without_the_rules_the_acts_are_committed(
 
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    monkeypatch.setattr(turn, "unconfirmed_acts", lambda text, cast, recent, number: text)
+    without_filters(monkeypatch, "unconfirmed_act")
     assert _beat(tmp_path, "C1") == [f"{OPENS} {BELL}", f"{TAKES} {BELL}"]

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 import tavern.physics.clamps as clamps_module
-import tavern.runner.turn as turn_module
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.physics.emptied import emptied_by_masks
@@ -81,7 +80,7 @@ def test_adversary_cannot_leak_whispers_thoughts_or_hall_speech(make_kit: KitFac
     assert leaks(HALL, call_texts(calls, {"character:C4"}))
     # And the clamps and guards visibly worked on these proposals.
     rules = {c.rule for commit in _commits(kit, sid) for c in commit.clamp_changes}
-    assert {"witness_zone", "whisper_guard", "thought_guard", "speech_guard"} <= rules
+    assert {"witness_zone", "perception_guard", "thought_guard"} <= rules
     # Not vacuous: hostile events got past the dialogue and label filters to the guards and
     # were committed masked; none of them is nothing but masks.
     events = _director_events(kit, sid)
@@ -94,7 +93,6 @@ def test_negative_control_without_the_emptied_rule_masks_are_committed(
 ) -> None:
     without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "redacted_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    monkeypatch.setattr(turn_module, "drop_emptied_events", lambda d, _ctx: (d, []))
     kit = make_kit(fn=copying_adversary)
     sid = _play_hostile(kit)
     assert any(emptied_by_masks(r.text) for r in _director_events(kit, sid))

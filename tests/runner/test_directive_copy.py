@@ -15,10 +15,9 @@ from tavern.physics.acts import sentence_spans
 from tavern.physics.clamps import ClampContext, clamp_decision
 from tavern.physics.directive_copy import copies_a_directive, directive_runs
 from tavern.records import NARRATOR, DirectorDecision, PerceptionEvent, Scene
-from tavern.runner import turn
 from tavern.store import Library
 
-from .kit import KitFactory, events_committed, narrated_once
+from .kit import KitFactory, events_committed, narrated_once, without_filters
 
 SECRETS = "Reveal secrets through action and slips, never through confession on demand."
 LIVE = (
@@ -115,7 +114,7 @@ def test_the_live_narration_sentence_is_not_narrated(tmp_path: Path) -> None:
 def test_negative_control_without_the_cut_it_is_narrated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_directive_copies", lambda text, *_: text)
+    without_filters(monkeypatch, "prompt_copy")
     told = narrated_once(tmp_path, f"Candles gutter. {NARRATED}", "the-vintners-wake")
     assert told == [f"Candles gutter. {NARRATED}"]
 

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.agents.repetition import sentence_spans
 from tavern.physics.restated import content_words, shares_a_word
 from tavern.records import ActionRecord, Audience, EventRecord, HistoryRecord, PerceptionEvent
 from tavern.runner import follow_up
@@ -24,6 +23,7 @@ from tavern.runner.follow_up import (
     WHOLE_MIN_WORDS,
     act_key,
 )
+from tavern.text import sentence_spans
 
 HALL = Audience(origin="public", perceivers=["C1", "C2", "C3"])
 NAMES = {"C1": "Ilse Brandt", "C2": "Maren Holt", "C3": "Teodor Vask"}

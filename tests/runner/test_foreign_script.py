@@ -1,5 +1,6 @@
-"""Words of a non-Latin script are cut from every answer before any parser reads it
-(`runner.foreign_script`, applied by `AgentCaller`); the journal keeps the raw answer."""
+"""Words of a non-Latin script are cut from the Director's answers before any parser reads
+them (`filters.foreign_script`, applied by `AgentCaller`; the narration and the replies get
+the filter rule of the same name); the journal keeps the raw answer."""
 
 from __future__ import annotations
 
@@ -7,63 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
+from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.llm.provider import ProviderRequest
 from tavern.records import TurnInput
 from tavern.runner import calls
-from tavern.runner.foreign_script import answer_without_foreign_script, without_foreign_script
 from tavern.runner.limits import KernelLimits
 
 from .kit import director_answer, recording_runner, run
 
 LIVE = "Agnese Corvo looks around; the coffin lies open in the中间"
 """Vintners-wake seed 40, rerun at stop 20: the Director's outcome of her look."""
-
-
-@pytest.mark.parametrize(
-    ("text", "kept"),
-    [
-        (LIVE, "Agnese Corvo looks around; the coffin lies open in the"),
-        ("中间的棺材 is open。", "is open."),
-        ("Он сказал: wait here", ": wait here"),
-        ("The lamp gutters，and the hall goes dark！", "The lamp gutters,and the hall goes dark!"),
-    ],
-)
-def test_foreign_words_are_cut(text: str, kept: str) -> None:
-    assert without_foreign_script(text) == kept
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Ela abre a porta: não há ninguém, só a lâmpada.",
-        "Façade, naïve, Zoë, Ægir; 3 coins, 50% off (maybe) 🙂",
-        "“Quoted” — with dashes – and ellipses…",
-    ],
-)
-def test_latin_text_with_diacritics_and_symbols_stays(text: str) -> None:
-    assert without_foreign_script(text) is text
-
-
-LATIN = st.characters(
-    codec="utf-8", categories=["Lu", "Ll", "Nd", "Po", "Zs", "Sm", "So"], max_codepoint=0x24F
-)
-
-
-@given(st.text(LATIN, max_size=60))
-def test_text_below_the_foreign_ranges_is_never_touched(text: str) -> None:
-    assert without_foreign_script(text) is text
-
-
-IDEOGRAPHS = st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
-
-
-@given(st.text(LATIN, max_size=30), st.text(IDEOGRAPHS, min_size=1, max_size=5))
-def test_no_ideograph_survives(latin: str, ideographs: str) -> None:
-    cut = without_foreign_script(latin + ideographs + latin)
-    assert not any("\u4e00" <= ch <= "\u9fff" for ch in cut)
 
 
 def test_every_string_of_an_answer_is_cleaned_and_its_keys_kept() -> None:

@@ -1,53 +1,40 @@
-"""A played turn's journal lines reach the disk before the turn is committed.
+"""A played turn's journal lines reach the disk before the turn is committed, at one fsync.
 
-Each line starts syncing in the background as it is written; the store waits for the last
-one right before SQLite's COMMIT. Events are recorded in order: a journal fsync when it
-*returns* (made slow on purpose, so a commit that does not wait overtakes it), with the
-journal's size when it *started* (the bytes it covers), and each COMMIT of a write
-transaction with the journal's size then (every line of the turn). Negative controls: a
-`synced_once` that never syncs, and a commit that does not wait for the sync.
+Events are recorded in order: each journal fsync with the journal's size (the bytes it
+covers) and each COMMIT of a write transaction with the journal's size then (every line of
+the turn). The commit line is written after the COMMIT and synced with the next turn's
+lines; a process that ends first leaves a turn the next opening marks as recovered
+(`test_journal_reconcile.py`). Negative controls: a runner that never syncs, and one that
+syncs after the commit.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from tavern.store import JournalWriter, PendingSync, SessionStore, journal_path
-from tavern.store import journal as journal_module
+from tavern.store import JournalWriter, SessionStore, journal_path
+from tavern.store import atomic as atomic_module
 
 from .kit import Kit, KitFactory
 
 Event = tuple[str, int]
-"""("fsync", bytes it covers), ("commit", the journal's bytes at COMMIT) or ("returned", the
-journal's bytes when `play_turn` returned)."""
+"""("fsync", bytes it covers), ("commit", the journal's bytes at COMMIT)."""
 
 
-def _events_of_turns(
-    kit: Kit, monkeypatch: pytest.MonkeyPatch, turns: int, fsync_delay: float
-) -> list[Event]:
+def _events_of_turns(kit: Kit, monkeypatch: pytest.MonkeyPatch, turns: int) -> list[Event]:
     sid = kit.create(controlled="C1")
     kit.journal.durable = True
     journal = journal_path(kit.data_dir, sid)
     events: list[Event] = []
     real_fsync = os.fsync
-    main = threading.get_ident()
 
     def fsync(fd: int) -> None:
+        real_fsync(fd)
         if os.readlink(f"/proc/self/fd/{fd}").endswith(".jsonl"):  # not its directories
-            covered = os.fstat(fd).st_size
-            if threading.get_ident() != main:  # the turn's lines, synced in the background
-                time.sleep(fsync_delay)
-            real_fsync(fd)
-            events.append(("fsync", covered))
-        else:
-            real_fsync(fd)
+            events.append(("fsync", os.fstat(fd).st_size))
 
     writing = [False]
 
@@ -58,11 +45,10 @@ def _events_of_turns(
             writing[0] = False
             events.append(("commit", journal.stat().st_size))
 
-    monkeypatch.setattr(journal_module.os, "fsync", fsync)
+    monkeypatch.setattr(atomic_module.os, "fsync", fsync)
     kit.store._conn().set_trace_callback(trace)
     for _ in range(turns):
         kit.play(sid, speech="Who keeps the cellar key tonight?")
-        events.append(("returned", journal.stat().st_size))
     return events
 
 
@@ -81,58 +67,35 @@ def _synced_before_each_commit(events: list[Event]) -> bool:
     return True
 
 
-def test_turn_lines_are_synced_before_the_commit(
+def test_a_turn_costs_one_journal_fsync_before_its_commit(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    events = _events_of_turns(make_kit(), monkeypatch, 3, fsync_delay=0.05)
+    events = _events_of_turns(make_kit(), monkeypatch, 3)
     assert _count(events, "commit") == 3
+    assert _count(events, "fsync") == 3  # one a turn, whatever its lines
     assert _synced_before_each_commit(events)
-    # A turn writes five or more lines; syncing as they come coalesces them into a few
-    # fsyncs (one runs, the lines written meanwhile wait for the next), not one a line.
-    assert 3 <= _count(events, "fsync") <= 9
 
 
-def test_the_commit_line_is_synced_after_the_turn_returns(
+def test_negative_control_a_runner_that_never_syncs_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The commit line only marks what the store holds: the turn returns before its fsync
-    ends, and the journal is whole on disk soon after."""
-    events = _events_of_turns(make_kit(), monkeypatch, 1, fsync_delay=0.2)
-    (returned,) = [size for kind, size in events if kind == "returned"]
-    (committed,) = [size for kind, size in events if kind == "commit"]
-    assert returned > committed  # the commit line was written before the turn returned
-    deadline = time.monotonic() + 10
-    while max(size for kind, size in events if kind == "fsync") < returned:
-        assert time.monotonic() < deadline, "the commit line was never synced"
-        time.sleep(0.01)
-    assert events.index(("returned", returned)) < len(events) - 1  # synced after the return
+    monkeypatch.setattr(JournalWriter, "sync", lambda self, session_id: None)
+    events = _events_of_turns(make_kit(), monkeypatch, 2)
+    assert _count(events, "fsync") == 0 and not _synced_before_each_commit(events)
 
 
-def test_negative_control_a_block_that_never_syncs_is_caught(
+def test_negative_control_a_sync_after_the_commit_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    @contextmanager
-    def never(
-        self: JournalWriter, session_id: str, pending: PendingSync | None = None
-    ) -> Iterator[None]:
-        holder = self._lock_for(session_id)
-        holder.deferred += 1
-        yield  # planted: the deferred fsync is forgotten
+    real_sync, real_commit = JournalWriter.sync, SessionStore.commit_turn
+    kit = make_kit()
+    monkeypatch.setattr(JournalWriter, "sync", lambda self, session_id: None)
 
-    monkeypatch.setattr(JournalWriter, "synced_once", never)
-    events = _events_of_turns(make_kit(), monkeypatch, 2, fsync_delay=0.05)
-    assert not _synced_before_each_commit(events)
+    def commit_then_sync(self: SessionStore, session_id: str, *args: Any) -> Any:
+        stored = real_commit(self, session_id, *args)
+        real_sync(kit.journal, session_id)  # planted: the turn's lines synced too late
+        return stored
 
-
-def test_negative_control_a_commit_that_does_not_wait_is_caught(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real_commit = SessionStore.commit_turn
-
-    def impatient(self: SessionStore, *args: Any, before_commit: Any = None) -> Any:
-        return real_commit(self, *args)  # planted: the pending fsync is not waited for
-
-    monkeypatch.setattr(SessionStore, "commit_turn", impatient)
-    events = _events_of_turns(make_kit(), monkeypatch, 2, fsync_delay=0.5)
-    assert _count(events, "commit") == 2
-    assert not _synced_before_each_commit(events)
+    monkeypatch.setattr(SessionStore, "commit_turn", commit_then_sync)
+    events = _events_of_turns(kit, monkeypatch, 2)
+    assert _count(events, "commit") == 2 and not _synced_before_each_commit(events)

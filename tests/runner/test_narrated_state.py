@@ -1,4 +1,4 @@
-"""Narration turns no standing thing over that no event did (`physics.fact_state`)."""
+"""Narration turns no standing thing over that no event did (filter rule `state_flip`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tavern.runner import turn
-
-from .kit import narrated_once
+from .kit import narrated_once, without_filters
 
 RAIN = "Rain drips from the shutters."
 LIVE = "The toll box is now open, and the lamp is on a hook."
@@ -26,5 +24,5 @@ def test_the_live_open_box_is_not_narrated(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_the_open_box_is_narrated(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_state_flips", lambda text, *_: text)
+    without_filters(monkeypatch, "state_flip")
     assert _narrated(tmp_path, f"{RAIN} {LIVE}") == [f"{RAIN} {LIVE}"]

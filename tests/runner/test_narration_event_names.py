@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+import tavern.filters.context as filter_context
 from tavern.llm.provider import ProviderRequest
 from tavern.records import NarrationRecord, TurnInput
-from tavern.runner import turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 
@@ -53,5 +53,5 @@ def test_this_beats_event_written_with_a_slot_id_may_be_told(tmp_path: Path) -> 
 def test_negative_control_events_read_with_their_ids_lose_the_telling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "with_names", lambda text, names: text)
+    monkeypatch.setattr(filter_context, "with_names", lambda text, names: text)
     assert _narrations_of_a_repeated_walk(tmp_path)[-1] != f"Agnese Corvo {WALK}."

@@ -13,9 +13,12 @@ import pytest
 
 import tavern.agents.director as director_module
 import tavern.agents.prose as prose_module
+import tavern.physics.clamps as clamps_module
 import tavern.physics.observation as observation_module
+import tavern.runner.memory as memory_module
 import tavern.runner.turn as turn_module
 from tavern.physics.clamps import CLAMP_RULES
+from tavern.physics.guards import Knowledge
 from tavern.physics.observation import observe
 from tavern.records import HistoryRecord, SessionState
 from tavern.runner import PromptContractError
@@ -26,6 +29,12 @@ from .test_boundaries_adversary import HALL, THOUGHT, copying_adversary
 
 WHISPER = "Quillfeather7731"
 SPOKEN = "Saltlantern9153"
+GUARDS = ("thought_guard", "perception_guard")
+
+
+def _nobody_knows_anything(*_args: Any, **_kwargs: Any) -> Knowledge:
+    """Planted: a memory capture whose knowledge hides nothing from anyone."""
+    return Knowledge(frozenset(), {}, frozenset())
 
 
 def test_leaky_prose_builder_is_caught(
@@ -60,15 +69,16 @@ def test_leaky_observation_is_caught(make_kit: KitFactory, monkeypatch: pytest.M
 def test_disabled_thought_guards_are_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def without_thought_guard(d: Any, ctx: Any) -> tuple[Any, list[Any]]:
+    def without_guards(d: Any, ctx: Any) -> tuple[Any, list[Any]]:
         for name, rule in CLAMP_RULES:
-            if name != "thought_guard":
+            if name not in GUARDS:
                 d, _ = rule(d, ctx)
         return d, []
 
-    # The clamp, and the per-viewer and prose redactions behind it (defence in depth).
-    monkeypatch.setattr(turn_module, "clamp_decision", without_thought_guard)
+    # The clamps, and the per-viewer and prose redactions behind them (defence in depth).
+    monkeypatch.setattr(turn_module, "clamp_decision", without_guards)
     monkeypatch.setattr(observation_module, "hidden_tokens_for", lambda *a, **k: frozenset())
+    monkeypatch.setattr(memory_module, "knowledge_of", _nobody_knows_anything)
     monkeypatch.setattr(prose_module, "spoken_only_tokens", lambda *a, **k: set())
     kit = make_kit(fn=copying_adversary)
     sid = kit.create()
@@ -137,10 +147,13 @@ def test_an_undo_that_forgets_the_state_is_caught(
     assert after.model_copy(update={"revision": before.revision}) != before
 
 
-def test_a_disabled_speech_guard_is_caught(
+def test_a_disabled_perception_guard_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn_module, "speech_guard", lambda d, state, ctx, *pooled: (d, []))
+    without = [(n, r) for n, r in CLAMP_RULES if n != "perception_guard"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
+    monkeypatch.setattr(observation_module, "hidden_tokens_for", lambda *a, **k: frozenset())
+    monkeypatch.setattr(memory_module, "knowledge_of", _nobody_knows_anything)
     kit = make_kit(fn=copying_adversary)
     sid = kit.create()
     kit.play(sid, speech=f"Everyone in this hall, hear me: {HALL}!", force_speaker="C3")

@@ -12,7 +12,9 @@ import pytest
 from tavern.agents import character, prose
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
+from tavern.physics.clamps import ClampContext
 from tavern.physics.perception import perceives
+from tavern.physics.visible import perception_guard
 from tavern.records import (
     NARRATOR,
     Audience,
@@ -27,7 +29,6 @@ from tavern.records import (
 from tavern.runner import InvalidTurnError, ModelFailureError
 from tavern.runner.calls import AgentCaller
 from tavern.runner.screen import perceived_by
-from tavern.runner.speech_guard import speech_guard
 from tavern.store import Library, journal_path, materialize_session, read_journal
 
 from .kit import Kit, KitFactory, director_answer, run
@@ -391,9 +392,9 @@ def _play_canary_events(
     return kit, sid
 
 
-def test_speech_guard_covers_every_text_everyone_present_sees(tmp_path: Path) -> None:
+def test_the_perception_guard_covers_every_text_everyone_present_sees(tmp_path: Path) -> None:
     """Hall speech copied into a mood or a new location would reach the sealed cellar: the
-    speech guard redacts it there too (the fields come from `physics.redact_visible`)."""
+    perception guard redacts it there too (the fields come from `physics.redact_visible`)."""
     library = Library(tmp_path)
     state = materialize_session(library.get_scenario("the-vintners-wake"), library, "s-guard")
     hall = Audience(origin="zone", perceivers=["C1", "C2", "C4", "C5"])
@@ -406,7 +407,8 @@ def test_speech_guard_covers_every_text_everyone_present_sees(tmp_path: Path) ->
             scene={"add_facts": [], "remove_facts": [], "new_location": "Saltmarrow5521 hall"},
         )
     )
-    guarded, changes = speech_guard(decision, state, [said])
+    ctx = ClampContext(scene=state.scene, history=[said], cast=state.cast)
+    guarded, changes = perception_guard(decision, ctx)
     assert "Saltmarrow5521" not in guarded.mood_updates["C2"]
     assert "Saltmarrow5521" not in (guarded.scene.new_location or "")
     assert {c.path for c in changes} == {"mood_updates.C2", "scene.new_location"}

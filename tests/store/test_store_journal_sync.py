@@ -1,23 +1,46 @@
-"""`JournalWriter.synced_once`: one fsync for a block of durable appends, at its end.
+"""`JournalWriter.sync` and `store.reconcile_journal` (issue 41, hole 5).
 
-Counted by wrapping `os.fsync` as the journal module calls it. The negative control is a
-plain durable writer outside any block: one fsync per line, which the count tells apart.
+An append writes (no fsync); `sync` puts every line written so far on disk at one fsync, and
+a non-durable writer never syncs. Counted by wrapping `os.fsync`. Reconciling a session's
+journal with its store appends a recovered commit line for every committed turn the journal
+lacks and a recovered undo line for every journal commit the store does not hold; a second
+reconcile appends nothing. The negative control reads only commit lines (undos ignored), and
+the agreement check catches it.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from tavern.records.journal import UndoLine
-from tavern.store import JournalWriter, PendingSync, journal_path, read_journal
-from tavern.store import journal as journal_module
+from tavern.records import (
+    Audience,
+    Body,
+    Character,
+    CommitLine,
+    Mind,
+    Scene,
+    SessionState,
+    SpeechRecord,
+    UndoLine,
+    utc_now,
+)
+from tavern.store import (
+    JournalWriter,
+    SessionStore,
+    journal_commits,
+    journal_path,
+    read_journal,
+    read_markers,
+    reconcile_journal,
+)
+from tavern.store import reconcile as reconcile_module
+
+SID = "s-sync"
+_HALL = Audience(origin="public", perceivers=["C1"])
 
 
 def _line(session_id: str, n: int) -> UndoLine:
@@ -27,8 +50,9 @@ def _line(session_id: str, n: int) -> UndoLine:
     )  # fmt: skip
 
 
-def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths fsynced through the journal module, in order (files and directories)."""
+@pytest.fixture
+def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Paths fsynced, in order (files and directories)."""
     seen: list[str] = []
     real = os.fsync
 
@@ -36,334 +60,133 @@ def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(os.readlink(f"/proc/self/fd/{fd}"))
         real(fd)
 
-    monkeypatch.setattr(journal_module.os, "fsync", counting)
+    monkeypatch.setattr(os, "fsync", counting)
     return seen
 
 
-@pytest.fixture
-def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Paths fsynced through the journal module, in order (files and directories)."""
-    return _count_fsyncs(monkeypatch)
-
-
 def _files(seen: list[str]) -> list[str]:
-    """The journal files among fsynced paths (directory syncs are tested apart)."""
     return [p for p in seen if p.endswith(".jsonl")]
 
 
-def test_a_block_syncs_once_at_its_end(tmp_path: Path, fsyncs: list[str]) -> None:
-    writer = JournalWriter(tmp_path)
-    with writer.synced_once("s01"):
-        for n in range(5):
-            writer.append("s01", _line("s01", n))
-        assert _files(fsyncs) == []
-        assert len(read_journal(journal_path(tmp_path, "s01"))) == 5  # written, unsynced
-    assert _files(fsyncs) == [str(journal_path(tmp_path, "s01"))]
-
-
-def test_negative_control_outside_a_block_every_line_syncs(
+def test_appends_write_and_sync_puts_them_on_disk_at_once(
     tmp_path: Path, fsyncs: list[str]
 ) -> None:
     writer = JournalWriter(tmp_path)
     for n in range(5):
         writer.append("s01", _line("s01", n))
-    assert len(_files(fsyncs)) == 5
-
-
-def test_blocks_nest_and_an_exception_still_syncs(tmp_path: Path, fsyncs: list[str]) -> None:
-    writer = JournalWriter(tmp_path)
-    with pytest.raises(RuntimeError), writer.synced_once("s01"):
-        with writer.synced_once("s01"):
-            writer.append("s01", _line("s01", 1))
-        assert _files(fsyncs) == []  # the inner block leaves the sync to the outer one
-        raise RuntimeError("the turn failed")
+    assert _files(fsyncs) == []  # written, not synced
+    assert len([p for p in fsyncs if not p.endswith(".jsonl")]) == 3  # the new file's dirs
+    writer.sync("s01")
     assert len(_files(fsyncs)) == 1
+    assert [line.turn_number for line in read_journal(journal_path(tmp_path, "s01"))] == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
 
 
-def test_a_block_without_lines_or_without_durability_never_syncs(
-    tmp_path: Path, fsyncs: list[str]
-) -> None:
-    with JournalWriter(tmp_path).synced_once("s01"):
-        pass
-    fast = JournalWriter(tmp_path, durable=False)
-    with fast.synced_once("s01"):
-        fast.append("s01", _line("s01", 1))
-    assert _files(fsyncs) == []
-
-
-def test_a_session_deleted_inside_the_block_is_no_error(tmp_path: Path, fsyncs: list[str]) -> None:
-    writer = JournalWriter(tmp_path)
-    with writer.synced_once("s01"):
-        writer.append("s01", _line("s01", 1))
-        journal_path(tmp_path, "s01").unlink()
-    assert _files(fsyncs) == []
-
-
-def test_other_sessions_keep_syncing_every_line(tmp_path: Path, fsyncs: list[str]) -> None:
-    writer = JournalWriter(tmp_path)
-    with writer.synced_once("s01"):
-        writer.append("s02", _line("s02", 1))
-        assert _files(fsyncs) == [str(journal_path(tmp_path, "s02"))]
-
-
-def test_a_new_journal_syncs_its_directories_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A power loss must not take away a journal whose lines were synced: the entries naming
-    the file, its session directory and the sessions directory are synced with its first
-    line, and never again."""
-    seen = _count_fsyncs(monkeypatch)
-    writer = JournalWriter(tmp_path)
+def test_a_writer_that_is_not_durable_never_syncs(tmp_path: Path, fsyncs: list[str]) -> None:
+    writer = JournalWriter(tmp_path, durable=False)
     writer.append("s01", _line("s01", 1))
-    writer.append("s01", _line("s01", 2))
-    journal = journal_path(tmp_path, "s01")
-    directories = [str(journal.parent), str(journal.parent.parent), str(tmp_path)]
-    assert seen == [str(journal), *directories, str(journal)]
+    writer.sync("s01")
+    writer.sync("s02")  # never written: nothing to sync either way
+    assert fsyncs == []
 
 
-def test_negative_control_a_writer_without_directory_syncs_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _state(turn: int, revision: int) -> SessionState:
+    cast = {"C1": Character(id="c1", mind=Mind(), body=Body(display_name="A", description_ref="a"))}
+    return SessionState(
+        id=SID, scenario_id="t", title="t", world="w", created_at=utc_now(), cast=cast,
+        controlled_id="C1", scene=Scene(location="room", present=["C1"]),
+        turn_number=turn, revision=revision,
+    )  # fmt: skip
+
+
+def _play(store: SessionStore, journal: JournalWriter, turns: int, mark: bool = True) -> None:
+    """Commit `turns` turns of two records each, marking each in the journal."""
+    for _ in range(turns):
+        state = store.load(SID)
+        turn, seq = state.turn_number + 1, store.next_seq(SID)
+        records = [
+            SpeechRecord(seq=seq + i, turn_number=turn, speaker="C1", author="character",
+                         audience=_HALL, text=f"line {turn}/{i}")
+            for i in range(2)
+        ]  # fmt: skip
+        stored = store.commit_turn(SID, turn, records, state, state.revision)
+        if mark:
+            line = CommitLine(
+                ts=utc_now(), session_id=SID, turn_number=turn, revision=stored.revision,
+                record_count=2, tick=0, control_returned=True,
+            )  # fmt: skip
+            journal.append(SID, line)
+
+
+def _agree(store: SessionStore, journal: JournalWriter) -> bool:
+    marked = journal_commits(read_markers(journal_path(journal.data_dir, SID)))
+    return set(marked) == {t.turn_number for t in store.committed_turns(SID)}
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[SessionStore, JournalWriter]:
+    store = SessionStore(tmp_path, synchronous="OFF")
+    store.create(_state(0, 0))
+    return store, JournalWriter(tmp_path, durable=False)
+
+
+def test_a_committed_turn_the_journal_lacks_is_recovered(
+    pair: tuple[SessionStore, JournalWriter],
 ) -> None:
-    monkeypatch.setattr(journal_module, "_fsync_directories", lambda path, levels: None)
-    seen = _count_fsyncs(monkeypatch)
-    JournalWriter(tmp_path).append("s01", _line("s01", 1))
-    assert str(journal_path(tmp_path, "s01").parent) not in seen
+    store, journal = pair
+    _play(store, journal, 2)
+    _play(store, journal, 1, mark=False)  # killed before its commit line
+    assert not _agree(store, journal)
+    done = reconcile_journal(store, journal, SID)
+    assert done.recovered == [3] and done.voided == [] and _agree(store, journal)
+    [line] = [m for m in read_markers(journal_path(journal.data_dir, SID)) if m.recovered]
+    assert isinstance(line, CommitLine) and (line.record_count, line.revision) == (2, 3)
+    assert not reconcile_journal(store, journal, SID)  # nothing left to do
 
 
-# A block given a PendingSync hands its fsync to a background thread.
-
-
-def test_a_pending_block_returns_before_its_sync_and_wait_joins_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_journal_commit_the_store_lacks_is_marked(
+    pair: tuple[SessionStore, JournalWriter],
 ) -> None:
-    started, release, done = threading.Event(), threading.Event(), threading.Event()
-    real = os.fsync
-
-    def held(fd: int) -> None:
-        started.set()
-        assert release.wait(10)
-        real(fd)
-        done.set()
-
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))  # a new journal: its own and its directories' syncs
-    monkeypatch.setattr(journal_module.os, "fsync", held)
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 1))
-    assert started.wait(10)  # the sync is under way and held, yet the block has returned
-    assert not done.is_set()
-    release.set()
-    pending.wait()
-    assert done.is_set()
-    pending.wait()  # a second wait returns at once
+    store, journal = pair
+    _play(store, journal, 3)
+    store.undo(SID)  # killed before its undo line
+    store.undo(SID)
+    done = reconcile_journal(store, journal, SID)
+    assert done.voided == [3, 2] and done.recovered == [] and _agree(store, journal)
+    lines = read_journal(journal_path(journal.data_dir, SID))
+    assert [(type(x).__name__, x.turn_number) for x in lines[-2:]] == [
+        ("UndoLine", 3),
+        ("UndoLine", 2),
+    ]
+    assert all(isinstance(x, UndoLine) and x.recovered for x in lines[-2:])
 
 
-def test_a_pending_sync_error_is_raised_by_wait(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_markers_skip_the_other_lines_unread(pair: tuple[SessionStore, JournalWriter]) -> None:
+    store, journal = pair
+    _play(store, journal, 2)
+    path = journal_path(journal.data_dir, SID)
+    with path.open("a", encoding="utf-8") as f:  # a model-call-sized line that is no marker
+        f.write('{"kind": "llm_call", "text": "' + "x" * 50_000 + '"}\n')
+    assert [m.turn_number for m in read_markers(path)] == [1, 2]
+
+
+def test_negative_control_a_reconcile_blind_to_undos_is_caught(
+    pair: tuple[SessionStore, JournalWriter], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-
-    def broken(fd: int) -> None:
-        raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr(journal_module.os, "fsync", broken)
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 1))
-    with pytest.raises(OSError, match="Input/output error"):
-        pending.wait()
-
-
-def test_a_failing_pending_block_syncs_at_once(tmp_path: Path, fsyncs: list[str]) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    fsyncs.clear()
-    pending = PendingSync()
-    with pytest.raises(RuntimeError), writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 1))
-        raise RuntimeError("the turn failed")
-    assert _files(fsyncs) == [str(journal_path(tmp_path, "s01"))]  # synced before re-raising
-    pending.wait()  # nothing left pending
-
-
-def test_a_pending_block_without_lines_starts_no_sync(tmp_path: Path, fsyncs: list[str]) -> None:
-    pending = PendingSync()
-    with JournalWriter(tmp_path).synced_once("s01", pending):
-        pass
-    pending.wait()
-    assert _files(fsyncs) == []
-
-
-def _sync_in_forked_child(writer: JournalWriter, keep_parent_pool: bool) -> int:
-    """Exit code of a forked child that syncs a block in the background: 0 when the sync
-    ran, 2 when it had not run after 3 seconds."""
-    parent_pool = list(journal_module._SYNC_THREADS)
-    pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        code = 1
-        try:
-            if keep_parent_pool:  # planted: the at-fork reset did not happen
-                journal_module._SYNC_THREADS[:] = parent_pool
-            pending = PendingSync()
-            with writer.synced_once("s01", pending):
-                writer.append("s01", _line("s01", 9))
-            pending.wait(timeout=3)
-            code = 0
-        except TimeoutError:
-            code = 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
-def test_a_forked_child_starts_its_own_sync_threads(tmp_path: Path) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 1))
-    pending.wait()  # the pool now has an idle thread, which a child does not inherit
-    assert _sync_in_forked_child(writer, keep_parent_pool=False) == 0
-    # Negative control: with the parent's pool kept, the child's sync never runs.
-    assert _sync_in_forked_child(writer, keep_parent_pool=True) == 2
-
-
-# A pending block syncs once, as it ends; markers sync in the background.
-
-
-def _held_fsync(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], threading.Event]:
-    """A journal fsync that waits for the returned event before syncing; the list gets the
-    journal's size as each fsync starts (the bytes it covers)."""
-    started: list[int] = []
-    release = threading.Event()
-    real = os.fsync
-
-    def held(fd: int) -> None:
-        started.append(os.fstat(fd).st_size)
-        assert release.wait(10)
-        real(fd)
-
-    monkeypatch.setattr(journal_module.os, "fsync", held)
-    return started, release
-
-
-def _wait_until(condition: Callable[[], object], failure: str) -> None:
-    """Poll `condition` until it holds; fail with `failure` after 10 s."""
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, failure
-        time.sleep(0.001)
-
-
-def test_a_pending_block_syncs_once_at_its_end_for_all_its_lines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    journal = journal_path(tmp_path, "s01")
-    started, release = _held_fsync(monkeypatch)
-    pending = PendingSync()
-    try:
-        with writer.synced_once("s01", pending):
-            for n in range(1, 6):
-                writer.append("s01", _line("s01", n))
-            time.sleep(0.05)  # a sync started by a line would be seen by now
-            during = list(started)
-        # started by the block's end, in the background
-        _wait_until(lambda: started, "no sync started at the block's end")
-    finally:
-        release.set()
-    pending.wait()
-    assert during == []
-    assert started == [journal.stat().st_size]  # one sync for the five lines
-
-
-def test_a_plain_block_syncs_only_at_its_end(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    started, release = _held_fsync(monkeypatch)
-    release.set()  # nothing held: a sync started inside the block would be seen at once
-    with writer.synced_once("s01"):
-        writer.append("s01", _line("s01", 1))
-        time.sleep(0.05)
-        assert started == []
-    assert len(started) == 1
-
-
-def test_a_marker_returns_before_its_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    started, release = _held_fsync(monkeypatch)
-    try:
-        writer.append("s01", _line("s01", 1), wait_for_disk=False)  # returns, the sync held
-    finally:
-        release.set()
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 2))
-    pending.wait()
-    assert started and started[-1] == journal_path(tmp_path, "s01").stat().st_size
-
-
-def test_a_markers_sync_error_fails_the_next_wait_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    real = os.fsync
-    broken = [True]
-
-    def failing(fd: int) -> None:
-        if broken[0]:
-            raise OSError(5, "Input/output error")
-        real(fd)
-
-    monkeypatch.setattr(journal_module.os, "fsync", failing)
-    writer.append("s01", _line("s01", 1), wait_for_disk=False)
-    # the background sync has failed and stopped
-    _wait_until(lambda: not writer._lock_for("s01").syncing, "the failed sync never stopped")
-    broken[0] = False
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 2))
-    with pytest.raises(OSError, match="Input/output error"):
-        pending.wait()  # the turn that waits next learns its journal may have lost a line
-    pending = PendingSync()
-    with writer.synced_once("s01", pending):
-        writer.append("s01", _line("s01", 3))
-    pending.wait()  # raised once; the next turn syncs anew
-
-
-def test_a_markers_sync_leaves_the_lines_of_an_open_block_to_its_end(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A commit marker's background sync used to chase every line written while it ran,
-    # including the next turn's, whose block syncs them at its end anyway: 2-3 more fsyncs
-    # a durable turn, in the middle of its work.
-    writer = JournalWriter(tmp_path)
-    writer.append("s01", _line("s01", 0))
-    journal = journal_path(tmp_path, "s01")
-    holder = writer._lock_for("s01")
-    started, release = _held_fsync(monkeypatch)
-    try:
-        writer.append("s01", _line("s01", 1), wait_for_disk=False)  # its sync starts, held
-        marker_size = journal.stat().st_size
-        _wait_until(lambda: started, "the marker's sync never started")  # before the block
-        pending = PendingSync()
-        with writer.synced_once("s01", pending):
-            for n in range(2, 5):
-                writer.append("s01", _line("s01", n))
-            release.set()
-            # the marker's sync ends without syncing the block's lines
-            _wait_until(lambda: not holder.syncing, "the marker's sync never stopped")
-            during = list(started)
-    finally:
-        release.set()
-    pending.wait()
-    assert during == [marker_size]
-    assert started == [marker_size, journal.stat().st_size]  # the block's end: one more
+    store, journal = pair
+    _play(store, journal, 2)
+    store.undo(SID)
+    journal.append(SID, _line(SID, 2))  # turn 2 undone, and marked so
+    _play(store, journal, 1, mark=False)  # turn 2 again, killed before its commit line
+    monkeypatch.setattr(
+        reconcile_module,
+        "journal_commits",
+        lambda markers: {m.turn_number: m for m in markers if isinstance(m, CommitLine)},
+    )
+    reconcile_journal(store, journal, SID)  # planted: the undone turn 2 still counts
+    assert not _agree(store, journal)

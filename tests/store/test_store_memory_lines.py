@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # benchmarks/ is a top-level folder, not an installed package
     sys.path.insert(0, str(REPO))
 
-import benchmarks.crash as crash  # noqa: E402
+import benchmarks.crash_store as crash  # noqa: E402
 from benchmarks.store_disk import grow  # noqa: E402
 
 # -- operations as plain data, applied to whatever the memory is when they run -------------
