@@ -233,10 +233,23 @@ def _read_rows(
             FROM {table}_text"""
         )
     if parquet_files:
+        # A partition written before a field was added lacks its column: NULL (then the
+        # field's default) stands in, as a missing key does in a JSON line.
+        present = {
+            str(row[0])
+            for row in con.execute(f"DESCRIBE SELECT * FROM {_read_parquet(parquet_files)}")
+            .fetchall()
+        }
+        typed = ", ".join(
+            quote(c) if c in present else f"CAST(NULL AS {t}) AS {quote(c)}"
+            for c, t in spec.columns.items()
+        )
+        kept = ", ".join(quote(c) for c in ("file", "line_no") if c in present)
         con.execute(
             f"""CREATE OR REPLACE TEMP TABLE {table}_parquet AS
-            SELECT row_number() OVER () + 1e15::BIGINT AS raw_seq, hash({columns}) AS line_hash, *
-            FROM {_read_parquet(parquet_files)}"""
+            SELECT *, hash({columns}) AS line_hash
+            FROM (SELECT row_number() OVER () + 1e15::BIGINT AS raw_seq, {kept}, {typed}
+                  FROM {_read_parquet(parquet_files)})"""
         )
         texts.append(f"SELECT raw_seq, file FROM {table}_parquet")
         parts.append(f"SELECT * FROM {table}_parquet")

@@ -287,3 +287,22 @@ def test_a_journal_line_of_each_kind_loads(tavern_data_dir: Path) -> None:
     # A default fills only the kinds that have the field.
     assert con.execute("SELECT count(source) FROM journal_lines").fetchone() == (1,)
     assert at(5).year == 2026
+
+
+def test_a_partition_older_than_a_field_reads_the_fields_default(
+    tavern_data_dir: Path, tmp_path: Path
+) -> None:
+    run = Planted(tavern_data_dir)
+    run.commit(1, 10)
+    con = _con(tavern_data_dir)
+    old = tmp_path / "campaign=c" / "arm=a" / "run=r1" / "journal.parquet"
+    old.parent.mkdir(parents=True)
+    # Planted: a partition written before `CommitLine.filter_cuts` existed.
+    con.execute(
+        f"COPY (SELECT * EXCLUDE (file, campaign, arm, run, filter_cuts) FROM journal_lines) "
+        f"TO '{old}' (FORMAT parquet)"
+    )
+    parted = _con(old)
+    assert parted.execute("SELECT kind, filter_cuts FROM journal_lines").fetchall() == [
+        ("commit", None)
+    ]
