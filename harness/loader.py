@@ -237,8 +237,9 @@ def _read_rows(
         # field's default) stands in, as a missing key does in a JSON line.
         present = {
             str(row[0])
-            for row in con.execute(f"DESCRIBE SELECT * FROM {_read_parquet(parquet_files)}")
-            .fetchall()
+            for row in con.execute(
+                f"DESCRIBE SELECT * FROM {_read_parquet(parquet_files)}"
+            ).fetchall()
         }
         typed = ", ".join(
             quote(c) if c in present else f"CAST(NULL AS {t}) AS {quote(c)}"
