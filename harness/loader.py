@@ -298,9 +298,14 @@ def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths, *, reuse: bool = F
     _load_journals(con, found)
     for name, spec in EXPORTS.items():
         _load_export(con, EXPORT_TABLES[name], found.exports[name], spec)
-    con.execute("CREATE OR REPLACE TABLE load_sources (file VARCHAR, size BIGINT, mtime_ns BIGINT)")
-    if sources:
-        con.executemany("INSERT INTO load_sources VALUES (?, ?, ?)", sorted(sources))
+    # One statement: `executemany` inserts row by row (22 s for 14,493 journals).
+    listed = sorted(sources or ())
+    con.execute(
+        """CREATE OR REPLACE TABLE load_sources AS
+        SELECT unnest(?::VARCHAR[]) AS file, unnest(?::BIGINT[]) AS size,
+               unnest(?::BIGINT[]) AS mtime_ns""",
+        [[f for f, _, _ in listed], [s for _, s, _ in listed], [m for _, _, m in listed]],
+    )
     return True
 
 

@@ -117,6 +117,11 @@ def count_tokens(
     finally:
         if owned:
             client.close()
-    if counted:
-        con.executemany("INSERT INTO token_counts VALUES (?, ?, ?, ?, ?)", counted)
+    if counted:  # one statement: `executemany` inserts row by row
+        columns = [list(column) for column in zip(*counted, strict=True)]
+        con.execute(
+            """INSERT INTO token_counts SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]),
+                   unnest(?::BIGINT[]), unnest(?::BIGINT[]), unnest(?::VARCHAR[])""",
+            columns,
+        )
     return len(counted)
