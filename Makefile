@@ -53,9 +53,11 @@ soak: $(STAMP_DEV)
 	$(BIN)/tavern model install
 	$(BIN)/python -m harness.soak $(SCENARIO) --turns 12
 
+## The four benchmarks (benchmarks/README.md): store, crash, contract, kernel.
 bench: $(STAMP_DEV)
 	$(BIN)/python -m benchmarks.store
 	$(BIN)/python -m benchmarks.crash
+	$(BIN)/python -m benchmarks.contract
 	$(BIN)/python -m benchmarks.kernel
 
 schemas: $(STAMP_DEV)

@@ -1,19 +1,22 @@
 """Kernel time per turn and the cacheable prompt prefix, with the in-process fake provider.
 
-    python -m benchmarks.kernel [--turns 40] [--long 2000]
+    python -m benchmarks.kernel [--turns 60] [--long 2000]
+    python -m benchmarks.kernel --digest [--turns 30]
 
-Kernel time is the wall time of `Runner.play_turn` minus the time spent inside the model
+Kernel time is the wall time of `Runner.play_turn` less the time spent inside the model
 provider (the fake's own answer generation stands in for the model wait): loading the
-session, journaling, prompt building, the contract gate, validation, clamps, observations,
-memory capture and the atomic commit. It is measured on a session with 20 turns of history
-and on one with 2,000 (goal: median < 10 ms, ratio <= 1.5). Both sessions are built by
-committing synthetic turns through the store and the real memory capture, then played with
-the same scripted, realistic-length answers.
+session, journaling with one fsync, prompt building, the contract gate, validation, clamps,
+observations, memory capture and the atomic commit. It is measured on a session with 20 turns
+of history and on one with 2,000 (budget: p95 < 100 ms per turn, p95 ratio <= 1.5). Both
+sessions are built by committing synthetic turns through the store and the real memory
+capture, then played with the same scripted, realistic-length answers.
 
 The cacheable share: for each agent role, the mean share of each prompt that is a common
 prefix with a prompt the role sent before in the session (the best of its agents' latest:
-see `prefix_shares`; goal >= 0.9 for Director and Character), from the journal, i.e.
-exactly the text that was sent.
+see `prefix_shares`), from the journal, i.e. exactly the text that was sent.
+
+`--digest` plays the same sessions and prints digests of everything they sent and kept
+(`behaviour_digest`): a change meant to keep behaviour must leave them as they were.
 """
 
 from __future__ import annotations
@@ -21,13 +24,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import hashlib
+import json
 import multiprocessing
-import os
-import platform
 import random
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 import zlib
@@ -37,6 +39,8 @@ from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
@@ -57,11 +61,9 @@ from tavern.records import (
     TurnInput,
 )
 from tavern.runner import KernelLimits, Runner
-from tavern.runner.collector import tune_collector
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.memory import capture_memory
 from tavern.store import JournalWriter, Library, SessionStore, journal_path, read_journal
-from tavern.store.atomic import fsync_path
 
 SCENARIOS = {
     # scenario -> the slots sharing the controlled character's room (speakers, witnesses)
@@ -169,7 +171,7 @@ class TimedProvider:
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         # Answers whole: a stop-early predicate (the prose role's) runs on the tokens while a
         # real server writes them, inside the model wait; the fake's word-by-word imitation
-        # of that would add its own quadratic work to `kernel_instructions`' counts.
+        # of that would add its own quadratic work to the kernel's time.
         request = replace(request, stop_early=None)
         start, cpu = time.perf_counter(), time.process_time()
         try:
@@ -230,98 +232,40 @@ INPUTS = [
 ]
 
 
-Cell = tuple[str, int]
-"""(configuration label, turns of history)."""
-
-
 async def kernel_times(
     runner: Runner, provider: TimedProvider, sessions: dict[int, str], turns: int
-) -> dict[Cell, tuple[list[float], list[float]]]:
-    """Kernel milliseconds of `turns` played turns per cell: (wall, process CPU) lists.
+) -> dict[int, tuple[list[float], list[float]]]:
+    """Kernel milliseconds of `turns` played turns per session (by turns of history): the
+    (wall, process CPU) lists.
 
-    One runner and one event loop, as in the server, so every cache a server keeps warm
-    stays warm. Every (configuration, session) cell plays one turn in rotation, switching
-    the runner's durability and contract gate in between, so a change in the machine's
-    speed during the run reaches every cell alike: ratios between cells stay fair. The CPU
-    figure is what the kernel itself computes; on a shared machine it is the one to read,
-    since wall time also counts waiting for a core. Before a durable turn the benchmark
-    fsyncs the store and that session's journal outside the timed region: the no-fsync
-    cells share the SQLite file and leave their writes unsynced, which a durable server
-    never does, and the first durable cell of a round could pay for them. (In one run of
-    40 rounds, flushed and unflushed durable cells came out within 0.2 ms.)
+    One runner and one event loop, as in the server. The sessions play one turn each in
+    rotation, so a change in the machine's speed during the run reaches both alike and their
+    ratio stays fair. The time is wall time less the provider's: what a player would wait
+    for if the model answered at once (durable I/O and the contract gate included). CPU time
+    leaves out waiting for the disk and, on a shared machine, for a core.
     """
     global WAITING
-    times: dict[Cell, tuple[list[float], list[float]]] = {
-        (label, h): ([], []) for label, _, _ in CONFIGS for h in sessions
-    }
+    times: dict[int, tuple[list[float], list[float]]] = {h: ([], []) for h in sessions}
     for i in range(turns):
-        for label, durable, gate in CONFIGS:
-            _configure(runner, durable, gate)
-            for history, sid in sessions.items():
-                if THOROUGH:  # outside the timed region: the script reads the store
-                    WAITING = waiting_actors(runner, sid, INPUTS[i % len(INPUTS)])
-                if durable:  # untimed: what the no-fsync cells left unsynced (see above)
-                    _flush(runner, sid)
-                provider.waited = provider.waited_cpu = 0.0
-                start, start_cpu = time.perf_counter(), time.process_time()
-                await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
-                wall, cpu = times[(label, history)]
-                wall.append((time.perf_counter() - start - provider.waited) * 1000)
-                cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
+        for history, sid in sessions.items():
+            if THOROUGH:  # outside the timed region: the script reads the store
+                WAITING = waiting_actors(runner, sid, INPUTS[i % len(INPUTS)])
+            provider.waited = provider.waited_cpu = 0.0
+            start, start_cpu = time.perf_counter(), time.process_time()
+            await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
+            wall, cpu = times[history]
+            wall.append((time.perf_counter() - start - provider.waited) * 1000)
+            cpu.append((time.process_time() - start_cpu - provider.waited_cpu) * 1000)
     return times
-
-
-def _flush(runner: Runner, session_id: str) -> None:
-    """fsync the files a durable turn of `session_id` syncs: the store's and its journal
-    (only those: `os.sync` would flush every dirty file of the machine, work no turn does)."""
-    store = runner.store.path
-    paths = [
-        store,
-        store.with_name(store.name + "-wal"),
-        journal_path(runner.journal.data_dir, session_id),
-    ]
-    for path in paths:
-        if path.exists():
-            fsync_path(path)
-
-
-def _configure(runner: Runner, durable: bool, gate: bool) -> None:
-    """Switch one runner between the configurations (SQLite sync, journal fsync, gate)."""
-    sync = "FULL" if durable else "OFF"
-    runner.store._conn().execute(f"PRAGMA synchronous = {sync}")
-    runner.journal.durable = durable
-    runner.check_contract = gate
 
 
 def build_sessions(data_dir: Path, sizes: list[int], scenario: str, limit: str) -> dict[int, str]:
     """Build the sessions (run in a child process, so the measuring process starts the way
-    a server does on an existing data dir: with no cache warmed by writing the history)."""
+    a server does on an existing data dir: with nothing in memory from writing the history)."""
     global SCENARIO, HALL, LIMIT
     SCENARIO, HALL, LIMIT = scenario, SCENARIOS[scenario], limit
-    builder, _ = _runner(data_dir, durable=False, gate=True)
+    builder, _ = _runner(data_dir, durable=False)
     return {n: build_session(builder, builder.store, n) for n in sizes}
-
-
-def calibration_ms() -> float:
-    """CPU time of a fixed pure-Python loop: how fast this machine is right now."""
-    start = time.process_time()
-    for _ in range(20):
-        sum(i * i for i in range(20_000))
-    return (time.process_time() - start) * 1000
-
-
-def interpreter() -> str:
-    """Which CPython runs the benchmark: its build moves every figure (on one machine,
-    Debian's python3.11, built with PGO and LTO into one executable, ran the kernel 10-25%
-    faster than a plain build calling a shared libpython)."""
-    described = f"{platform.python_implementation()} {platform.python_version()}"
-    described += f" ({os.path.realpath(sys.executable)}"
-    try:
-        with open("/proc/self/maps") as maps:
-            shared = "libpython" in maps.read()
-    except OSError:  # not Linux: say nothing about the linking
-        return described + ")"
-    return described + (", libpython shared)" if shared else ", libpython linked in)")
 
 
 def prefix_shares(calls: list[LlmCallLine]) -> dict[str, list[float]]:
@@ -354,13 +298,6 @@ def _common_prefix(a: str, b: str) -> int:
     return common
 
 
-CONFIGS = [
-    ("durable I/O, contract gate", True, True),
-    ("no fsync, contract gate", False, True),
-    ("no fsync, no gate (kernel compute)", False, False),
-]
-
-
 LIMITS = {
     "large": KernelLimits(),
     "local": KernelLimits.for_context(4096),
@@ -372,7 +309,7 @@ THOROUGH = False
 """`--director thorough`: the scripted Director adjudicates every waiting attempt."""
 
 
-def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedProvider]:
+def _runner(data_dir: Path, durable: bool) -> tuple[Runner, TimedProvider]:
     store = SessionStore(data_dir, synchronous="FULL" if durable else "OFF")
     journal = JournalWriter(data_dir, durable=durable)
     provider = TimedProvider()
@@ -381,23 +318,79 @@ def _runner(data_dir: Path, durable: bool, gate: bool) -> tuple[Runner, TimedPro
         journal.append(line.session_id, line)
 
     client = LlmClient(provider, sink=sink, retry=RetryPolicy(max_attempts=1))
-    runner = Runner(
-        store, Library(data_dir), journal, client, check_contract=gate, limits=LIMITS[LIMIT]
-    )
+    runner = Runner(store, Library(data_dir), journal, client, limits=LIMITS[LIMIT])
     return runner, provider
 
 
-def _p10(values: list[float]) -> float:
-    """Tenth percentile: on a shared VM, CPU time also absorbs steal, which only adds."""
-    ordered = sorted(values)
-    return ordered[len(ordered) // 10]
+def p95(values: list[float]) -> float:
+    """95th percentile (linear between the closest ranks).
+
+    >>> p95([float(v) for v in range(1, 101)])
+    95.05
+    """
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+VOLATILE = frozenset({"ts", "duration_ms", "created_at"})
+"""Fields that hold clock readings: left out of a digest, since no two runs share them."""
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON data without its `VOLATILE` fields, at any depth."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def behaviour_digest(data_dir: Path, sizes: list[int], turns: int) -> dict[str, str]:
+    """SHA-256 digests of what `turns` played turns on each benchmark session sent and kept:
+    every prompt, every answer, every other journal line, every history record and each
+    session's final state (clock readings left out, session ids replaced by their size).
+
+    A change meant to keep behaviour (a cache removed, a loop rewritten) must leave all five
+    digests as they were; a part that moves names what changed. The sessions are built and
+    played as `kernel_times` plays them (one runner, sessions in rotation, gate on).
+    """
+    runner, _ = _runner(data_dir, durable=False)
+    sessions = {n: build_session(runner, runner.store, n) for n in sizes}
+
+    async def play() -> None:
+        global WAITING
+        for i in range(turns):
+            for sid in sessions.values():
+                if THOROUGH:
+                    WAITING = waiting_actors(runner, sid, INPUTS[i % len(INPUTS)])
+                await runner.play_turn(sid, INPUTS[i % len(INPUTS)])
+
+    asyncio.run(play())
+    parts = {k: hashlib.sha256() for k in ("prompts", "answers", "journal", "records", "state")}
+
+    def add(part: str, session_id: str, size: int, value: Any) -> None:
+        text = json.dumps(_plain(value), sort_keys=True, ensure_ascii=False)
+        parts[part].update(text.replace(session_id, f"<session {size}>").encode() + b"\n")
+
+    for size, sid in sessions.items():
+        for line in read_journal(journal_path(data_dir, sid)):
+            if isinstance(line, LlmCallLine):
+                add("prompts", sid, size, line.request)
+                add("answers", sid, size, [line.agent, line.response, line.error])
+            else:
+                add("journal", sid, size, line)
+        for record in runner.store.history(sid):
+            add("records", sid, size, record)
+        add("state", sid, size, runner.store.load(sid))
+    return {k: h.hexdigest() for k, h in parts.items()}
 
 
 def main() -> None:
     """Run the benchmark and print the figures."""
     global SCENARIO, HALL, LIMIT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=30, help="played turns per measurement")
+    parser.add_argument("--turns", type=int, default=60, help="played turns per session")
     parser.add_argument("--short", type=int, default=20, help="history turns, short session")
     parser.add_argument("--long", type=int, default=2000, help="history turns, long session")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="the-vintners-wake")
@@ -412,11 +405,10 @@ def main() -> None:
         " go to the follow-up call), or for every waiting attempt (no follow-up)",
     )
     parser.add_argument(
-        "--collector",
-        choices=["server", "default"],
-        default="server",
-        help="the garbage collector as the server tunes it at start-up (runner.collector),"
-        " or CPython's defaults",
+        "--digest",
+        action="store_true",
+        help="print digests of the prompts, answers, journal, records and state of --turns"
+        " played turns (see behaviour_digest) instead of timing",
     )
     args = parser.parse_args()
     global THOROUGH
@@ -425,41 +417,33 @@ def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-kernel-bench-"))
     atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
     sizes = [args.short, args.long]
+    if args.digest:
+        print(f"{SCENARIO}: {args.turns} turns on sessions of {sizes} turns of history")
+        for part, digest in behaviour_digest(data_dir, sizes, args.turns).items():
+            print(f"  {part:8} {digest}")
+        return
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         sessions = pool.submit(build_sessions, data_dir, sizes, SCENARIO, LIMIT).result()
-    print(
-        f"{SCENARIO}: kernel time per turn (ms), {args.turns} turns per cell, cells in rotation,"
-        " fake provider,"
-        f" {LIMIT} prompt budgets {LIMITS[LIMIT]}, scripted Director: {args.director},"
-        f" collector: {args.collector}"
-    )
-    print(
-        "  cpu = process CPU time: journal fsync and other I/O waits are not in it;"
-        " wall includes them"
-    )
-    print(f"  interpreter: {interpreter()}")
-    print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
-    runner, provider = _runner(data_dir, durable=True, gate=True)
-    if args.collector == "server":
-        tune_collector()  # start-up is over, as in `tavern serve` before its first request
+    runner, provider = _runner(data_dir, durable=True)
     asyncio.run(kernel_times(runner, provider, sessions, 2))  # warm-up
     times = asyncio.run(kernel_times(runner, provider, sessions, args.turns))
-    for label, _, _ in CONFIGS:
-        wall_m = {h: statistics.median(times[(label, h)][0]) for h in sizes}
-        cpu_m = {h: statistics.median(times[(label, h)][1]) for h in sizes}
-        for history in sizes:
-            print(
-                f"  [{label}] {history:>5} turns: median wall {wall_m[history]:8.2f}"
-                f"  median cpu {cpu_m[history]:8.2f}"
-                f"  (cpu p10 {_p10(times[(label, history)][1]):6.2f})"
-            )
+    print(
+        f"{SCENARIO}: kernel time per turn (ms: wall time less the model's), {args.turns} turns"
+        f" per session in rotation, fake provider, durable I/O, contract gate, {LIMIT} prompt"
+        f" budgets, scripted Director: {args.director}"
+    )
+    for history in sizes:
+        wall, cpu = times[history]
         print(
-            f"  [{label}] ratio {args.long}/{args.short}: wall "
-            f"{wall_m[args.long] / wall_m[args.short]:.2f}, cpu "
-            f"{cpu_m[args.long] / cpu_m[args.short]:.2f}  (goals: median < 10 ms, ratio <= 1.5)"
+            f"  {history:>5} turns of history: p95 {p95(wall):7.2f}"
+            f"  median {statistics.median(wall):7.2f}"
+            f"  (cpu p95 {p95(cpu):7.2f}, median {statistics.median(cpu):7.2f})"
         )
-    print(f"  machine speed: calibration loop {calibration_ms():.1f} ms CPU (lower is faster)")
-    print("cacheable prefix share per role (mean over prompts; goal >= 0.9 director/character)")
+    ratio = p95(times[args.long][0]) / p95(times[args.short][0])
+    print(
+        f"  p95 ratio {args.long}/{args.short}: {ratio:.2f}  (budget: p95 < 100 ms, ratio <= 1.5)"
+    )
+    print("cacheable prefix share per role (mean over prompts)")
     for history, sid in sessions.items():
         calls = [c for c in read_journal(journal_path(data_dir, sid))
                  if isinstance(c, LlmCallLine)]  # fmt: skip

@@ -9,10 +9,8 @@ prompts of the same role share everything up to the first block that really chan
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import accumulate
 
 from tavern.records import ChatMessage
 
@@ -97,8 +95,7 @@ def snapped_start(
         stride: Granularity of the first kept key.
         truncated: The items are a tail of a longer sequence (so even a window that fits
             whole must start on a stride, or it would slide with the caller's tail).
-        each: Size every item adds beside its own (a line's newline), so callers can pass
-            `map(len, lines)` without building a list of sums.
+        each: Size every item adds beside its own (a line's newline).
 
     Returns:
         Index of the first kept item (`len(keys)` when nothing fits).
@@ -114,8 +111,21 @@ def snapped_start(
     >>> snapped_start(list(range(10)), [9] * 10, budget=55, stride=4, each=1)
     8
     """
-    fed = list(accumulate(sizes, initial=0))  # fed[i]: the sizes of the first i items
-    return start_in_sums(keys, fed, budget, stride, truncated=truncated, each=each)
+    total = sum(sizes) + each * len(sizes)
+    start = 0
+    while total > budget and start < len(sizes):
+        total -= sizes[start] + each
+        start += 1
+    if (start == 0 and not truncated) or start >= len(keys):
+        return start
+    floor_key = -(-keys[start] // stride) * stride
+    snapped = start
+    while snapped < len(keys) and keys[snapped] < floor_key:
+        snapped += 1
+    # A tail shorter than a stride would lose everything to the snap: keep it whole instead.
+    if start == 0 and snapped >= len(keys):
+        return 0
+    return snapped
 
 
 def start_in_sums(
@@ -128,23 +138,10 @@ def start_in_sums(
     each: int = 0,
 ) -> int:
     """`snapped_start` given the running sums of the sizes, `fed[i]` the first `i` items'
-    (`len(fed) == len(keys) + 1`): a caller extending a remembered window extends its sums.
+    (`len(fed) == len(keys) + 1`), for the Director's window.
 
     >>> start_in_sums(list(range(10)), list(range(0, 101, 10)), budget=55, stride=4)
     8
     """
-    # Both searches are binary ones over C-built lists: a window holds hundreds of items, and
-    # a beat asks for three or four windows. Sizes are never negative, so the running sums
-    # only grow; keys only grow too.
-    count = len(fed) - 1
-    total = fed[-1] + each * count
-    # The first start whose tail fits: the items before it hold at least the excess.
-    start = bisect_left(range(count), total - budget, key=lambda i: fed[i] + each * i)
-    if (start == 0 and not truncated) or start >= len(keys):
-        return start
-    floor_key = -(-keys[start] // stride) * stride
-    snapped = bisect_left(keys, floor_key, lo=start)
-    # A tail shorter than a stride would lose everything to the snap: keep it whole instead.
-    if start == 0 and snapped >= len(keys):
-        return 0
-    return snapped
+    sizes = [b - a for a, b in zip(fed, fed[1:], strict=False)]
+    return snapped_start(keys, sizes, budget, stride, truncated=truncated, each=each)

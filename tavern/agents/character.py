@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
-from tavern.agents.render import log_block, log_lines
+from tavern.agents.render import log_lines
 from tavern.physics.observation import Observation, ObservedLine
 from tavern.records import Character, CharacterReply, ChatMessage
 
@@ -97,14 +97,13 @@ def build_messages(
     # This beat's lines continue the memory log instead of opening a block of their own:
     # they become the next memory lines in the same order and form (`digest_line`
     # capitalizes), so the character's next prompt shares them as a prefix too.
-    # Joined part by part as `log_lines` would join them whole: the memory window's block
-    # extends last beat's (`log_block`).
-    parts = (
-        log_lines([observation.memory_summary] if observation.memory_summary else []),
-        log_block(memory[start:]),
-        log_lines([x.text[:1].upper() + x.text[1:] for x in now]),
+    remembered = log_lines(
+        [
+            *([observation.memory_summary] if observation.memory_summary else []),
+            *memory[start:],
+            *(x.text[:1].upper() + x.text[1:] for x in now),
+        ]
     )
-    remembered = "\n".join(filter(None, parts))
     blocks = [
         PromptBlock("Who you are", identity, Stability.IDENTITY),
         PromptBlock("Where you are", _place(observation), Stability.SLOW),

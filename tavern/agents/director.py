@@ -83,8 +83,8 @@ REQUIRED_FIELDS = ("events", "next_speakers", "time_skip_ticks", "nothing_happen
 optional: a field left out changes nothing. Live, the 0.5B model wrote every required field
 out in full, most of them as noise: of 252 facts it added over 96 beats, 186 restated an
 opening fact word for word; most moods were "neutral" for everyone, most zone moves and links
-empty or invalid. Twelve Director prompts of two soaks replayed both ways (seed 11,
-`python -m benchmarks.director_fields`): 4,684 tokens in 312.6 s with every field required,
+empty or invalid. Twelve Director prompts of two soaks replayed both ways (seed 11, with a
+replay benchmark since removed): 4,684 tokens in 312.6 s with every field required,
 3,312 in 214.1 s with these four (ratio 0.68), 12 of 12 valid both ways, 37 events against 41.
 The embedded model then leaves the optional fields out; a Director that needs one writes it."""
 OUTPUT_SCHEMA: dict[str, Any] = {

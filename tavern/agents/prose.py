@@ -15,14 +15,10 @@ user message.
 from __future__ import annotations
 
 import re
-from itertools import compress, count
-from operator import itemgetter
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble, snapped_start
 from tavern.agents.render import (
-    cached_tokens,
-    log_block,
     log_lines,
     scene_block,
     staging,
@@ -30,10 +26,8 @@ from tavern.agents.render import (
     zone_graph_block,
 )
 from tavern.filters.loop import repeats_a_sentence
-from tavern.physics.continued import Continued
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
-from tavern.physics.record_memo import RecordMemo
-from tavern.physics.redaction import redact
+from tavern.physics.redaction import redact, salient_tokens
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -71,15 +65,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 """JSON Schema of the renderer's answer."""
 
 
-_KEY, _TEXT = itemgetter(0), itemgetter(1)
-_SHOWN, _MASKED_NOW = itemgetter(0), itemgetter(1)
-TranscriptEntry = tuple[tuple[int, str] | None, bool, int, str]
-"""A past record's (seq, line) as shown unless masked now (None: no line), whether it is
-masked with today's words, its seq and its line."""
-_LINES: RecordMemo[TranscriptEntry] = RecordMemo()
-"""Rendered transcript lines: a record stays in the transcript for many turns."""
-
-
 def build_messages(
     state: SessionState,
     earlier: list[HistoryRecord],
@@ -112,18 +97,16 @@ def build_messages(
     # reader who perceives nothing (thought-only tokens and whisper payloads), because the
     # public corpus subtracted here is smaller than the guards' one.
     hidden = spoken_only_tokens(state, [*earlier, *beat])
-    key = _LINES.number(tuple(names.items()))
-    lines = _transcript_lines(earlier, key, namer, hidden)
-    # C-level passes (map, itemgetter) over the transcript: it holds hundreds of lines.
+    lines = _transcript_lines(earlier, namer, hidden)
     start = snapped_start(
-        list(map(_KEY, lines)),
-        list(map(len, map(_TEXT, lines))),
+        [seq for seq, _ in lines],
+        [len(text) for _, text in lines],
         budget_tokens * 4,
         max(4, budget_tokens // 75),  # about half a window, in seqs (~6 records a beat)
         truncated=bool(earlier) and earlier[0].seq > 0,
         each=1,  # the newline joining the lines
     )
-    transcript = log_block(list(map(_TEXT, lines[start:])))
+    transcript = log_lines(text for _, text in lines[start:])
     this_beat = log_lines(text for r in beat if (text := reader_line(r, namer)))
     blocks = [
         PromptBlock("Your role", INSTRUCTIONS, Stability.IDENTITY),
@@ -152,33 +135,25 @@ def build_messages(
 
 
 def _transcript_lines(
-    records: list[HistoryRecord], key: int, namer: Any, hidden: frozenset[str]
+    records: list[HistoryRecord], namer: Any, hidden: frozenset[str]
 ) -> list[tuple[int, str]]:
-    """(seq, line) of each past record that shows in the transcript."""
-    entries = _LINES.all(records, key, lambda r: _transcript_entry(r, namer))
-    # C-level passes over the window (hundreds of records, nearly all of them fixed); only
-    # the few lines masked with today's words are visited one by one.
-    shown = list(map(_SHOWN, entries))
-    for i in compress(count(), map(_MASKED_NOW, entries)):
-        seq, line = entries[i][2:]
-        text = redact(line, hidden)
-        shown[i] = (seq, text) if text else None
-    return list(filter(None, shown))
-
-
-def _transcript_entry(record: HistoryRecord, namer: Any) -> TranscriptEntry:
-    """A past record's transcript line, and whether it is masked with today's words.
+    """(seq, line) of each past record that shows in the transcript.
 
     An event's masked reader text was fixed when it was recorded; the reader's own
     narration holds no spoken word it could have read; speech, attempts and thoughts are
     content-free markers. Only events recorded before reader texts existed (and system
     lines) are masked with today's words.
     """
-    fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord) or (
-        isinstance(record, EventRecord) and record.reader_text is not None
-    )
-    line = reader_line(record, namer)
-    return ((record.seq, line) if line else None), not fixed, record.seq, line
+    lines = []
+    for record in records:
+        line = reader_line(record, namer)
+        fixed = isinstance(record, NarrationRecord | SpeechRecord | ActionRecord | ThoughtRecord)
+        fixed = fixed or (isinstance(record, EventRecord) and record.reader_text is not None)
+        if line and not fixed:
+            line = redact(line, hidden)
+        if line:
+            lines.append((record.seq, line))
+    return lines
 
 
 def reader_line(record: HistoryRecord, namer: Any) -> str:
@@ -213,50 +188,10 @@ def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> fro
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
-    # A frozenset (the union's difference), handed on as it is: no copy of every spoken word.
-    spoken, public = _spoken_union(records), tokens_in(public_corpus(state))
-    for known_spoken, known_public, only in _ONLY:
-        if known_spoken is spoken and known_public is public:
-            return only
-    only = spoken - public
-    _ONLY.append((spoken, public, only))
-    del _ONLY[:-_ONLY_KEPT]
-    return only
-
-
-_ONLY: list[tuple[frozenset[str], frozenset[str], frozenset[str]]] = []
-"""Recent differences, by the identity of both sets (kept alive here, so no id is reused): a
-turn's reader mask and its prose prompt ask about the same window and stage, and the caches
-behind both sets hand out the same objects for the same contents."""
-_ONLY_KEPT = 4
-
-
-_SPOKEN: RecordMemo[frozenset[str]] = RecordMemo()
-"""Each record's spoken tokens: the reader mask and the prose prompt read the same window."""
-_UNIONS: Continued[frozenset[str], frozenset[str]] = Continued(kept=4)
-"""The last few windows' token sets (one per record) and their union: a beat asks again for
-the same window with its new records appended, and a turn asks for the last turn's window
-with its beat's records committed (new objects, but the same texts: the same token sets)."""
-
-
-def _spoken_union(records: list[HistoryRecord]) -> frozenset[str]:
-    """Every spoken token of `records`; a window whose token sets continue a remembered
-    window's adds only its new token sets to that window's union."""
-    # C-level passes: the memo's list reuses the last window's sets, and comparing the lists
-    # meets the same set objects (`cached_tokens` hands one out per text) for all but a few.
-    tokens = _SPOKEN.all(records, 0, _spoken_tokens)
-    found = _UNIONS.find(tokens)
-    union, tail = (found[0], tokens[found[1] :]) if found else (frozenset(), tokens)
-    extended = union.union(*tail) if tail else union
-    # A tail adding no new token keeps the remembered object: `spoken_only_tokens` finds
-    # its difference by identity.
-    return _UNIONS.put(tokens, union if len(extended) == len(union) else extended)
-
-
-def _spoken_tokens(record: HistoryRecord) -> frozenset[str]:
-    if isinstance(record, SpeechRecord | ThoughtRecord):
-        return cached_tokens(record.text)
-    return frozenset()
+    spoken = frozenset().union(
+        *(salient_tokens(r.text) for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+    )
+    return spoken - tokens_in(public_corpus(state))
 
 
 def public_corpus(state: SessionState) -> list[str]:

@@ -8,9 +8,7 @@ ledger taught it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
-from tavern.physics.continued import Continued
 from tavern.physics.redaction import salient_tokens
 from tavern.records import Scene, SessionState
 
@@ -25,51 +23,21 @@ would read as a character card to the prompt contract's structural rules, and hi
 """
 
 
-cached_tokens = salient_tokens
-"""`physics.redaction.salient_tokens`, which is memoized per text itself (a second cache here
-only added a lookup): record texts are tokenized again every turn while in the window."""
-
-
 def tokens_in(texts: Iterable[str]) -> frozenset[str]:
-    """Union of `cached_tokens` over `texts` (remembered per sequence of texts: callers ask
-    every beat about the same stage and cast)."""
-    return _tokens_in(tuple(texts))
-
-
-@lru_cache(maxsize=256)
-def _tokens_in(texts: tuple[str, ...]) -> frozenset[str]:
-    return frozenset().union(*map(cached_tokens, texts))
+    """Union of `salient_tokens` over `texts`."""
+    return frozenset().union(*map(salient_tokens, texts))
 
 
 def log_lines(texts: Iterable[str]) -> str:
-    """Free-text lines, one per text, each behind `LOG` (inner newlines folded)."""
-    return "\n".join(filter(None, map(_log_line, texts)))  # C-level: hundreds of lines
+    """Free-text lines, one per text, each behind `LOG` (inner newlines folded).
 
-
-def log_block(texts: list[str]) -> str:
-    """`log_lines(texts)`, extending the block of a remembered list that `texts` continues.
-
-    A Character's memory and the prose transcript are hundreds of lines whose window start
-    stays put for many beats while lines are appended: only the new lines are looked up and
-    joined. Lists are compared by value (texts are strings), so a changed line is no hit.
+    >>> log_lines(["a  b", "", "c\\nd"])
+    '· a b\\n· c d'
     """
-    found = _BLOCKS.find(texts)
-    if found is None:
-        return _BLOCKS.put(list(texts), log_lines(texts))
-    block, length = found
-    rest = log_lines(texts[length:])
-    # log_lines joins its non-empty lines: two joined parts need the newline between.
-    return _BLOCKS.put(list(texts), f"{block}\n{rest}" if block and rest else block or rest)
+    return "\n".join(filter(None, map(_log_line, texts)))
 
 
-_BLOCKS: Continued[str, str] = Continued(kept=16)
-"""Recent lists of `log_block` and their blocks: every Character's memory and the transcript
-of two sessions in turn."""
-
-
-@lru_cache(maxsize=1 << 15)
 def _log_line(text: str) -> str:
-    # Memory lines and window lines recur in every prompt while they stay in view.
     folded = " ".join(text.split())
     return LOG + folded if folded else ""
 

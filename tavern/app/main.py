@@ -48,7 +48,6 @@ def create_app(services: AppServices | None = None, config: AppConfig | None = N
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services.tune_process()
         yield
         await slot.drain()
         await services.close_runner(slot.runner)

@@ -23,10 +23,6 @@ async def _close_nothing(runner: TurnRunner) -> None:
     return None
 
 
-def _leave_the_process_alone() -> None:
-    return None
-
-
 @dataclass
 class AppServices:
     """Everything the routes need, injected so tests can substitute any part."""
@@ -43,9 +39,6 @@ class AppServices:
     """Called on a runner after it has been replaced, and at shutdown."""
     extra_hosts: frozenset[str] = field(default_factory=frozenset)
     """Host names served besides loopback (for a deliberate LAN bind)."""
-    tune_process: Callable[[], None] = _leave_the_process_alone
-    """Run once at start-up, before the first request: the real server tunes the garbage
-    collector (`runner.collector`); tests, which build many apps in one process, do not."""
 
 
 class ProviderStartError(RunnerError):

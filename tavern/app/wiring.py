@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from tavern.app.state import AppServices, RunnerFactory
 from tavern.records.config import AppConfig
-from tavern.runner.collector import tune_collector
 from tavern.runner.interface import TurnRunner
 from tavern.settings import get_settings
 from tavern.store import Library, SessionStore
@@ -46,5 +45,4 @@ def build_services() -> AppServices:
         sessions=sessions,
         runner_factory=runner_factory(library, sessions),
         close_runner=close_runner,
-        tune_process=tune_collector,
     )

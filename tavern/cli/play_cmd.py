@@ -147,7 +147,6 @@ async def _loop(runner: OwnedRunner, args: argparse.Namespace, read: Callable[[s
 def _play(args: argparse.Namespace) -> int:
     from tavern.cli._config import resolve_config
     from tavern.runner import build_runner
-    from tavern.runner.collector import tune_collector
     from tavern.settings import get_settings
     from tavern.store import Library, SessionStore
 
@@ -165,8 +164,6 @@ def _play(args: argparse.Namespace) -> int:
         config = config.model_copy(update={"providers": providers})
     store = SessionStore(settings.data_dir)
     runner = build_runner(config=config, library=Library(settings.data_dir), store=store)
-
-    tune_collector()  # start-up is over: as the server does before its first request
 
     async def main() -> int:
         try:

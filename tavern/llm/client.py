@@ -28,7 +28,6 @@ from tavern.llm.wrappers import (
     RetryPolicy,
     ValidatingProvider,
     loads_answer,
-    schema_validator,
 )
 from tavern.records.config import AppConfig
 from tavern.records.journal import ChatMessage
@@ -70,7 +69,8 @@ class LlmClient:
         self.max_tokens = dict(max_tokens or {})
         self.temperature = temperature
         self.seed = seed
-        recorded = RecordingProvider(ValidatingProvider(provider), sink, secrets=secrets)
+        self._validating = ValidatingProvider(provider)
+        recorded = RecordingProvider(self._validating, sink, secrets=secrets)
         if sleep is None:
             self._stack = RetryingProvider(recorded, self.retry)
         else:
@@ -161,7 +161,9 @@ class LlmClient:
             jsonschema.SchemaError: `schema` itself is not a valid JSON Schema (a caller bug,
                 raised before any call).
         """
-        schema_validator(schema)  # a broken schema is a caller bug: fail before any call
+        self._validating.validators.get(
+            schema
+        )  # a broken schema is a caller bug: fail before any call
         request = self._request(
             agent, messages, schema, session_id, turn_number, max_tokens, stop_early, seed_offset
         )

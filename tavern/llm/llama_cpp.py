@@ -13,8 +13,6 @@ llama-cpp-python reports neither, and then both counters are None, never 0.
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -154,9 +152,7 @@ class LlamaCppProvider:
         """The compact grammar sent in place of the schema, when `compact_json` is on."""
         if not self.compact_json or schema is None:
             return None
-        return _compact_grammar_of(
-            json.dumps(schema)
-        )  # key order matters: it is the answer's order
+        return compact_grammar(schema)
 
     def _sampling(self, request: ProviderRequest) -> dict[str, float | int]:
         """Sampler settings beyond the provider-neutral request (DRY for prose roles)."""
@@ -251,11 +247,6 @@ def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> LlamaC
         stop_early=stop_early_option(settings),
         compact_json=compact_json_option(settings, default=False),
     )
-
-
-@lru_cache(maxsize=32)
-def _compact_grammar_of(schema_json: str) -> str | None:
-    return compact_grammar(json.loads(schema_json))
 
 
 def compact_json_option(settings: ProviderSettings, default: bool) -> bool:

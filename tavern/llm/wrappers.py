@@ -13,13 +13,11 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 import jsonschema
 from jsonschema.protocols import Validator
 
-from tavern.llm._schema_check import SchemaCheck, compile_schema
 from tavern.llm.errors import LlmCallError
 from tavern.llm.provider import Provider, ProviderRequest, ProviderResponse, Source
 from tavern.records.journal import LlmCallLine, LlmRequestBody, PromptCache, estimate_tokens
@@ -28,89 +26,42 @@ JournalSink = Callable[[LlmCallLine], None]
 """Receives one line per attempt; the runner passes the store's journal writer."""
 
 
-@dataclasses.dataclass(frozen=True)
-class _CompiledSchema:
-    validator: Validator
-    quick_check: SchemaCheck | None
-    """Yes/no answer without building errors; None when the schema is beyond its subset."""
+class SchemaValidators:
+    """A compiled `jsonschema` validator per schema, built once and kept by its owner (the
+    client's `ValidatingProvider`): compiling a schema costs far more than validating with it.
 
+    Schemas are told apart by their whole content (serialized with sorted keys), so a schema
+    changed in place is compiled afresh; the validator checks a copy taken at compile time.
 
-@lru_cache(maxsize=256)
-def _compiled(schema_json: str) -> _CompiledSchema:
-    schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    cls.check_schema(schema)
-    # The quick check mirrors Draft 2020-12 only; a schema naming another draft skips it.
-    quick = compile_schema(schema) if cls is jsonschema.Draft202012Validator else None
-    return _CompiledSchema(validator=cls(schema), quick_check=quick)
-
-
-class _ExactScalar:
-    """A number or bool in a schema snapshot that equals only the same value of the same type.
-
-    Plain `==` says `1 == True == 1.0`, yet `{"const": 1}` and `{"const": True}` are different
-    schemas, and `1` and `1.0` give different messages.
+    >>> validators = SchemaValidators()
+    >>> validators.get({"type": "string"}).is_valid("x")
+    True
+    >>> validators.get({"type": "string"}) is validators.get({"type": "string"})
+    True
     """
 
-    __slots__ = ("value",)
+    LIMIT = 256
+    """Schemas kept; all are forgotten at once past it (agents send a handful)."""
 
-    def __init__(self, value: bool | int | float) -> None:
-        self.value = value
+    def __init__(self) -> None:
+        self._by_content: dict[str, Validator] = {}
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self.value) and other == self.value
+    def get(self, schema: dict[str, Any]) -> Validator:
+        """The validator for `schema`.
 
-    __hash__ = None  # type: ignore[assignment]  # compared, never hashed
-
-
-def _exact_snapshot(value: Any) -> Any:
-    """A deep copy that `==` the original only while it is unchanged, type for type.
-
-    Raises TypeError for anything but plain JSON data with string keys (subclasses included:
-    their `==` and serialization are their own), so such a schema is not memoized by identity.
-    """
-    kind = type(value)
-    if kind is dict:
-        if not all(type(key) is str for key in value):
-            raise TypeError("non-string key")
-        return {key: _exact_snapshot(item) for key, item in value.items()}
-    if kind is list:
-        return [_exact_snapshot(item) for item in value]
-    if kind in (bool, int, float):
-        return _ExactScalar(value)
-    if kind in (str, type(None)):
-        return value  # immutable, and `==` on them is already exact
-    raise TypeError(f"not plain JSON data: {kind.__name__}")
-
-
-_IDENTITY_MEMO_SIZE = 64
-_by_identity: dict[int, tuple[dict[str, Any], Any, _CompiledSchema]] = {}
-"""id(schema) -> (the schema, kept alive so its id stays unique; its exact snapshot; compiled).
-
-The agents pass the same module-level dict on every call, and comparing it with a snapshot
-costs a few microseconds where serializing it for the `_compiled` key costs tens. A schema
-mutated in place no longer equals its snapshot and is compiled afresh."""
-
-
-def _compiled_for(schema: dict[str, Any]) -> _CompiledSchema:
-    entry = _by_identity.get(id(schema))
-    if entry is not None and entry[0] is schema and entry[1] == schema:
-        return entry[2]
-    try:
-        snapshot = _exact_snapshot(schema)
-    except TypeError:
-        snapshot = None
-    compiled = _compiled(json.dumps(schema, sort_keys=True))
-    if snapshot is not None:
-        if len(_by_identity) >= _IDENTITY_MEMO_SIZE:
-            _by_identity.clear()  # schemas built per call must not pile up
-        _by_identity[id(schema)] = (schema, snapshot, compiled)
-    return compiled
-
-
-def schema_validator(schema: dict[str, Any]) -> Validator:
-    """A cached validator for `schema`; raises `jsonschema.SchemaError` for a broken schema."""
-    return _compiled_for(schema).validator
+        Raises:
+            jsonschema.SchemaError: `schema` is not a valid JSON Schema.
+        """
+        content = json.dumps(schema, sort_keys=True)
+        found = self._by_content.get(content)
+        if found is None:
+            copy = json.loads(content)
+            cls = jsonschema.validators.validator_for(copy, default=jsonschema.Draft202012Validator)
+            cls.check_schema(copy)
+            if len(self._by_content) >= self.LIMIT:
+                self._by_content.clear()
+            found = self._by_content[content] = cls(copy)
+        return found
 
 
 def _refuse_constant(name: str) -> Any:
@@ -135,23 +86,18 @@ def loads_answer(content: str) -> Any:
     return _ANSWER_DECODER.decode(content)
 
 
-def parse_json_answer(content: str, schema: dict[str, Any]) -> Any:
-    """Parse `content` and validate it against `schema`.
-
-    A valid answer is confirmed by the compiled quick check when the schema allows one; any
-    other answer goes through jsonschema, whose best error makes the message.
+def parse_json_answer(content: str, validator: Validator) -> Any:
+    """Parse `content` and validate it with `validator` (`SchemaValidators.get(schema)`).
 
     Raises:
-        LlmCallError: `parse` for invalid JSON, `schema` for a schema violation.
+        LlmCallError: `parse` for invalid JSON, `schema` for a schema violation, with
+            jsonschema's best error as the message.
     """
     try:
         value = loads_answer(content)
     except ValueError as exc:
         raise LlmCallError("parse", f"answer is not valid JSON: {exc}") from None
-    compiled = _compiled_for(schema)
-    if compiled.quick_check is not None and compiled.quick_check(value):
-        return value
-    error = jsonschema.exceptions.best_match(compiled.validator.iter_errors(value))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"
         raise LlmCallError("schema", f"answer breaks the schema at {where}: {error.message}")
@@ -164,6 +110,7 @@ class ValidatingProvider:
     def __init__(self, inner: Provider) -> None:
         self.inner = inner
         self.name, self.model, self.source = inner.name, inner.model, inner.source
+        self.validators = SchemaValidators()
 
     def describe(self, request: ProviderRequest) -> LlmRequestBody:
         """Delegate."""
@@ -174,7 +121,7 @@ class ValidatingProvider:
         response = await self.inner.complete(request)
         if request.schema is not None:
             try:
-                parse_json_answer(response.content, request.schema)
+                parse_json_answer(response.content, self.validators.get(request.schema))
             except LlmCallError as exc:
                 exc.response = response
                 raise
@@ -265,15 +212,6 @@ class RecordingProvider:
         return LlmCallLine.model_validate_json(text)
 
 
-def _numbered(request: ProviderRequest, attempt: int) -> ProviderRequest:
-    """`request` as attempt number `attempt`: itself when it already is (frozen, so sharing
-    it is as good as the copy `dataclasses.replace` made, at a fifth of its cost)."""
-    number = request.attempt_number
-    if type(number) is int and number == attempt and type(request) is ProviderRequest:
-        return request
-    return dataclasses.replace(request, attempt_number=attempt)
-
-
 @dataclasses.dataclass(frozen=True)
 class RetryPolicy:
     """Bounded retry: `max_attempts` in total, exponential backoff from `backoff_s`."""
@@ -315,7 +253,9 @@ class RetryingProvider:
         attempt = 1
         while True:
             try:
-                return await self.inner.complete(_numbered(request, attempt))
+                return await self.inner.complete(
+                    dataclasses.replace(request, attempt_number=attempt)
+                )
             except LlmCallError as exc:
                 exc.attempts = attempt
                 if not exc.retryable or attempt >= self.policy.max_attempts:

@@ -8,46 +8,23 @@ character by its description. Internal slot ids never survive rendering.
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
-from operator import attrgetter
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
 
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import Character, HistoryRecord, IdentityEntry, PerspectiveLedger, SpeechRecord
 
 SLOT_ID = re.compile(r"\bC[1-9][0-9]?\b")
 """Internal slot ids as they look in text (`C1` .. `C99`)."""
-_SLOT_START = re.compile(r"C[1-9]")
-
-
-def slot_id_matches(text: str) -> Iterator[re.Match[str]]:
-    """`SLOT_ID.finditer(text)`, found ~40x faster on a long prompt.
-
-    The leading \b denies the engine its literal-prefix search (it tries every position),
-    so look for "C<digit>" (a literal prefix) and confirm each with `SLOT_ID` at that
-    position, where \b still sees the character before. Slot ids cannot overlap, and none
-    can start inside another "C<digit>".
-
-    >>> [m.group() for m in slot_id_matches("C1 met C12; XC2, C3x and C99 stay")]
-    ['C1', 'C12', 'C99']
-    """
-    for candidate in _SLOT_START.finditer(text):
-        found = SLOT_ID.match(text, candidate.start())
-        if found:
-            yield found
 
 
 def replace_slot_ids(text: str, replace: Callable[[re.Match[str]], str]) -> str:
-    """`SLOT_ID.sub(replace, text)`, through `slot_id_matches`."""
-    parts, last = [], 0
-    for found in slot_id_matches(text):
-        parts += [text[last : found.start()], replace(found)]
-        last = found.end()
-    return "".join([*parts, text[last:]]) if parts else text
+    """`text` with every slot id replaced by `replace(match)`.
+
+    >>> replace_slot_ids("C1 met C12; XC2, C3x and C99 stay", lambda m: "#")
+    '# met #; XC2, C3x and # stay'
+    """
+    return SLOT_ID.sub(replace, text)
 
 
 def with_names(text: str, names: Mapping[str, str]) -> str:
@@ -119,12 +96,6 @@ def _name_forms(character: Character) -> list[str]:
     return [full, *parts]
 
 
-@lru_cache(maxsize=1024)
-def _whole_word(form: str) -> re.Pattern[str]:
-    # Every viewer's fold over the history searches every record for the same few names.
-    return re.compile(rf"\b{re.escape(form)}\b")
-
-
 def _teach(ledger: PerspectiveLedger, slot: str, name: str, seq: int) -> PerspectiveLedger:
     entry = ledger.identities.get(slot)
     if entry is None or SLOT_ID.fullmatch(name) or entry.name == name:
@@ -157,35 +128,21 @@ def learn_all(
     cast: Mapping[str, Character],
     viewer: str,
 ) -> PerspectiveLedger:
-    """`learn_names` folded over `records`, in order.
-
-    What a record teaches does not depend on the ledger (only whether the lesson is news
-    does), so each record's lessons are found once per viewer and cast names and remembered
-    (`RecordMemo`): a window's records teach again on every beat they stay in it.
-    """
-    names = _cast_names(cast)
-    key = _LESSONS.number((viewer, names))
-    for lessons in _LESSONS.all(records, key, lambda r: _lessons(r, cast, viewer, names)):
-        for slot, name, seq in lessons:
-            ledger = _teach(ledger, slot, name, seq)
+    """`learn_names` folded over `records`, in order."""
+    learn = name_learner(cast, viewer)
+    for record in records:
+        ledger = learn(ledger, record)
     return ledger
 
 
 def name_learner(
     cast: Mapping[str, Character], viewer: str
 ) -> Callable[[PerspectiveLedger, HistoryRecord], PerspectiveLedger]:
-    """`learn_names` for one cast and viewer, the cast's names and their memo key read once
-    (a beat's memory capture learns from each record, viewer by viewer)."""
-    names = _cast_names(cast)
-    key = _LESSONS.number((viewer, names))
-
-    def lessons(record: HistoryRecord) -> tuple[Lesson, ...]:
-        return _lessons(record, cast, viewer, names)
+    """`learn_names` for one cast and viewer (a beat's memory capture learns from each
+    record, viewer by viewer)."""
 
     def learn(ledger: PerspectiveLedger, record: HistoryRecord) -> PerspectiveLedger:
-        if not isinstance(record, SpeechRecord):
-            return ledger  # only speech teaches names (`_lessons`): no memo entry to file
-        for slot, name, seq in _LESSONS.get(record, key, lessons):
+        for slot, name, seq in _lessons(record, cast, viewer):
             ledger = _teach(ledger, slot, name, seq)
         return ledger
 
@@ -194,53 +151,27 @@ def name_learner(
 
 Lesson = tuple[str, str, int]
 """(slot, name, seq): `viewer` hears `slot` called `name` in record `seq`."""
-_LESSONS: RecordMemo[tuple[Lesson, ...]] = RecordMemo()
 
 
-_DISPLAY_NAME = attrgetter("body.display_name")
-
-
-def _cast_names(cast: Mapping[str, Character]) -> tuple[tuple[str, str], ...]:
-    """(slot, display name) of each cast member, in cast order: what `_lessons` reads
-    besides the record and the viewer (built in C-level passes, once a call)."""
-    return tuple(zip(cast, map(_DISPLAY_NAME, cast.values()), strict=True))
-
-
-def _lessons(
-    record: HistoryRecord,
-    cast: Mapping[str, Character],
-    viewer: str,
-    names: tuple[tuple[str, str], ...],
-) -> tuple[Lesson, ...]:
-    """The names one record teaches `viewer`, in the order they are taught."""
+def _lessons(record: HistoryRecord, cast: Mapping[str, Character], viewer: str) -> list[Lesson]:
+    """The names one record teaches `viewer`, in the order they are taught: the names its
+    speaker introduces, then each cast member it names (the first of its name forms found,
+    in cast order) when the viewer is not that member and heard the line."""
     if not isinstance(record, SpeechRecord) or perceives(record, viewer) != "content":
-        return ()
-    names_key = _HEARD.number(names)
-    intros, named = _HEARD.get(record, names_key, lambda r: _heard(r, cast))
-    found = [(record.speaker, name, record.seq) for name in intros if record.speaker != viewer]
-    hearers = record.audience.perceivers
-    found += [
-        (slot, form, record.seq) for slot, form in named if slot != viewer and slot in hearers
+        return []
+    found = [
+        (record.speaker, match.group(1), record.seq)
+        for match in _INTRO.finditer(record.text)
+        if record.speaker != viewer
     ]
-    return tuple(found)
-
-
-Heard = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]
-_HEARD: RecordMemo[Heard] = RecordMemo()
-"""What a speech says, whoever hears it: searched once per record, not once per viewer."""
-
-
-def _heard(record: HistoryRecord, cast: Mapping[str, Character]) -> Heard:
-    """(names the speaker introduces, (slot, name form) of each cast member the text names,
-    in cast order with the first form found): what `_lessons` filters per viewer."""
-    intros = tuple(match.group(1) for match in _INTRO.finditer(record.text))
-    named = []
+    hearers = record.audience.perceivers
     for slot, character in cast.items():
         for form in _name_forms(character):
-            if _whole_word(form).search(record.text):
-                named.append((slot, form))
+            if re.search(rf"\b{re.escape(form)}\b", record.text):
+                if slot != viewer and slot in hearers:
+                    found.append((slot, form, record.seq))
                 break
-    return intros, tuple(named)
+    return found
 
 
 def ref_for(
@@ -291,71 +222,18 @@ def renderer(viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Characte
 
 
 class Renderer:
-    """A viewer's text renderer; `number` stands for everything it and `ref_for` read (the
-    same number means the same names and references; numbers are never reused)."""
+    """A viewer's text renderer: the names it knows and the pattern finding them, built once
+    for the many texts of one observation or digest."""
 
-    __slots__ = ("_cast", "_key", "_ledger", "_viewer", "number")
+    __slots__ = ("_pattern", "_table")
 
     def __init__(
         self, viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
     ) -> None:
-        self._viewer, self._ledger, self._cast = viewer, ledger, cast
-        self._key = _render_key(viewer, ledger, cast)
-        self.number = _key_number(self._key)
+        self._table, self._pattern = _table(viewer, ledger, cast)
 
     def __call__(self, text: str) -> str:
-        done = _RENDERED.get((text, self.number))
-        if done is not None:
-            return done
-        table = _TABLES.get(self._key)
-        if table is None:
-            table = _table(self._viewer, self._ledger, self._cast)
-            table = _bounded_put(_TABLES, self._key, table, 256)
-        return _bounded_put(_RENDERED, (text, self.number), _render(text, *table), 1 << 15)
-
-
-def _key_number(key: _RenderKey) -> int:
-    # Texts are remembered under a small number standing for the key: hashing the whole key
-    # (every identity and cast entry) on each of hundreds of lookups cost more than the rest.
-    number = _KEY_NUMBERS.get(key)
-    if number is None:
-        if len(_KEY_NUMBERS) >= 256:
-            _KEY_NUMBERS.clear()
-            _RENDERED.clear()
-        number = _KEY_NUMBERS[key] = next(_NUMBERS)
-    return number
-
-
-# The table and its alternation pattern depend only on who the viewer knows by which name;
-# building them (escape, sort, compile) dominated each call, and every observation renders
-# hundreds of texts with the same ones. The key holds every input `_table` reads.
-_RenderKey = tuple[str, tuple[tuple[str, str | None, str], ...], tuple[tuple[str, str, str], ...]]
-_TABLES: dict[_RenderKey, tuple[dict[str, str], re.Pattern[str]]] = {}
-_RENDERED: dict[tuple[str, int], str] = {}
-_KEY_NUMBERS: dict[_RenderKey, int] = {}
-_NUMBERS = itertools.count()
-"""Never reused, so a text rendered under a forgotten key can never answer for a new one."""
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-def _bounded_put(cache: dict[_K, _V], key: _K, value: _V, limit: int) -> _V:
-    # Plain dicts rather than lru_cache: the inputs (pydantic models) are not hashable, and
-    # a wholesale clear at the bound is simpler than LRU order and safe across threads.
-    if len(cache) >= limit:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
-def _render_key(
-    viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
-) -> _RenderKey:
-    return (
-        viewer,
-        tuple((s, e.name, e.description_ref) for s, e in ledger.identities.items()),
-        tuple((s, c.body.display_name, c.body.description_ref) for s, c in cast.items()),
-    )
+        return _render(text, self._table, self._pattern)
 
 
 def _table(

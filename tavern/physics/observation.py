@@ -20,7 +20,6 @@ from tavern.physics.identity import (
     renderer,
 )
 from tavern.physics.perception import perceives
-from tavern.physics.record_memo import ItemMemo, RecordMemo
 from tavern.physics.redaction import redact
 from tavern.physics.zones import can_hear, can_see, zone_of
 from tavern.records import (
@@ -136,8 +135,8 @@ def _line_parts(
     cast: Mapping[str, Character],
     render: Callable[[str], str],
 ) -> _Parts | None:
-    """A line in the viewer's names, with the text that redaction may touch kept apart: the
-    hidden set changes nearly every beat (each new thought), the rest only with the names."""
+    """A line in the viewer's names, with the record's text (all that redaction may touch)
+    kept apart from the frame around it ("Someone said: ...")."""
     mode = perceives(record, viewer)
     if mode == "none":
         return None
@@ -221,16 +220,6 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
     return roster
 
 
-_LINES: RecordMemo[ObservedLine | None] = RecordMemo()
-"""Projected lines: a record stays in a viewer's perception window for several beats."""
-_PARTS: RecordMemo[tuple[_Parts, ObservedLine] | None] = RecordMemo()
-"""Lines before redaction (`_line_parts`), and each as shown when nothing in it is hidden,
-per viewer and names: they outlive hidden sets."""
-_MEMORY: ItemMemo[str, str] = ItemMemo()
-"""Memory lines in the viewer's current names (keyed by the render number): a ledger's
-memory only grows at its end between evictions."""
-
-
 def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) -> Observation:
     """Project the session for one character: only what it perceived, in its own names.
 
@@ -256,34 +245,12 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     scene = state.scene
     hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
     render = renderer(viewer, ledger, cast)
-
-    def parts(record: HistoryRecord) -> tuple[_Parts, ObservedLine] | None:
-        found = _line_parts(record, viewer, ledger, cast, render)
-        if found is None:
-            return None
-        mode, before, shown, after = found
-        text = before + shown + after
-        return found, ObservedLine(record.seq, record.turn_number, record.kind, mode, text)
-
-    def line(record: HistoryRecord) -> ObservedLine | None:
-        found = _PARTS.get(record, parts_key, parts)
-        if found is None:
-            return None
-        (mode, before, shown, after), plain = found
-        # A new hidden set (nearly every beat) leaves most lines as they were: the line
-        # built with the parts is shown again, not built anew.
-        scrubbed = redact(shown, hidden) if shown else shown
-        if scrubbed == shown:
-            return plain
-        text = before + scrubbed + after
-        return ObservedLine(record.seq, record.turn_number, record.kind, mode, text)
-
-    # A line reads the record, the viewer, its names (the render number) and the hidden set;
-    # its parts read all but the hidden set, so a new hidden set costs only the redaction.
-    key_number = render.number
-    parts_key = _PARTS.number((viewer, key_number))
-    key = _LINES.number((viewer, key_number, hidden))
-    lines = [x for x in _LINES.all(history, key, line) if x is not None]
+    lines = []
+    for record in history:
+        projected = _project_line(record, viewer, ledger, cast, hidden, render)
+        if projected is not None:
+            mode, text = projected
+            lines.append(ObservedLine(record.seq, record.turn_number, record.kind, mode, text))
 
     def public(text: str) -> str:
         return redact(render(text), hidden)
@@ -300,5 +267,5 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
         roster=tuple(_roster(state, viewer, ledger)),
         lines=tuple(lines),
         memory_summary=render(ledger.memory_summary),
-        memory=tuple(_MEMORY.all(ledger.memory, key_number, render)),
+        memory=tuple(render(line) for line in ledger.memory),
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
 
 MASK = "[...]"
 """What a redacted token becomes. It holds no word characters, so redaction is idempotent."""
@@ -42,13 +41,6 @@ STOPWORDS: frozenset[str] = frozenset(w.casefold() for w in _STOP_EN + _STOP_PT)
 """Words never treated as payload, in both supported languages."""
 
 
-_FIXED: set[str] = set()
-"""Words seen to be their own normal form (`normalize(w) == w`): a hidden set made of them
-needs no normalizing pass (`_normalized`). Bounded: cleared at `_FIXED_KEPT`."""
-_FIXED_KEPT = 1 << 18
-
-
-@lru_cache(maxsize=1 << 16)
 def normalize(word: str) -> str:
     """Casefold and NFC-normalize a word, the form tokens are compared in.
 
@@ -56,12 +48,7 @@ def normalize(word: str) -> str:
         >>> normalize("CHAVE")
         'chave'
     """
-    norm = unicodedata.normalize("NFC", word).casefold()
-    if norm == word:
-        if len(_FIXED) >= _FIXED_KEPT:
-            _FIXED.clear()
-        _FIXED.add(word)
-    return norm
+    return unicodedata.normalize("NFC", word).casefold()
 
 
 def is_salient(word: str) -> bool:
@@ -75,25 +62,21 @@ def is_salient(word: str) -> bool:
 
 
 def _salient_normalized(norm: str) -> bool:
-    if norm.isalpha():  # the common case, in C: no digit to look for
+    if norm.isalpha():  # most words: no digit to look for
         return len(norm) >= 3 and norm not in STOPWORDS
     if any(ch.isdigit() for ch in norm):
         return len(norm) >= 2
     return len(norm) >= 3 and norm not in STOPWORDS
 
 
-# Stored record texts are immutable and every guard walks the same history each beat, so
-# a text's tokens are computed once. The frozenset return keeps the cached value safe from
-# callers (they combine it into new sets, never mutate it).
-@lru_cache(maxsize=1 << 15)
 def salient_tokens(text: str) -> frozenset[str]:
-    """Normalized payload tokens of `text` (memoized per text).
+    """Normalized payload tokens of `text`.
 
     Example:
         >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
         ['4471', 'code', 'lamp', 'red', 'vault']
     """
-    return frozenset(filter(_salient_normalized, map(normalize, _WORD.findall(text))))
+    return frozenset(t for t in map(normalize, _WORD.findall(text)) if _salient_normalized(t))
 
 
 def tokens_of(texts: Iterable[str]) -> set[str]:
@@ -104,24 +87,6 @@ def tokens_of(texts: Iterable[str]) -> set[str]:
     return found
 
 
-@lru_cache(maxsize=1 << 15)
-def _words(text: str) -> frozenset[str]:
-    """Every normalized word of `text`, salient or not (what `redact` could match)."""
-    return frozenset(map(normalize, _WORD.findall(text)))  # C-level passes: hot per new text
-
-
-@lru_cache(maxsize=64)
-def _normalized(tokens: frozenset[str]) -> frozenset[str]:
-    # The same hidden set is applied to every line of an observation. Callers nearly always
-    # pass tokens already normalized: then the set itself comes back, so the per-line cache
-    # below meets the very object it was keyed by (an identity check, not a set compare).
-    # Words already seen to be fixed points skip the pass (a subset test, no new set).
-    if tokens <= _FIXED:
-        return tokens
-    found = frozenset(map(normalize, tokens))
-    return tokens if found == tokens else found
-
-
 def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
     """Replace every whole-word occurrence of any of `tokens` (case-insensitive) by `mask`.
 
@@ -129,34 +94,9 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
-    one_line = "\n" not in text
-    if (
-        one_line
-        and isinstance(tokens, set)
-        and tokens.isdisjoint(_words(text))
-        and _FIXED.issuperset(tokens)
-    ):
-        # Guards build a fresh set per event: when none of its words, all known to be their
-        # own normal form, is in the text, nothing is masked, and freezing and hashing a set
-        # of hundreds of words for the caches below would cost more than the whole answer.
-        return text
-    hidden = _normalized(tokens if isinstance(tokens, frozenset) else frozenset(tokens))
+    hidden = {normalize(t) for t in tokens}
     if not hidden:
         return text
-    if one_line:
-        # Most lines hold no hidden word, and a hidden set is new nearly every beat: the
-        # test answers them without filing (line, set) pairs in the line cache.
-        return text if hidden.isdisjoint(_words(text)) else _redact_line(text, hidden, mask)
-    # A word never spans a line break, so a long text (a whole prompt) is redacted line
-    # by line: its lines are stored record texts that recur beat after beat, and each
-    # (line, hidden set) pair is computed once.
-    return "\n".join(_redact_line(line, hidden, mask) for line in text.split("\n"))
-
-
-@lru_cache(maxsize=1 << 14)
-def _redact_line(text: str, hidden: frozenset[str], mask: str) -> str:
-    if hidden.isdisjoint(_words(text)):
-        return text  # nothing to mask: skip the substitution pass
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)
 
 

@@ -80,7 +80,6 @@ from tavern.physics.awaiting import waiting_attempts
 from tavern.physics.cast_refs import COPY_WINDOW, line_key
 from tavern.physics.dropping import drop_events, rewrite_events
 from tavern.physics.identity import display_names, with_names
-from tavern.physics.record_memo import RecordMemo
 from tavern.records import (
     ActionRecord,
     ClampChange,
@@ -93,14 +92,8 @@ from tavern.records import (
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
 
-_EVENT_KEYS: RecordMemo[str] = RecordMemo()
-"""Each recent event's text as copies compare, slot ids read as names: computed once."""
-_PART_KEYS: RecordMemo[frozenset[str]] = RecordMemo()
-"""Each recent event's sentences of `MIN_PART_WORDS` words or more as copies compare."""
 MIN_PART_WORDS = 6
 """Shorter sentences of an event recur in earnest ("The bell tolls twice.", "Nobody moves.")."""
-_ATTEMPT_KEYS: RecordMemo[str] = RecordMemo()
-"""Each recent attempt as `told_as_done` keys it, per cast names: computed once."""
 
 
 STATE_ADVERBS = frozenset(("now", "still", "already", "again", "yet"))
@@ -160,12 +153,11 @@ def drop_restated_events(
         return fact_key(named(record.text))
 
     names_items = tuple(names.items())
-    names_key = _EVENT_KEYS.number(names_items)
     standing = (*ctx.scene.facts, *ctx.public_texts)
     known = set(_standing_keys(standing, names_items))
     placed = _placed_keys(standing, names_items)
-    known.update(_EVENT_KEYS.all(events, names_key, key))
-    known.update(*_PART_KEYS.all(events, names_key, lambda r: _part_keys(named(r.text))))
+    known.update(key(r) for r in events)
+    known.update(*(_part_keys(named(r.text)) for r in events))
     facts_and_events = list(known)  # attempts told as done are `act_borrowed`'s to judge
 
     def transplanted(text_key: str) -> bool:
@@ -183,8 +175,7 @@ def drop_restated_events(
         return not _QUOTING.search(head)
 
     tried = list(compress(recent, map(isinstance, recent, repeat(ActionRecord))))
-    attempts_key = _ATTEMPT_KEYS.number(names_items)
-    known.update(_ATTEMPT_KEYS.all(tried, attempts_key, lambda r: told_as_done(r, names)))
+    known.update(told_as_done(r, names) for r in tried)
     waiting = waiting_attempts(recent, ctx.turn_number)
 
     def goes(ev: PerceptionEvent) -> bool:

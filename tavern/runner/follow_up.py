@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import repeat
 
 from tavern.agents import director, outcome
 from tavern.filters.empty_intent import SMALL
@@ -127,9 +125,6 @@ Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
 """The decision's clamps (physics and speech guard) with the beat's context bound."""
 
 
-_is_attempt, _is_event = ActionRecord.__instancecheck__, EventRecord.__instancecheck__
-
-
 def answered(decision: DirectorDecision, actor: str) -> bool:
     """Whether the decision holds an action_outcome by `actor`."""
     return any(e.kind == "action_outcome" and e.actor_id == actor for e in decision.events)
@@ -142,7 +137,6 @@ def unanswered(
     return [a for a in attempt_records(history, turn) if not answered(decision, a.speaker)]
 
 
-@lru_cache(maxsize=4096)
 def act_key(text: str, actor_name: str = "") -> tuple[str, ...]:
     """The words of an act as copies compare: case, punctuation, a leading `actor_name` and
     each verb's "-s" or "-es" aside (`act_stem`: "Ilse Brandt reaches for the door." ~
@@ -174,13 +168,14 @@ def without_borrowed(
     attempts: set[tuple[str, ...]] = set()
     others: set[tuple[str, ...]] = set()
     told = [e.text for e in decided]
-    # The window holds hundreds of records: C-level filters pick the two kinds read here.
-    for r in filter(_is_attempt, history):
-        if r is not attempt:
+    for r in history:
+        if isinstance(r, ActionRecord) and r is not attempt:
             attempts.add(act_key(r.text))
             if r.speaker != attempt.speaker:
                 others.add(act_key(r.text))
-    told += [r.text for r in filter(_is_event, history) if r.turn_number > turn - EVENT_TURNS]
+    told += [
+        r.text for r in history if isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS
+    ]
     attempts.discard(own)
     runs = [_runs(key) for key in attempts] + [_runs(act_key(t)) for t in told]
     other_runs = set().union(*runs) - _runs(own)
@@ -253,15 +248,13 @@ def without_unrelated(text: str, attempt: str, actor_name: str, facts: Sequence[
 
 
 def _runs(words: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
-    return _runs_of(words, COPY_RUN_WORDS)
+    """Every `COPY_RUN_WORDS` words in a row of `words`.
 
-
-@lru_cache(maxsize=4096)
-def _runs_of(words: tuple[str, ...], n: int) -> frozenset[tuple[str, ...]]:
-    # Cached: each call reads every attempt of a window holding hundreds of records, and
-    # the window's attempts stay the same for many beats.
-    tails = map(words.__getitem__, map(slice, range(n), repeat(None))) if len(words) >= n else ()
-    return frozenset(zip(*tails, strict=False))  # most keys are shorter: no run
+    >>> len(_runs(tuple("abcdefgh"))), _runs(tuple("abcdef"))
+    (2, frozenset())
+    """
+    n = COPY_RUN_WORDS
+    return frozenset(words[i : i + n] for i in range(len(words) - n + 1))
 
 
 def names_only_others(text: str, actor: str, cast: Mapping[str, Character]) -> bool:

@@ -104,11 +104,8 @@ def journal_refusal(journal: JournalWriter, session_id: str) -> Refusal:
 class ContractGate:
     """Checks prompts against the contract for one session."""
 
-    def __init__(
-        self, state: SessionState, *, enabled: bool = True, on_refusal: Refusal | None = None
-    ) -> None:
+    def __init__(self, state: SessionState, *, on_refusal: Refusal | None = None) -> None:
         """Remember the session's cast names and the sheet texts already warned about."""
-        self.enabled = enabled
         self.on_refusal = on_refusal
         self.cast_names = [c.body.display_name for c in state.cast.values()]
         self.tolerated = [t for _, t in sheet_texts(state)]
@@ -124,8 +121,6 @@ class ContractGate:
 
     def check(self, agent: str, messages: list[ChatMessage], turn_number: int = 0) -> None:
         """Raise `PromptContractError` (after journaling it) when the prompt breaks the contract."""
-        if not self.enabled:
-            return
         bad = self.violations(messages)
         if bad:
             self.refused += 1

@@ -72,13 +72,10 @@ class Runner:
         *,
         locks: SessionLocks | None = None,
         limits: KernelLimits | None = None,
-        check_contract: bool = True,
         filter_profile: FilterProfile = "small_local",
     ) -> None:
         """Wire the runner; nothing is opened or called here.
 
-        `check_contract=False` skips the prompt-contract gate; it exists only so that the
-        kernel benchmark can report the gate's cost separately. Never turn it off to play.
         `filter_profile` repairs the model's narration and replies of a session that names
         no profile of its own (`AppConfig.filter_profile_for` gives the provider's).
         """
@@ -88,14 +85,13 @@ class Runner:
         self.client = client
         self.locks = locks or SessionLocks()
         self.limits = limits or KernelLimits()
-        self.check_contract = check_contract
         self._reconciled: set[str] = set()
         """Sessions whose journal this runner has made agree with the store."""
         self.filter_profile: FilterProfile = filter_profile
 
     def _gate(self, state: SessionState) -> ContractGate:
         refusal = journal_refusal(self.journal, state.id)
-        return ContractGate(state, enabled=self.check_contract, on_refusal=refusal)
+        return ContractGate(state, on_refusal=refusal)
 
     # -- sessions ---------------------------------------------------------------------------
 

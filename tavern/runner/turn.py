@@ -10,11 +10,9 @@ keeps every attempt.
 from __future__ import annotations
 
 import asyncio
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from operator import attrgetter
 
 from tavern.agents import character, director, outcome, prose
 from tavern.physics import clock as story_clock
@@ -53,7 +51,6 @@ from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.text import lexicon_for
 
-_turn_number = attrgetter("turn_number")
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
 
@@ -108,9 +105,7 @@ class TurnTransaction:
         if self._perceived is None:
             step = self.limits.window_step
             floor = (self.turn_number - self.limits.perception_turns) // step * step
-            # The window is in seq order, so turn numbers never decrease along it.
-            start = bisect_right(self.history, floor, key=_turn_number)
-            self._perceived = self.history[start:]
+            self._perceived = [r for r in self.history if r.turn_number > floor]
         return self._perceived
 
     async def _report(self, stage: str, fraction: float | None) -> None:
@@ -337,6 +332,11 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
+
+
+def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
+    """The texts of the narration records of `history`, in order."""
+    return [r.text for r in history if isinstance(r, NarrationRecord)]
 
 
 def _clamp_public(state: SessionState) -> list[str]:

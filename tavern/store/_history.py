@@ -1,78 +1,18 @@
-"""Reading history rows: the tail query and a bounded memo of parsed record bodies.
-
-Every turn reads the same recent records again (the Director's window, the perception
-window), and parsing and validating each record's JSON was the largest single cost of a
-turn. A stored body never changes, so a body text is a complete key for its parsed record:
-an undone turn's rows simply stop being asked for, and a re-played turn with a reused seq
-has a different body, hence a different key. Parsed records are frozen models, so sharing
-one between callers cannot leak a change from one to another.
-"""
+"""Reading history rows: the tail query and parsing stored record bodies."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections import OrderedDict
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from tavern.records.history import HISTORY_RECORD_ADAPTER, HistoryRecord
 from tavern.records.session import SessionState
 
-MEMO_RECORDS = 8192
-"""Parsed records kept: several long windows of several sessions."""
 
-
-class ParsedRecords:
-    """Least-recently-used memo from a stored body to its parsed record.
-
-    >>> memo = ParsedRecords(capacity=2)
-    >>> body = '{"kind": "system", "seq": 1, "turn_number": 1, "speaker": "World",'
-    >>> body += ' "author": "kernel", "audience": {"origin": "public"}, "marker": "x",'
-    >>> body += ' "text": "Dawn."}'
-    >>> first, again = memo.parse([body, body])
-    >>> first is again, first.text, memo.misses
-    (True, 'Dawn.', 1)
-    """
-
-    def __init__(self, capacity: int = MEMO_RECORDS) -> None:
-        self.capacity = capacity
-        self.misses = 0
-        self._memo: OrderedDict[str, HistoryRecord] = OrderedDict()
-
-    def put(self, body: str, record: HistoryRecord) -> None:
-        """Remember `record` as the parse of `body` (the record it was serialized from)."""
-        self._memo[body] = record
-        self._memo.move_to_end(body)
-        if len(self._memo) > self.capacity:
-            self._memo.popitem(last=False)
-
-    def parse(self, bodies: Iterable[str], *, remember: bool = True) -> list[HistoryRecord]:
-        """The records of `bodies`, in order, each parsed at most once while remembered.
-
-        `remember=False` (a whole-session read) uses the memo without filling it, so one
-        export does not evict the windows that every turn reads again.
-        """
-        memo, out = self._memo, []
-        for body in bodies:
-            record = memo.get(body)
-            if record is None:
-                self.misses += 1
-                record = HISTORY_RECORD_ADAPTER.validate_json(body)
-                if remember:
-                    memo[body] = record
-                    if len(memo) > self.capacity:
-                        memo.popitem(last=False)
-            else:
-                memo.move_to_end(body)
-            out.append(record)
-        return out
-
-
-def remember(memo: ParsedRecords, bodies: Iterable[str], records: Iterable[HistoryRecord]) -> None:
-    """Enter committed records under their stored bodies: the next read of the window hands
-    out the very objects the writer holds, so identity-keyed caches carry over the commit."""
-    for body, record in zip(bodies, records, strict=True):
-        memo.put(body, record)
+def parse_records(bodies: Iterable[str]) -> list[HistoryRecord]:
+    """The records of stored `bodies`, in order."""
+    return [HISTORY_RECORD_ADAPTER.validate_json(body) for body in bodies]
 
 
 def tail_bodies(db: sqlite3.Connection, session_id: str, turns: int) -> list[str]:

@@ -40,8 +40,6 @@ _RANGE = (
     "SELECT line FROM memory_lines WHERE session_id = ? AND owner = ?"
     " AND position >= ? AND position < ? ORDER BY position"
 )
-_MAX_EQUAL_TRIES = 8
-"""Candidate drop counts tried by equality alone, after the ones found by identity."""
 
 
 def parse_ranges(text: str | None) -> Ranges | None:
@@ -60,11 +58,9 @@ def dropped_front(old: list[str], new: list[str]) -> int:
     """A count k such that `new` is `old` without its first k lines, then appended lines:
     `new == old[k:] + new[len(old) - k:]`.
 
-    k = `len(old)` always fits (a rewrite: every line of `new` is new). Candidates are the
-    positions of `new[0]` in `old`, those holding the very same string object first (memory
-    lines are shared, not copied, from one state to the next), then a few found by equality;
-    each is verified by list equality on the whole overlap (cheap on shared strings, which
-    compare by identity). The first that fits is returned, else `len(old)`.
+    k = `len(old)` always fits (a rewrite: every line of `new` is new). The smallest k that
+    fits is returned: candidates are the positions of `new[0]` in `old`, each checked on
+    the whole overlap.
 
     >>> dropped_front(["a", "b", "c"], ["b", "c", "d"])
     1
@@ -76,24 +72,8 @@ def dropped_front(old: list[str], new: list[str]) -> int:
     size = len(old)
     if not new:
         return size
-    first = new[0]
-
-    def fits(k: int) -> bool:
-        return len(new) >= size - k and old[k:] == new[: size - k]
-
-    tried = set()
     for k, line in enumerate(old):
-        if line is first:
-            if fits(k):
-                return k
-            tried.add(k)
-    k = -1
-    for _ in range(_MAX_EQUAL_TRIES):
-        try:
-            k = old.index(first, k + 1)
-        except ValueError:
-            break
-        if k not in tried and fits(k):
+        if line == new[0] and len(new) >= size - k and old[k:] == new[: size - k]:
             return k
     return size  # every old line dropped: `new` is all appended
 
@@ -106,50 +86,57 @@ def _next_position(db: sqlite3.Connection, session_id: str, owner: str) -> int:
     return 0 if row[0] is None else int(row[0]) + 1
 
 
-def stored_ranges(db: sqlite3.Connection, session_id: str) -> Ranges | None:
-    """The ranges of the session's row (None for a format-1 row)."""
+Stored = dict[str, tuple[list[str], int, int]]
+"""Ledger key -> (memory lines, first position, count) of a row as stored."""
+
+
+def stored_memory(db: sqlite3.Connection, session_id: str, what: str) -> Stored:
+    """Each ledger's memory as the session's row holds it: empty for a format-1 row (its
+    memory is in its JSON; the next write stores each as a fresh range).
+
+    Raises:
+        StoreError: a range whose lines are missing (a damaged file).
+    """
     row = db.execute("SELECT memory_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    return None if row is None else parse_ranges(row[0])
+    ranges = None if row is None else parse_ranges(row[0])
+    return {
+        owner: (_lines(db, session_id, owner, start, count, what), start, count)
+        for owner, (start, count) in (ranges or {}).items()
+    }
 
 
-def held_memory(
-    old: SessionState | None, ranges: Ranges | None, owner: str
-) -> tuple[list[str], int, int] | None:
-    """(memory, from, count) of `owner` as stored, when `old` (the cached state of the row)
-    can stand for its lines; else None: no range (a new ledger, a format-1 row), or a cached
-    list whose length is not the range's (changed in place, so it no longer shows what the
-    row holds; the new memory is then stored as a fresh range)."""
-    if old is None or ranges is None or owner not in ranges or owner not in old.ledgers:
-        return None
-    memory, (start, count) = old.ledgers[owner].memory, ranges[owner]
-    return (memory, start, count) if len(memory) == count else None
+def _lines(
+    db: sqlite3.Connection, session_id: str, owner: str, start: int, count: int, what: str
+) -> list[str]:
+    """The `count` memory lines of `owner` from `start`; StoreError when some are missing."""
+    lines = [r[0] for r in db.execute(_RANGE, (session_id, owner, start, start + count))]
+    if len(lines) != count:
+        raise StoreError(
+            f"{what}: memory of {owner!r} should be {count} lines from position {start},"
+            f" found {len(lines)}"
+        )
+    return lines
 
 
 def write_memory(
-    db: sqlite3.Connection,
-    turn_number: int,
-    old: SessionState | None,
-    ranges: Ranges | None,
-    new: SessionState,
+    db: sqlite3.Connection, turn_number: int, stored: Stored, new: SessionState
 ) -> Ranges:
     """Insert the memory lines `new` adds to the stored memory; return `new`'s ranges.
 
     Args:
         db: Inside the caller's write transaction.
         turn_number: The tag of the inserted lines (the turn being written).
-        old: The state the session's row holds now (None for a new session).
-        ranges: That row's ranges (None for a new session or a format-1 row).
+        stored: The row's memory now (`stored_memory`; empty for a new session).
         new: The state about to be written to the row.
     """
     out: Ranges = {}
     rows: list[tuple[str, str, int, int, str]] = []
     for owner, ledger in new.ledgers.items():
         memory = ledger.memory
-        held = held_memory(old, ranges, owner)
-        if held is not None:
+        if owner in stored:
             # `start + count` is the key's next free position (invariant), so a rewrite
             # (k = count) is a fresh range there.
-            before, start, count = held
+            before, start, count = stored[owner]
             k = dropped_front(before, memory)
             first_new, appended = start + count, memory[count - k :]
             out[owner] = (start + k, len(memory))
@@ -170,27 +157,19 @@ def write_memory(
 
 
 def write_row(
-    db: sqlite3.Connection,
-    new: SessionState,
-    turn_number: int,
-    old: SessionState | None,
-    ranges: Ranges | None,
-) -> tuple[tuple[int, str, str], Ranges]:
+    db: sqlite3.Connection, new: SessionState, turn_number: int, stored: Stored, *, insert: bool
+) -> None:
     """Insert the lines `new`'s memory appends to the stored one, then write the row.
 
     Args:
         db: Inside the caller's write transaction.
         new: The state to store.
         turn_number: The tag of the inserted lines (the turn being written).
-        old: The state the row holds now (the store's cached one), None for a new row.
-        ranges: The row's ranges now (`stored_ranges`), None for a new row.
-
-    Returns:
-        The row's stamp (`_sqlite.session_head`) and its new ranges.
+        stored: The row's memory now (`stored_memory`), empty for a new row.
+        insert: The row is new.
     """
-    written = write_memory(db, turn_number, old, ranges, new)
-    stamp = write_state(db, new, insert=old is None, memory_at=dump_ranges(written))
-    return stamp, written
+    written = write_memory(db, turn_number, stored, new)
+    write_state(db, new, insert=insert, memory_at=dump_ranges(written))
 
 
 def read_state(
@@ -208,14 +187,9 @@ def read_state(
         return state
     ledgers = dict(state.ledgers)
     for owner, (start, count) in ranges.items():
-        lines: list[str] = []
-        if count:
-            lines = [r[0] for r in db.execute(_RANGE, (session_id, owner, start, start + count))]
         ledger = ledgers.get(owner)
-        if len(lines) != count or ledger is None:
-            raise StoreError(
-                f"{what}: memory of {owner!r} should be {count} lines from position {start},"
-                f" found {len(lines)}{'' if ledger else ' and no ledger'}"
-            )
+        if ledger is None:
+            raise StoreError(f"{what}: memory of {owner!r} stored, and no ledger")
+        lines = _lines(db, session_id, owner, start, count, what)
         ledgers[owner] = ledger.model_copy(update={"memory": lines})
     return state.model_copy(update={"ledgers": ledgers})

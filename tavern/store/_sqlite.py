@@ -177,11 +177,6 @@ def parse_state(text: str, what: str) -> SessionState:
     return SessionState.model_validate(raw)
 
 
-STATE_HEAD = 64
-"""Characters of a state's JSON that a read compares before reusing a parsed state: they
-hold its `schema_version`, so even an edit that left revision and time alone is seen."""
-
-
 def _checked_row(db: sqlite3.Connection, session_id: str, columns: str) -> tuple[Any, ...]:
     """`schema_version` then `columns` of a session's row, refusing a missing or foreign one."""
     row = db.execute(
@@ -194,24 +189,29 @@ def _checked_row(db: sqlite3.Connection, session_id: str, columns: str) -> tuple
     return tuple(row)
 
 
-def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int, tuple[int, str, str]]:
-    """(revision, turn_number, stamp) without the state's text; the stamp (revision, write
-    time, first characters of the state) changes with every write.
+def session_head(db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
+    """(revision, turn_number) of a session's row, without the state's text.
 
     Raises:
         SessionNotFound: no such session.
         SchemaVersionMismatch: the row's `schema_version` is not this Tavern's.
     """
-    _, revision, turn, updated, head = _checked_row(
-        db, session_id, f"revision, turn_number, updated_at, substr(state, 1, {STATE_HEAD})"
-    )
-    return revision, turn, (revision, updated, head)
+    _, revision, turn = _checked_row(db, session_id, "revision, turn_number")
+    return revision, turn
+
+
+def read_row(db: sqlite3.Connection, session_id: str) -> tuple[str, str | None]:
+    """(state JSON, `memory_at`) of a session's row, which must exist."""
+    text, memory_at = db.execute(
+        "SELECT state, memory_at FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return text, memory_at
 
 
 def write_state(
     db: sqlite3.Connection, state: SessionState, *, insert: bool, memory_at: str | None
-) -> tuple[int, str, str]:
-    """Write the session row; returns its stamp (see `session_head`).
+) -> None:
+    """Write the session row.
 
     With `memory_at` (format 2), the JSON leaves out every ledger's memory; without it, the
     row is written as format 1 did, memory inside the JSON (an undo back to a format-1
@@ -245,7 +245,6 @@ def write_state(
             " scenario_id = ?, updated_at = ?, state = ?, memory_at = ? WHERE id = ?",
             values,
         )
-    return state.revision, str(values[5]), str(values[6])[:STATE_HEAD]
 
 
 def copy_rows(db: sqlite3.Connection, source_id: str, forked: SessionState) -> None:
@@ -292,14 +291,12 @@ def delete_rows(db: sqlite3.Connection, session_id: str, from_turn: int | None =
 
 def insert_records(
     db: sqlite3.Connection, session_id: str, records: Sequence[HistoryRecord]
-) -> list[str]:
-    """Insert the records; returns their stored bodies, in order."""
-    bodies = [r.model_dump_json() for r in records]
+) -> None:
+    """Insert the records."""
     db.executemany(
         "INSERT INTO history (session_id, seq, turn_number, body) VALUES (?, ?, ?, ?)",
-        [(session_id, r.seq, r.turn_number, b) for r, b in zip(records, bodies, strict=True)],
+        [(session_id, r.seq, r.turn_number, r.model_dump_json()) for r in records],
     )
-    return bodies
 
 
 def next_seq_in(db: sqlite3.Connection, session_id: str) -> int:

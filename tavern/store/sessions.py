@@ -13,8 +13,8 @@ Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`)
   undo costs one turn, not one session.
 
 A format-1 file is migrated when opened (rows keep their memory in their JSON until their
-next write). Reads reuse the last state and history window while the row's stamp is
-unchanged; a commit extends them (`_states.py`, `_tails.py`).
+next write). Every read and write is plain SQL on the rows it needs: a commit reads the
+stored memory ranges it appends to, never the history.
 
 Every write runs in `BEGIN IMMEDIATE`, so a second process waits (busy timeout) instead of
 failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
@@ -33,8 +33,8 @@ from pydantic import BaseModel
 
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
-from tavern.store._history import ParsedRecords, Snapshot, remember, tail_bodies
-from tavern.store._memory import Ranges, parse_ranges, read_state, write_row
+from tavern.store._history import Snapshot, parse_records, tail_bodies
+from tavern.store._memory import Stored, read_state, stored_memory, write_row
 from tavern.store._sqlite import (
     DB_NAME,
     Database,
@@ -44,11 +44,10 @@ from tavern.store._sqlite import (
     delete_rows,
     insert_records,
     next_seq_in,
+    read_row,
     session_head,
     write_state,
 )
-from tavern.store._states import Stamp, StateCache
-from tavern.store._tails import TailCache
 from tavern.store.errors import (
     InvalidTurn,
     NothingToUndo,
@@ -116,9 +115,6 @@ class SessionStore:
         self._database = Database(self.path, synchronous)
         self._lock = self._database.lock
         self._transaction = self._database.transaction
-        self._records = ParsedRecords()
-        self._states = StateCache()
-        self._tails = TailCache()
 
     # -- connection -------------------------------------------------------------------------
 
@@ -157,9 +153,8 @@ class SessionStore:
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE id = ?", (state.id,)).fetchone():
                 raise SessionExists(f"session {state.id!r} already exists")
-            stamped, ranges = write_row(db, state, state.turn_number, None, None)
+            write_row(db, state, state.turn_number, {}, insert=True)
             insert_records(db, state.id, records)
-        self._states.put_row(state.id, stamped, state, ranges)
         return state
 
     def load(self, session_id: str) -> SessionState:
@@ -172,8 +167,14 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            _, _, stamp = session_head(db, session_id)
-            return self._states.get(db, session_id, stamp)
+            return self._read_state(db, session_id)
+
+    def _read_state(self, db: sqlite3.Connection, session_id: str) -> SessionState:
+        """The current state (inside the caller's transaction), refusing a missing session
+        or a foreign version."""
+        session_head(db, session_id)
+        text, memory_at = read_row(db, session_id)
+        return read_state(db, session_id, text, memory_at, f"session {session_id!r}")
 
     def exists(self, session_id: str) -> bool:
         """Whether a session with this id is stored (whatever its version)."""
@@ -207,7 +208,7 @@ class SessionStore:
                     -1 if limit is None else limit,
                 ),
             ).fetchall()
-            return self._records.parse((r[0] for r in rows), remember=False)
+            return parse_records(r[0] for r in rows)
 
     def history_tail(self, session_id: str, turns: int) -> builtins.list[HistoryRecord]:
         """Every record of the last `turns` turn numbers present in the history, in seq order."""
@@ -216,8 +217,7 @@ class SessionStore:
             return []
         with self._transaction("DEFERRED") as db:
             session_head(db, session_id)
-            # Parsed under the store's lock: the memo is shared by every caller's thread.
-            return self._records.parse(tail_bodies(db, session_id, turns))
+            return parse_records(tail_bodies(db, session_id, turns))
 
     def snapshot(self, session_id: str, turns: int, step: int = 1) -> Snapshot:
         """The state, `history_tail(turns)` and `next_seq` of one consistent read.
@@ -230,10 +230,10 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            _, turn_number, stamp = session_head(db, session_id)
-            state = self._states.get(db, session_id, stamp)
-            turns += turn_number % max(1, step)
-            tail, first_free = self._tails.read(db, session_id, stamp, turns, self._records)
+            state = self._read_state(db, session_id)
+            turns += state.turn_number % max(1, step)
+            tail = parse_records(tail_bodies(db, session_id, turns)) if turns > 0 else []
+            first_free = next_seq_in(db, session_id)
         return Snapshot(state, tail, first_free)
 
     def committed_turns(self, session_id: str) -> builtins.list[CommittedTurn]:
@@ -247,8 +247,8 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
-            revision, current_turn, stamp = session_head(db, session_id)
-            tick = self._states.get(db, session_id, stamp).clock.tick
+            revision, current_turn = session_head(db, session_id)
+            tick = self._read_state(db, session_id).clock.tick
             after = {
                 turn - 1: (rev, at)
                 for turn, rev, at in db.execute(
@@ -314,10 +314,10 @@ class SessionStore:
             update={"turn_number": turn_number, "revision": expected_revision + 1}
         )
         with self._transaction() as db:
-            current_turn, old, ranges, before = self._current(db, session_id, expected_revision)
+            current_turn, memory = self._current(db, session_id, expected_revision)
             if turn_number != current_turn + 1:
                 raise InvalidTurn(f"turn {turn_number} cannot follow turn {current_turn}")
-            check_seqs(records, self._tails.next_seq(db, session_id, before))
+            check_seqs(records, next_seq_in(db, session_id))
             # Copied inside SQLite: the pre-turn state never travels through Python.
             db.execute(
                 "INSERT OR REPLACE INTO checkpoints"
@@ -325,13 +325,10 @@ class SessionStore:
                 " SELECT id, ?, state, memory_at FROM sessions WHERE id = ?",
                 (turn_number, session_id),
             )
-            bodies = insert_records(db, session_id, records)
-            stamped, written = write_row(db, stored, turn_number, old, ranges)
+            insert_records(db, session_id, records)
+            write_row(db, stored, turn_number, memory, insert=False)
             if before_commit is not None:
                 before_commit()
-            remember(self._records, bodies, records)
-        self._states.put_row(session_id, stamped, stored, written)
-        self._tails.extend(session_id, before, stamped, records)
         return stored
 
     def replace_state(
@@ -347,26 +344,23 @@ class SessionStore:
             raise InvalidTurn(f"state of {new_state.id!r} written to {session_id!r}")
         stored = new_state.model_copy(update={"revision": expected_revision + 1})
         with self._transaction() as db:
-            current_turn, old, ranges, before = self._current(db, session_id, expected_revision)
+            current_turn, memory = self._current(db, session_id, expected_revision)
             if stored.turn_number != current_turn:
                 raise InvalidTurn("replace_state cannot change the turn number")
             # Lines are tagged with the current turn: undoing it removes them with the rest.
-            stamped, written = write_row(db, stored, current_turn, old, ranges)
-        self._states.put_row(session_id, stamped, stored, written)
-        self._tails.extend(session_id, before, stamped, ())
+            write_row(db, stored, current_turn, memory, insert=False)
         return stored
 
     def _current(
         self, db: sqlite3.Connection, session_id: str, expected_revision: int
-    ) -> tuple[int, SessionState, Ranges | None, Stamp]:
-        """(turn, state, memory ranges, stamp) of the row, refusing another revision."""
-        revision, current_turn, stamp = session_head(db, session_id)
+    ) -> tuple[int, Stored]:
+        """(turn, stored memory) of the row, refusing another revision."""
+        revision, current_turn = session_head(db, session_id)
         if revision != expected_revision:
             raise RevisionConflict(
                 f"session {session_id!r} is at revision {revision}, not {expected_revision}"
             )
-        state = self._states.get(db, session_id, stamp)
-        return current_turn, state, self._states.ranges(db, session_id, stamp), stamp
+        return current_turn, stored_memory(db, session_id, f"session {session_id!r}")
 
     def undo(self, session_id: str) -> SessionState:
         """Remove every record of the highest turn and restore its pre-turn state.
@@ -379,7 +373,7 @@ class SessionStore:
         """
         check_session_id(session_id)
         with self._transaction() as db:
-            revision, current_turn, _ = session_head(db, session_id)
+            revision, current_turn = session_head(db, session_id)
             if current_turn == 0:
                 raise NothingToUndo(f"session {session_id!r} is at turn 0")
             row = db.execute(
@@ -394,8 +388,7 @@ class SessionStore:
             restored = read_state(
                 db, session_id, row[0], row[1], f"checkpoint of turn {current_turn}"
             ).model_copy(update={"revision": revision + 1})
-            stamped = write_state(db, restored, insert=False, memory_at=row[1])
-        self._states.put_row(session_id, stamped, restored, parse_ranges(row[1]))
+            write_state(db, restored, insert=False, memory_at=row[1])
         return restored
 
     def fork(self, session_id: str, new_id: str) -> SessionState:
@@ -422,10 +415,9 @@ class SessionStore:
             shutil.copytree(source_dir, target_dir)
         try:
             with self._transaction() as db:
-                _, _, stamp = session_head(db, session_id)
                 if db.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone():
                     raise SessionExists(f"session {new_id!r} already exists")
-                forked = self._states.get(db, session_id, stamp).model_copy(update={"id": new_id})
+                forked = self._read_state(db, session_id).model_copy(update={"id": new_id})
                 copy_rows(db, session_id, forked)
         except BaseException:
             shutil.rmtree(target_dir, ignore_errors=True)
@@ -441,8 +433,6 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction() as db:
             gone = delete_rows(db, session_id)
-        self._states.drop(session_id)
-        self._tails.drop(session_id)
         directory = session_dir(self.data_dir, session_id)
         had_dir = directory.exists()
         shutil.rmtree(directory, ignore_errors=True)

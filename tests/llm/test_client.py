@@ -15,7 +15,7 @@ from tavern.llm import FakeProvider, LlmCallError, LlmClient, RetryPolicy
 from tavern.llm.call_policy import policy_text
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.provider import ProviderRequest
-from tavern.llm.wrappers import parse_json_answer
+from tavern.llm.wrappers import SchemaValidators, parse_json_answer
 
 from .helpers import REPLY_SCHEMA, Journal, load_body, messages, mock_http
 
@@ -211,7 +211,7 @@ async def test_nan_and_infinities_are_parse_errors(content: str, journal: Journa
     assert json.loads(content)
     schema = {"type": "object", "properties": {"speech": {}}, "required": ["speech"]}
     with pytest.raises(LlmCallError) as caught:
-        parse_json_answer(content, schema)
+        parse_json_answer(content, SchemaValidators().get(schema))
     assert caught.value.error_type == "parse"
     assert "is not JSON" in caught.value.message
     # Through a real adapter: the answer is retried like any unparseable one, then refused.
@@ -233,7 +233,9 @@ def test_negative_control_a_plain_parser_lets_nan_through_a_bound(
 ) -> None:
     schema = {"type": "object", "properties": {"x": {"type": "number", "maximum": 1}}}
     monkeypatch.setattr(tavern.llm.wrappers, "loads_answer", json.loads)
-    value = parse_json_answer('{"x": NaN}', schema)  # the hole the strict parser closes
+    value = parse_json_answer(
+        '{"x": NaN}', SchemaValidators().get(schema)
+    )  # the hole the strict parser closes
     assert value["x"] != value["x"]
 
 

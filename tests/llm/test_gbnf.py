@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tavern.agents import director
 from tavern.llm.gbnf import compact_grammar, property_order
 
-from .test_schema_check import AGENTS, REAL_SCHEMAS, valid_instances
+from .schema_values import AGENTS, REAL_SCHEMAS, valid_instances
 
 SCHEMAS = {name: REAL_SCHEMAS[name] for name in AGENTS}
 _TOKEN = re.compile(

@@ -49,7 +49,7 @@ def played() -> Played:
     """The recorded play (once per process: about a second)."""
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-played-"))
     session_id = kernel.build_sessions(data_dir, [20], "the-vintners-wake", "large")[20]
-    runner, _ = kernel._runner(data_dir, durable=False, gate=False)
+    runner, _ = kernel._runner(data_dir, durable=False)
     clamps: list[tuple[DirectorDecision, ClampContext]] = []
     captures: list[dict[str, Any]] = []
     clamp, capture = turn_module.clamp_decision, turn_module.capture_memory

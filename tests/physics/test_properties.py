@@ -267,26 +267,3 @@ def test_audiences_stay_inside_presence_and_zones(world: World, data: st.DataObj
         if record.kind == "speech" and record.reply_to is not None:  # type: ignore[union-attr]
             source = next(r for r in world.history if r.seq == record.reply_to)
             assert set(record.audience.perceivers) <= set(source.audience.perceivers)
-
-
-@SETTINGS
-@given(worlds(), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=5))
-def test_remembered_observation_lines_equal_fresh_ones(
-    world: World, windows: list[tuple[int, int]]
-) -> None:
-    """Windows that grow, move and jump over the same records, for every viewer: the
-    remembered projected lines equal a projection with nothing remembered."""
-    from tavern.physics import observation
-    from tavern.physics.record_memo import RecordMemo
-
-    history = list(world.history)
-    for lo, n in [(0, len(history)), (0, len(history) // 2), *windows]:
-        window = history[lo : lo + n]
-        for viewer in world.state.cast:
-            remembered = observe(world.state, window, viewer)
-            kept = observation._LINES, observation._PARTS
-            observation._LINES, observation._PARTS = RecordMemo(), RecordMemo()
-            try:
-                assert remembered == observe(world.state, window, viewer)
-            finally:
-                observation._LINES, observation._PARTS = kept

@@ -385,8 +385,6 @@ def test_negative_control_first_names_only_the_surname_shows(
         return [full] + [w for w in full.split()[:1] if w != full]
 
     monkeypatch.setattr(identity, "_name_forms", full_and_first)
-    monkeypatch.setattr(identity, "_TABLES", {})  # tables built with the forms of the rule
-    monkeypatch.setattr(identity, "_RENDERED", {})
     led = initial_identities(CAST)["C1"]
     assert render_for_viewer("Lopes nods.", "C1", led, CAST) == "Lopes nods."
 

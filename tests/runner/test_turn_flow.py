@@ -370,7 +370,7 @@ def test_negative_control_a_transcript_of_stored_truth_leaks(
         "actor_id": "C1", "witness_ids": ["C1", "C2"], "utterance_ref": None,
     }  # fmt: skip
     monkeypatch.setattr(
-        prose, "_transcript_lines", lambda records, key, namer, hidden: [
+        prose, "_transcript_lines", lambda records, namer, hidden: [
             (r.seq, prose.reader_line(
                 r.model_copy(update={"reader_text": None}) if isinstance(r, EventRecord) else r,
                 namer,
