@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 
 from tavern.filters.context import FilterContext, Target
-from tavern.physics.attempt_told import act_stem
+from tavern.physics.outcomes import act_stem
 from tavern.physics.perception import perceives
 from tavern.records import (
     ActionRecord,

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from tavern.filters.context import FilterContext, Target
 from tavern.filters.rule import BOTH, TextRule
 from tavern.physics.acts import Names, named, read_act, words_of
-from tavern.physics.respelt import respelt_names
+from tavern.physics.references import respelt_names
 from tavern.records import Character
 from tavern.text import sentence_spans
 

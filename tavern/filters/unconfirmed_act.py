@@ -38,9 +38,9 @@ from collections.abc import Mapping, Sequence
 from tavern.filters.context import FilterContext, Target
 from tavern.filters.rule import BOTH, TextRule
 from tavern.physics.acts import Act, Names, named, read_acts
-from tavern.physics.attempt_told import act_stem
 from tavern.physics.awaiting import recent_acts
-from tavern.physics.cast_refs import COPY_WINDOW
+from tavern.physics.copied import COPY_WINDOW
+from tavern.physics.outcomes import act_stem
 from tavern.records import ActionRecord, Character, EventRecord, HistoryRecord, SpeechRecord
 from tavern.text import Lexicon, kept_sentences, sentence_spans, without_sentences, words
 

@@ -1,8 +1,11 @@
 """Clamps: turn any schema-valid Director proposal into an admissible decision.
 
-A model can narrow perception, never widen it. Each rule is a pure function
-`(decision, ctx) -> (decision, changes)`; `clamp_decision` runs them in `CLAMP_RULES` order and
-reports every change for the journal. Running the clamps twice changes nothing the second time.
+A model can narrow perception, never widen it. Each rule (`ClampRule`) is a pure function
+`(decision, ctx) -> (decision, changes)` with the languages whose words it reads;
+`clamp_decision` runs the rules in `CLAMP_RULES` order, skips a rule that does not handle the
+session's language, and reports every change for the journal. Running the clamps twice
+changes nothing the second time. This module is the registry (and the context); the rules
+live in one module per concept (`rule_table` lists them).
 """
 
 from __future__ import annotations
@@ -13,44 +16,46 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from tavern.physics.agency import drop_unattempted_acts, drop_unattempted_moves
-from tavern.physics.authored import drop_authored_speech
-from tavern.physics.canon import apply_canon, preview_zone_ids
-from tavern.physics.cast_refs import (
-    collapse_glosses,
-    drop_duplicate_events,
+from tavern.physics.awaiting import has_unresolved_action
+from tavern.physics.canon import apply_canon
+from tavern.physics.copied import (
+    drop_directive_copies,
+    drop_label_copies,
+    drop_mind_copies,
+    drop_prompt_copies,
+    drop_roster_events,
     drop_spoken_copies,
     drop_thought_copies,
-    resolve_names,
 )
-from tavern.physics.directive_copy import drop_directive_copies
-from tavern.physics.emptied import drop_emptied_events
+from tavern.physics.duplicates import drop_duplicate_events
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
-from tavern.physics.location import clamp_location
-from tavern.physics.mind_copy import drop_mind_copies
-from tavern.physics.near_duplicate import drop_near_duplicates
-from tavern.physics.outcome_kind import label_outcomes
-from tavern.physics.pending_action import has_unresolved_action
-from tavern.physics.prompt_copy import drop_prompt_copies
-from tavern.physics.prompt_labels import drop_label_copies
-from tavern.physics.questions import queue_a_hearer
-from tavern.physics.respelt import respell_names
-from tavern.physics.restated import drop_restated_events
-from tavern.physics.roster_event import drop_roster_events
-from tavern.physics.told_mind import drop_told_thoughts
+from tavern.physics.masked import drop_emptied_events
+from tavern.physics.outcomes import drop_retold_attempts, label_outcomes
+from tavern.physics.references import collapse_glosses, resolve_names, respell_names
+from tavern.physics.structure import (
+    clamp_link_updates,
+    clamp_location,
+    clamp_moods,
+    clamp_speakers,
+    clamp_time_skip,
+    clamp_witnesses,
+    clamp_zone_moves,
+    queue_hearer,
+)
 from tavern.physics.unfinished import drop_unfinished_ends
+from tavern.physics.unperceived import drop_authored_speech, drop_told_thoughts
 from tavern.physics.visible import perception_guard, redact_visible, thought_guard
-from tavern.physics.zones import perceivers_of_zone, zone_of
 from tavern.records import (
-    NARRATOR,
     Character,
     ClampChange,
     DirectorDecision,
     HistoryRecord,
+    Language,
     Scene,
-    SpeechRecord,
 )
 from tavern.records.scene import ZONE_ID_PATTERN
+from tavern.text import LANGUAGES
 
 MAX_SPEAKERS = 3
 MAX_NEW_FACTS = 2
@@ -80,6 +85,7 @@ class ClampContext:
         directives: The scenario's tone directives (clamp `directive_copy`).
         title: The session's title, the first line of the Director's history (clamp
             `prompt_copy`); none by default.
+        language: The session's language: which lexicon the rules read, and which rules run.
     """
 
     scene: Scene
@@ -92,6 +98,7 @@ class ClampContext:
     prompt_sentences: Sequence[str] = ()
     directives: Sequence[str] = ()
     title: str = ""
+    language: Language = "en"
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -118,171 +125,41 @@ class ClampContext:
 
 
 Changes = list[ClampChange]
-ClampRule = Callable[[DirectorDecision, ClampContext], tuple[DirectorDecision, Changes]]
+RuleFunction = Callable[[DirectorDecision, ClampContext], tuple[DirectorDecision, Changes]]
 
 
-def clamp_zone_moves(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Keep one move per present character, to an existing zone or a validly declared one."""
-    existing = set(preview_zone_ids(ctx.scene, []))
-    declared: set[str] = set()
-    moved: set[str] = set()
-    kept, changes = [], []
-    for i, move in enumerate(d.zone_moves):
-        reason = None
-        if move.character_id not in ctx.present or move.character_id in moved:
-            reason = "absent or repeated character"
-        elif move.to_zone not in existing | declared and not (
-            move.new_zone_label and _ZONE_ID.match(move.to_zone)
-        ):
-            reason = "unknown zone"
-        if reason:
-            changes.append(
-                ClampChange(
-                    rule="zone_move", path=f"zone_moves[{i}]", before=move.model_dump(), after=None
-                )
-            )
-            continue
-        if move.new_zone_label and move.to_zone in existing | declared:
-            fixed = move.model_copy(update={"new_zone_label": None})
-            changes.append(
-                ClampChange(
-                    rule="zone_move",
-                    path=f"zone_moves[{i}].new_zone_label",
-                    before=move.new_zone_label,
-                    after=None,
-                )
-            )
-            move = fixed
-        if move.new_zone_label:
-            declared.add(move.to_zone)
-        moved.add(move.character_id)
-        kept.append(move)
-    if not changes:
-        return d, changes  # every move kept as it was
-    return d.model_copy(update={"zone_moves": kept}), changes
+@dataclass(frozen=True)
+class ClampRule:
+    """One rule of the registry: the name its changes carry, its pure function, and the
+    languages whose words it reads (a rule reading no words handles them all).
 
-
-def clamp_link_updates(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Keep link updates between two different, existing (or just declared) zones."""
-    known = set(preview_zone_ids(ctx.scene, d.zone_moves))
-    kept, changes = [], []
-    for i, up in enumerate(d.link_updates):
-        valid = up.source != up.target and {up.source, up.target} <= known
-        if valid and (up.sound or up.sight):
-            kept.append(up)
-        else:
-            changes.append(
-                ClampChange(
-                    rule="link_update",
-                    path=f"link_updates[{i}]",
-                    before=up.model_dump(),
-                    after=None,
-                )
-            )
-    if not changes:
-        return d, changes  # every update kept
-    return d.model_copy(update={"link_updates": kept}), changes
-
-
-def clamp_moods(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Drop mood updates for characters who are not present."""
-    kept = {k: v for k, v in d.mood_updates.items() if k in ctx.present}
-    if kept == d.mood_updates:
-        return d, []
-    change = ClampChange(rule="mood_target", path="mood_updates", before=d.mood_updates, after=kept)
-    return d.model_copy(update={"mood_updates": kept}), [change]
-
-
-def _speech_audience(ctx: ClampContext, seq: int | None) -> set[str] | None:
-    if seq is None:
-        return None
-    for record in ctx.history:
-        if record.seq == seq and isinstance(record, SpeechRecord):  # the cheap test first
-            return set(record.audience.perceivers) | set(record.audience.aware)
-    return None
-
-
-def clamp_witnesses(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Intersect each event's witnesses with who the zone graph lets perceive it.
-
-    The actor always perceives its own event. Perception is judged on the stage both before
-    and after this beat's canon, so an arrival is seen from the destination and a departure
-    from the origin. An utterance event never reaches beyond its speech record's audience.
+    Example:
+        >>> rule = ClampRule("speaker_queue", clamp_speakers)
+        >>> rule.concept, rule.languages, rule.handles("pt-BR")
+        ('structure', ('en', 'pt-BR'), True)
     """
-    present = ctx.present
-    stages: list[Scene] = []  # before and after this beat's canon, once an actor asks
-    reached: dict[tuple[int, str], set[str]] = {}  # (stage, zone) -> who perceives it
-    events, changes = [], []
-    for i, ev in enumerate(d.events):
-        if ev.actor_id is not None and ev.actor_id not in present:
-            changes.append(
-                ClampChange(
-                    rule="witness_zone",
-                    path=f"events[{i}].actor_id",
-                    before=ev.actor_id,
-                    after=None,
-                )
-            )
-            ev = ev.model_copy(update={"actor_id": None})
-        allowed = set(present)
-        if ev.actor_id is not None:
-            allowed = {ev.actor_id}
-            stages = stages or [ctx.scene, apply_canon(ctx.scene, d)]
-            for at, scene in enumerate(stages):
-                origin = zone_of(scene, ev.actor_id)
-                if origin is not None:
-                    found = reached.get((at, origin))
-                    if found is None:
-                        found = set(perceivers_of_zone(scene, origin, ["sound", "sight"]))
-                        reached[(at, origin)] = found
-                    allowed |= found
-            allowed &= set(present)
-        heard = _speech_audience(ctx, ev.utterance_ref)
-        if heard is not None:
-            allowed &= heard
-        witnesses = [w for w in dict.fromkeys(ev.witness_ids) if w in allowed]
-        if witnesses != ev.witness_ids:
-            changes.append(
-                ClampChange(
-                    rule="witness_zone",
-                    path=f"events[{i}].witness_ids",
-                    before=ev.witness_ids,
-                    after=witnesses,
-                )
-            )
-            ev = ev.model_copy(update={"witness_ids": witnesses})
-        events.append(ev)
-    if not changes:
-        return d, changes  # every event kept as it was
-    return d.model_copy(update={"events": events}), changes
 
+    name: str
+    """The rule name every `ClampChange` it reports carries."""
+    apply: RuleFunction
+    """The rule itself: `(decision, ctx) -> (decision, changes)`."""
+    languages: tuple[Language, ...] = LANGUAGES
+    """The languages it handles; in a session of another language it does not run."""
 
-def clamp_speakers(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Present ids only, deduplicated, at most three; an empty queue becomes the Narrator."""
-    queue = [s for s in dict.fromkeys(d.next_speakers) if s in ctx.present][:MAX_SPEAKERS]
-    queue = queue or [NARRATOR]
-    if queue == d.next_speakers:
-        return d, []
-    change = ClampChange(
-        rule="speaker_queue", path="next_speakers", before=d.next_speakers, after=queue
-    )
-    return d.model_copy(update={"next_speakers": queue}), [change]
+    @property
+    def concept(self) -> str:
+        """The module the rule lives in: one concept per module."""
+        return self.apply.__module__.rsplit(".", 1)[-1]
 
+    @property
+    def doc(self) -> str:
+        """The first sentence of the rule function's docstring."""
+        first = (self.apply.__doc__ or "").strip().split("\n\n")[0]
+        return " ".join(first.split())
 
-def queue_hearer(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """A question of the beat that no queued speaker heard gets a hearer (`physics.questions`)."""
-    return queue_a_hearer(d, ctx, MAX_SPEAKERS)
-
-
-def clamp_time_skip(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
-    """Bound a time skip to 0..max_skip_ticks, and refuse any skip mid-action."""
-    ticks = 0 if ctx.mid_action else min(max(d.time_skip_ticks, 0), max(ctx.max_skip_ticks, 0))
-    if ticks == d.time_skip_ticks:
-        return d, []
-    change = ClampChange(
-        rule="time_skip", path="time_skip_ticks", before=d.time_skip_ticks, after=ticks
-    )
-    return d.model_copy(update={"time_skip_ticks": ticks}), [change]
+    def handles(self, language: str) -> bool:
+        """Whether the rule runs in a session of `language`."""
+        return language in self.languages
 
 
 def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
@@ -290,10 +167,10 @@ def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecisio
     facts (after the beat's removals); the beat's first proposals are kept, the rest refused.
 
     Refused rather than folding the oldest away: the oldest facts are the scenario's opening
-    canon (the will in the satchel, the bolted trapdoor) that every character has read, and a
-    Director flooding the stage must not be able to push them out. A Director that needs room
-    removes a fact in the same beat. A fact already standing adds nothing and costs no room;
-    a fact the beat repeats goes (canon would add it twice).
+    canon that every character has read, and a Director flooding the stage must not be able
+    to push them out. A Director that needs room removes a fact in the same beat. A fact
+    already standing adds nothing and costs no room; a fact the beat repeats goes (canon
+    would add it twice).
 
     Example:
         >>> ctx = ClampContext(scene=Scene(location="inn", facts=["The door is shut."]))
@@ -322,49 +199,48 @@ def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecisio
     return d.model_copy(update={"scene": delta.model_copy(update={"add_facts": kept})}), changes
 
 
-CLAMP_RULES: list[tuple[str, ClampRule]] = [
-    ("misspelt_name", respell_names),
-    ("cast_reference", resolve_names),
-    ("cast_gloss", collapse_glosses),
-    ("unfinished_sentence", drop_unfinished_ends),
-    ("zone_move", clamp_zone_moves),
-    ("agency_move", drop_unattempted_moves),
-    ("link_update", clamp_link_updates),
-    ("location", clamp_location),
-    ("mood_target", clamp_moods),
-    ("witness_zone", clamp_witnesses),
-    ("speaker_queue", clamp_speakers),
-    ("unanswered_question", queue_hearer),
-    ("time_skip", clamp_time_skip),
-    ("outcome_kind", label_outcomes),
-    ("spoken_copy", drop_spoken_copies),
-    ("thought_copy", drop_thought_copies),
-    ("authored_speech", drop_authored_speech),
-    ("mind_copy", drop_mind_copies),
-    ("prompt_label", drop_label_copies),
-    ("prompt_copy", drop_prompt_copies),
-    ("directive_copy", drop_directive_copies),
-    ("told_mind", drop_told_thoughts),
-    ("restated_event", drop_restated_events),
-    ("agency", drop_unattempted_acts),
-    ("fact_flip", drop_state_flips),
-    ("thought_guard", thought_guard),
-    ("perception_guard", perception_guard),
-    ("redacted_event", drop_emptied_events),
-    ("roster_event", drop_roster_events),
-    ("duplicate_event", drop_duplicate_events),
-    ("near_duplicate_event", drop_near_duplicates),
-    ("fact_bound", bound_facts),
+CLAMP_RULES: list[ClampRule] = [
+    ClampRule("misspelt_name", respell_names),
+    ClampRule("cast_reference", resolve_names),
+    ClampRule("cast_gloss", collapse_glosses),
+    ClampRule("unfinished_sentence", drop_unfinished_ends),
+    ClampRule("zone_move", clamp_zone_moves),
+    ClampRule("agency_move", drop_unattempted_moves),
+    ClampRule("link_update", clamp_link_updates),
+    ClampRule("location", clamp_location),
+    ClampRule("mood_target", clamp_moods),
+    ClampRule("witness_zone", clamp_witnesses),
+    ClampRule("speaker_queue", clamp_speakers),
+    ClampRule("unanswered_question", queue_hearer),
+    ClampRule("time_skip", clamp_time_skip),
+    ClampRule("outcome_kind", label_outcomes),
+    ClampRule("spoken_copy", drop_spoken_copies),
+    ClampRule("thought_copy", drop_thought_copies),
+    ClampRule("authored_speech", drop_authored_speech),
+    ClampRule("mind_copy", drop_mind_copies),
+    ClampRule("prompt_label", drop_label_copies),
+    ClampRule("prompt_copy", drop_prompt_copies),
+    ClampRule("directive_copy", drop_directive_copies),
+    ClampRule("told_mind", drop_told_thoughts),
+    ClampRule("retold_attempt", drop_retold_attempts),
+    ClampRule("agency", drop_unattempted_acts),
+    ClampRule("fact_flip", drop_state_flips),
+    ClampRule("thought_guard", thought_guard),
+    ClampRule("perception_guard", perception_guard),
+    ClampRule("redacted_event", drop_emptied_events),
+    ClampRule("roster_event", drop_roster_events),
+    ClampRule("duplicate_event", drop_duplicate_events),
+    ClampRule("fact_bound", bound_facts),
 ]
-"""Clamp rules in application order. Cast names one letter off are spelt right, then names
-become ids first, so every other rule judges ids. An actor's event telling their waiting
-attempt becomes its outcome before the rules that judge outcomes read the kind. Copies of
-spoken lines and thoughts and recitals of a mind go before the guards could mask them. The
-guards run on the final witness lists, and an event they left with nothing to tell goes;
-repeats merge last, on the texts as they will be shown (two texts can become equal once
-redacted). A merged event's witnesses never make a guard redact more: copies that the guards
-left equal hold nothing hidden from any of them. Facts are counted last, as the guards left
-them (two can become one)."""
+"""Clamp rules in application order. Loops in an event's text are cut first, cast names
+one letter off are spelt right, then names become ids, so every other rule judges ids. An
+actor's event telling their waiting attempt becomes its outcome before the rules that judge
+outcomes read the kind. Copies of spoken lines and thoughts and recitals of a mind go before
+the guards could mask them. The guards run on the final witness lists, and an event they left
+with nothing to tell goes; repeats merge last, on the texts as they will be shown (two texts
+can become equal once redacted). A merged event's witnesses never make a guard redact more:
+copies that the guards left equal hold nothing hidden from any of them. Facts are counted
+last, as the guards left them (two can become one)."""
 
 
 def clamp_decision(
@@ -387,10 +263,24 @@ def clamp_decision(
         (['C2'], ['speaker_queue'])
     """
     changes: list[ClampChange] = []
-    for _name, rule in CLAMP_RULES:
-        decision, found = rule(decision, ctx)
-        changes.extend(found)
+    for rule in CLAMP_RULES:
+        if rule.handles(ctx.language):
+            decision, found = rule.apply(decision, ctx)
+            changes.extend(found)
     return decision, changes
+
+
+def rule_table() -> str:
+    """The registry as a Markdown table (name, concept, languages, what it does): the physics
+    README's clamp table is this text, and a test fails when they differ."""
+    rows = [
+        "| # | rule | concept | languages | what it does |",
+        "|---|---|---|---|---|",
+    ]
+    for i, rule in enumerate(CLAMP_RULES, 1):
+        languages = "all" if set(rule.languages) >= set(LANGUAGES) else ", ".join(rule.languages)
+        rows.append(f"| {i} | `{rule.name}` | `{rule.concept}.py` | {languages} | {rule.doc} |")
+    return "\n".join(rows) + "\n"
 
 
 __all__ = [
@@ -398,11 +288,13 @@ __all__ = [
     "MAX_FACTS",
     "MAX_NEW_FACTS",
     "ClampContext",
+    "ClampRule",
     "apply_canon",
     "bound_facts",
     "clamp_decision",
     "has_unresolved_action",
-    "redact_visible",
     "perception_guard",
+    "redact_visible",
+    "rule_table",
     "thought_guard",
 ]

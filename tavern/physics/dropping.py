@@ -1,10 +1,12 @@
-"""The shape the dropping clamps share: remove the events a test picks, one change each."""
+"""The shapes the clamps that remove text share: whole events a test picks, texts rewritten,
+and sentences cut, each with one journaled change per text it touched."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
+from tavern.text import without_sentences
 
 
 def drop_events(
@@ -73,3 +75,27 @@ def rewrite_events(
                 ClampChange(rule=rule, path=f"events[{i}]", before=ev.model_dump(), after=None)
             )
     return (d.model_copy(update={"events": events}) if changes else d), changes
+
+
+def cut_sentences(
+    d: DirectorDecision, rule: str, goes: Callable[[str], bool], *, facts: bool = False
+) -> tuple[DirectorDecision, list[ClampChange]]:
+    """`d` with each event text, and each added fact when `facts`, without its sentences
+    for which `goes` holds; an event or fact left with none goes. One `rule` change per text
+    changed (`events[i].text`, `scene.add_facts[i]`, or `events[i]` for an event that goes);
+    `d` itself when nothing changed."""
+    d, changes = rewrite_events(d, rule, lambda ev: without_sentences(ev.text, goes))
+    if not facts or not d.scene.add_facts:
+        return d, changes
+    kept: list[str] = []
+    for i, fact in enumerate(d.scene.add_facts):
+        new = without_sentences(fact, goes)
+        if new != fact:
+            changes.append(
+                ClampChange(rule=rule, path=f"scene.add_facts[{i}]", before=fact, after=new or None)
+            )
+        if new:
+            kept.append(new)
+    if kept == d.scene.add_facts:
+        return d, changes
+    return d.model_copy(update={"scene": d.scene.model_copy(update={"add_facts": kept})}), changes

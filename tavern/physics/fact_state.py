@@ -40,6 +40,7 @@ from tavern.physics.acts import sentence_spans, without_sentences
 from tavern.physics.awaiting import attempt_records
 from tavern.physics.dropping import rewrite_events
 from tavern.records import ClampChange, DirectorDecision, EventRecord
+from tavern.text import words
 
 if TYPE_CHECKING:
     from tavern.physics.clamps import ClampContext
@@ -260,11 +261,12 @@ def _named_by(thing: tuple[str, ...], attempt: str) -> bool:
 def drop_state_flips(
     d: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Drop each event sentence that turns a known thing's state over when no attempt
-    awaiting the beat names the thing (see the module)."""
-    if not any(_ANY_STATE.search(ev.text) is not None for ev in d.events):
+    """Cut each event sentence that turns a standing thing's state over when no attempt
+    awaiting the beat names the thing."""
+    vocabulary = PORTUGUESE if ctx.language == "pt-BR" else ENGLISH
+    if not any(vocabulary.states.keys() & words(ev.text) for ev in d.events):
         return d, []  # most decisions: no state told
-    states = States(ctx.scene.facts)
+    states = States(ctx.scene.facts, vocabulary)
     for record in ctx.history:
         if isinstance(record, EventRecord):
             states.tell(record.text)

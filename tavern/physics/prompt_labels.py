@@ -1,4 +1,5 @@
-"""Clamp `prompt_label`: an event copying the labels of the Director's own history lines.
+"""The labels of the Director's history lines, and how a copy of them is known (the clamp
+`prompt_label` in `physics.copied` drops such an event).
 
 The Director's window renders each record behind a head and a label (`agents.director`
 builds them from the constants here): "[#12 t3] PRIVATE THOUGHT of Agnese Corvo (C1)
@@ -31,13 +32,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
-
-from tavern.physics.dropping import rewrite_events
-from tavern.records import ClampChange, DirectorDecision, PerceptionEvent
-
-if TYPE_CHECKING:
-    from tavern.physics.clamps import ClampContext
 
 THOUGHT_LABEL = "PRIVATE THOUGHT"
 """What the Director's window calls a private thought (and its instructions)."""
@@ -109,16 +103,3 @@ def copies_a_label(text: str) -> bool:
         or _LINE_LABEL.search(text)
         or _TIME_PASSES.fullmatch(text)
     )
-
-
-def drop_label_copies(
-    d: DirectorDecision, ctx: ClampContext
-) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Remove the events that copy a label of the Director's history lines, and the schema
-    words of the others (an event left without a word goes too)."""
-    zone_ids = {zone.id for zone in ctx.scene.zones}
-
-    def rewrite(ev: PerceptionEvent) -> str:
-        return "" if copies_a_label(ev.text) else without_schema_words(ev.text, zone_ids)
-
-    return rewrite_events(d, "prompt_label", rewrite)

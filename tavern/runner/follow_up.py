@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from tavern.agents import director, outcome
 from tavern.filters.empty_intent import SMALL
 from tavern.physics.acts import Names, named, words_of
-from tavern.physics.attempt_told import act_stem
-from tavern.physics.awaiting import attempt_records
-from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.awaiting import about_words as content_words
+from tavern.physics.awaiting import attempt_records, shares_a_word
+from tavern.physics.outcomes import act_stem
 from tavern.records import (
     ActionRecord,
     Character,
@@ -122,7 +122,7 @@ EMPTY_WORDS = SMALL["en"] | frozenset(
 """Words an outcome sentence may hold, beside its actor's name, and still tell nothing."""
 
 Clamp = Callable[[DirectorDecision], tuple[DirectorDecision, list[ClampChange]]]
-"""The decision's clamps (physics and speech guard) with the beat's context bound."""
+"""`physics.clamp_decision` with the beat's context bound."""
 
 
 def answered(decision: DirectorDecision, actor: str) -> bool:

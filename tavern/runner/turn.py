@@ -46,10 +46,8 @@ from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
-from tavern.runner.loops import without_event_loops
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
-from tavern.text import lexicon_for
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
@@ -206,12 +204,11 @@ class TurnTransaction:
             prompt_sentences=PROMPT_SENTENCES,
             directives=state.tone_directives,
             title=state.title,
+            language=state.language,
         )
 
         def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
-            cut, looped = without_event_loops(proposal, lexicon_for(state.language))
-            clamped, changes = clamp_decision(cut, ctx)
-            return clamped, looped + changes
+            return clamp_decision(proposal, ctx)  # the follow-up's outcomes go through it too
 
         decision, changes = clamp(proposal)
         decision, answered = await follow_up(

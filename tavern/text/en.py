@@ -167,8 +167,45 @@ LEXICON = Lexicon(
     prepositions=words_of(
         """
         at in inside on upon by near within beside around with of into onto under over behind
-        before across through beneath above below between among
+        before across through beneath above below between among outside toward towards
+        without after along against
         """
     ),
     greetings=words_of("hello hi hey greetings welcome evening morning afternoon good there"),
+    third_person=words_of("he she they"),
+    first_person=words_of("i me my mine myself we us our ours ourselves"),
+    subordinators=words_of(
+        "as when while after before once since until because although though if unless"
+        " whereas despite"
+    ),
+    leads=words_of(
+        "as when while after before once since until then suddenly meanwhile now finally"
+    ),
+    adverb_endings=words_of("ly"),
+    pre_verbal=words_of("then also just already never still often even ever soon"),
+    progressive_auxiliaries=words_of("is are was were"),
+    gerund_endings=words_of("ing"),
+    perfect_auxiliaries=words_of("has have had"),
+    participle_endings=words_of("ed en"),
+    relatives=words_of("who whom whose which that"),
+    bare_speech=words_of(
+        "something softly quietly aloud again briefly voice himself herself themselves"
+    ),
+    deciding=words_of(
+        """
+        decide decides decided deciding plan plans planned planning intend intends intended
+        intending resolve resolves resolved resolving consider considers considered
+        considering reason reasons reasoned reasoning
+        """
+    ),
+    joins=words_of("and with"),
+    possessives=words_of("his her their its my your our"),
+    placing=words_of("sits sit lies lie stands stand hangs hang rests rest leans lean"),
+    numerals=words_of("one two three four five six seven eight nine ten several many few some"),
+    dangling=words_of(
+        """
+        the a an his their its my your our of into onto upon toward towards and or but nor
+        than because
+        """
+    ),
 )

@@ -110,6 +110,50 @@ class Lexicon:
     """Prepositions of place and relation (at, in, beside; em, no, perto)."""
     greetings: frozenset[str]
     """Words a greeting is made of (hello, evening; olá, boa, noite)."""
+    third_person: frozenset[str]
+    """Subject pronouns of the third person: who a sentence names again (he, they; ele)."""
+    first_person: frozenset[str]
+    """Words of the first person a speaker says and a narrator of events never does (me,
+    our; eu, nosso)."""
+    subordinators: frozenset[str]
+    """Words that open a clause needing another (when, although; quando, embora)."""
+    leads: frozenset[str]
+    """Words that open a lead-in before a sentence's main clause ("As ...,", "Then,";
+    "Quando ...,", "Então,")."""
+    adverb_endings: frozenset[str]
+    """Endings of adverbs of manner (-ly; -mente): "Slowly, she ..." leads in."""
+    pre_verbal: frozenset[str]
+    """Words that may stand between a subject and its verb: adverbs and clitic pronouns
+    ("Maren already opens"; "Maren se levanta")."""
+    progressive_auxiliaries: frozenset[str]
+    """Forms of the verb before a gerund (is, was; está, estava): "is sitting" acts."""
+    gerund_endings: frozenset[str]
+    """Endings of a gerund (-ing; -ndo)."""
+    perfect_auxiliaries: frozenset[str]
+    """Forms of the verb before a past participle (has, had; tem, tinha)."""
+    participle_endings: frozenset[str]
+    """Endings of a regular past participle (-ed, -en; -ado, -ido)."""
+    relatives: frozenset[str]
+    """Relative pronouns (who, which; que, cujo): a name before one is no subject."""
+    bare_speech: frozenset[str]
+    """What a sentence of speaking may add and still say only that someone spoke
+    (something, softly; algo, baixinho)."""
+    deciding: frozenset[str]
+    """Verbs of deciding and planning: a finite one announces an act, a gerund tells a mind
+    (decides, planning; decide, planejando)."""
+    joins: frozenset[str]
+    """Words joining two subjects of one verb (and, with; e, com)."""
+    possessives: frozenset[str]
+    """Possessive determiners (his, their; seu, sua)."""
+    placing: frozenset[str]
+    """Verbs a fact places a thing with (sits, lies, hangs; jaz, repousa), which an act may
+    use of a body ("sits down by the fire")."""
+    numerals: frozenset[str]
+    """Numerals and quantifiers before a noun (two, several; dois, vários): after one, "nós"
+    is knots, not "we"."""
+    dangling: frozenset[str]
+    """Words no finished sentence ends on: articles, possessives, coordinating conjunctions,
+    prepositions that are never a particle (the, his, and, of; o, seu, e, de)."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

@@ -55,7 +55,7 @@ LEXICON = Lexicon(
         vendo ver nota notam notou notando notar percebe percebem percebeu percebendo
         perceber sente sentem sentiu sentindo sentir cheira cheirou observa observam observou
         observando observar olha olham olhou olhando olhar escuta escutam escutou escutando
-        escutar
+        escutar tem têm tinha tinham
         """
     ),
     thinking=words_of(
@@ -104,7 +104,7 @@ LEXICON = Lexicon(
         """
     ),
     operator_exclusions=words_of("de do da dos das mais menos na no nas nos em com"),
-    second_person=words_of("você vocês voce voces tu te teu tua"),
+    second_person=words_of("você voce vocês voces tu te ti contigo teu tua teus tuas convosco vos"),
     auxiliaries=words_of(
         """
         vai vão vao pode podem deve devem irá irão ira irao está estão esta estao estava
@@ -208,5 +208,41 @@ LEXICON = Lexicon(
     ),
     greetings=words_of(
         "olá ola oi saudações saudacoes bem vindo vinda vindos boa bom noite tarde dia"
+    ),
+    third_person=words_of("ele ela eles elas"),
+    first_person=words_of(
+        "eu me mim comigo meu minha meus minhas nós nosso nossa nossos nossas conosco"
+    ),
+    subordinators=words_of("quando enquanto embora porque se caso apesar conforme desde"),
+    leads=words_of("quando enquanto depois antes assim logo então entao agora finalmente"),
+    adverb_endings=words_of("mente"),
+    pre_verbal=words_of(
+        "se lhe lhes me te o a os as já ja também tambem ainda nunca sempre logo então entao"
+    ),
+    progressive_auxiliaries=words_of("está esta estão estao estava estavam"),
+    gerund_endings=words_of("ndo"),
+    perfect_auxiliaries=words_of("tem têm tinha tinham havia haviam"),
+    participle_endings=words_of("ado ada ados adas ido ida idos idas"),
+    relatives=words_of("que quem cujo cuja cujos cujas onde"),
+    bare_speech=words_of("algo baixinho baixo alto novamente brevemente voz si mesmo mesma"),
+    deciding=words_of(
+        """
+        decide decidem decidiu decidindo decidir planeja planejam planejou planejando
+        planejar pretende pretendeu pretendendo resolve resolveu resolvendo considera
+        considerou considerando
+        """
+    ),
+    joins=words_of("e com"),
+    possessives=words_of("seu sua seus suas meu minha meus minhas teu tua nosso nossa dele dela"),
+    placing=words_of("jaz jazem repousa repousam pende pendem descansa descansam fica ficam"),
+    numerals=words_of(
+        "dois duas três tres quatro cinco seis sete oito nove dez vários varios várias varias"
+        " muitos muitas poucos poucas alguns algumas"
+    ),
+    dangling=words_of(
+        """
+        o a os as um uma uns umas seu sua seus suas meu minha meus minhas de do da dos das
+        e ou mas nem com para pelo pela pelos pelas porque
+        """
     ),
 )

@@ -58,7 +58,7 @@ def test_facts_stay_bounded_over_any_beats(beats: list[list[str]]) -> None:
 def test_negative_control_without_the_rule_the_stage_overflows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "fact_bound"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "fact_bound"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     scene = Scene(location="inn")
     for i in range(0, 39, 3):

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tavern.physics import (
+    CLAMP_RULES,
     ClampContext,
     advance,
     audience_for,
@@ -109,15 +110,9 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
     ctx = ClampContext(scene=world.state.scene, history=world.history)
     clamped, changes = clamp_decision(proposal, ctx)  # type: ignore[arg-type]
     present = set(world.state.scene.present)
-    # Only a repeat of an earlier event of the beat (merged into that event, whose
-    # witnesses are then the copies' own: `test_cast_refs` checks that per viewer), of a
-    # spoken line or a thought, or a line of dialogue, or an event the guards emptied, is
-    # dropped.
-    dropping = (
-        "unfinished_sentence", "spoken_copy", "thought_copy", "authored_speech", "mind_copy",
-        "told_mind", "restated_event", "agency", "fact_flip", "redacted_event", "roster_event",
-        "duplicate_event", "near_duplicate_event",
-    )  # in CLAMP_RULES order  # fmt: skip
+    # An event is only ever dropped, cut, or merged into an earlier one of the beat (whose
+    # witnesses are then the copies' own): replay the drops, rule by rule.
+    dropping = [rule.name for rule in CLAMP_RULES]
     events = list(enumerate(proposal.events))  # type: ignore[attr-defined]
     # A change's path counts the events still there when its rule ran: replay the drops.
     # Within one rule, paths count that rule's input.
@@ -132,7 +127,7 @@ def test_clamps_never_widen_and_are_idempotent(pair: tuple[World, object]) -> No
             k = int(at.group(1))
             if not at.group(2) and change.after is None:
                 gone.append(k)
-            else:
+            elif not at.group(2):
                 merged.add(f"events[{alive[k]}]")
         for k in sorted(gone, reverse=True):
             alive.pop(k)

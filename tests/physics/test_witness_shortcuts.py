@@ -12,13 +12,14 @@ control plants a perceivers lookup that reads every link as open for sound, and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tavern.physics import clamps, zones
+from tavern.physics import structure, zones
 from tavern.physics.canon import apply_canon, preview_zone_ids
 from tavern.physics.clamps import CLAMP_RULES, ClampContext, clamp_decision
 from tavern.physics.zones import Channel, zone_of, zone_reaches
@@ -97,7 +98,7 @@ def _reference_zone_moves(d: DirectorDecision, ctx: ClampContext) -> Answer:
         if move.character_id not in ctx.present or move.character_id in moved:
             reason = "absent or repeated character"
         elif move.to_zone not in existing | declared and not (
-            move.new_zone_label and clamps._ZONE_ID.match(move.to_zone)
+            move.new_zone_label and structure._ZONE_ID.match(move.to_zone)
         ):
             reason = "unknown zone"
         if reason:
@@ -154,14 +155,14 @@ def _differing_rules(d: DirectorDecision, ctx: ClampContext) -> list[str]:
     answer differs from the one with every reference in place."""
     found = []
     decision, changes = d, []
-    for name, rule in CLAMP_RULES:
-        answer = rule(decision, ctx)
-        reference = _REFERENCES.get(name)
+    for rule in CLAMP_RULES:
+        answer = rule.apply(decision, ctx)
+        reference = _REFERENCES.get(rule.name)
         if reference is not None and answer != reference(decision, ctx):
-            found.append(name)
+            found.append(rule.name)
         decision, more = answer
         changes += more
-    plain = [(n, _REFERENCES.get(n, r)) for n, r in CLAMP_RULES]
+    plain = [replace(r, apply=_REFERENCES.get(r.name, r.apply)) for r in CLAMP_RULES]
     kept = list(CLAMP_RULES)
     CLAMP_RULES[:] = plain
     try:
@@ -230,5 +231,5 @@ def test_negative_control_every_link_read_as_open_is_caught(
         linked = {link.target for link in scene.links if link.source == zone}
         return [s for s in scene.present if zone_of(scene, s) in {zone, *linked}]
 
-    monkeypatch.setattr(clamps, "perceivers_of_zone", every_link_open)
+    monkeypatch.setattr(structure, "perceivers_of_zone", every_link_open)
     assert "witness_zone" in _differing_rules(decision, ctx)

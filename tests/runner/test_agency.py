@@ -65,7 +65,7 @@ def test_negative_control_without_the_rules_the_acts_are_committed(
 ) -> None:
     import tavern.physics.clamps as clamps_module
 
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "agency"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     without_filters(monkeypatch, "unconfirmed_act")
     assert _beat(tmp_path, "C1") == [f"{OPENS} {BELL}", f"{TAKES} {BELL}"]

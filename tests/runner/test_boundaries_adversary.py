@@ -14,7 +14,7 @@ import pytest
 import tavern.physics.clamps as clamps_module
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
-from tavern.physics.emptied import emptied_by_masks
+from tavern.physics.masked import emptied_by_masks
 from tavern.physics.redaction import MASK
 from tavern.records import NARRATOR, WORLD, CommitLine, EventRecord, SpeechRecord
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
@@ -91,7 +91,7 @@ def test_adversary_cannot_leak_whispers_thoughts_or_hall_speech(make_kit: KitFac
 def test_negative_control_without_the_emptied_rule_masks_are_committed(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "redacted_event"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "redacted_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     kit = make_kit(fn=copying_adversary)
     sid = _play_hostile(kit)

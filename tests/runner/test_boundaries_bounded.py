@@ -77,7 +77,7 @@ real_window = director.history_window
 def test_negative_control_without_the_fact_bound_facts_pile_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "fact_bound"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "fact_bound"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     missing, facts = _play(tmp_path)
     assert max(facts) > 2 * MAX_FACTS
@@ -87,7 +87,7 @@ def test_negative_control_without_the_fact_bound_facts_pile_up(
 def test_negative_control_without_either_bound_the_input_is_crowded_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "fact_bound"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "fact_bound"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     monkeypatch.setattr(director, "history_window", _window_without_this_turn)
     missing, _ = _play(tmp_path)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.follow_up import MAX_FOLLOW_UPS
 from tavern.runner.interface import ModelFailureError
 from tavern.store import journal_path, read_journal
+from tavern.text import lexicon_for
 
 from .kit import Kit, KitFactory, director_answer
 from .test_permutation import _with_controlled
@@ -119,7 +121,7 @@ def test_an_attempt_the_director_answered_needs_no_follow_up(make_kit: KitFactor
 
 WALKED_OFF = "Agnese Corvo walks slowly to the nearest window."
 """As vintners-wake #64 (seed 80), turn 2, told for "read the will": a walk for an attempt
-that never moved (clamp `agency`, `physics.verbs.MOVING`)."""
+that never moved (clamp `agency`, the lexicon's verbs of moving)."""
 
 
 def test_a_directors_outcome_that_walks_off_goes_and_the_attempt_is_asked_about(
@@ -139,7 +141,9 @@ def test_a_follow_up_that_walks_off_is_asked_again(make_kit: KitFactory) -> None
 def test_negative_control_without_verbs_of_moving_the_walk_is_her_outcome(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(agency, "MOVING", frozenset())
+    monkeypatch.setattr(
+        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
+    )
     kit = make_kit(fn=_refused_then_told(WALKED_OFF))
     sid = kit.create()
     kit.play(sid, action=BOLT)
@@ -167,7 +171,7 @@ def test_an_attempt_told_under_another_kind_needs_no_follow_up(make_kit: KitFact
 def test_negative_control_without_outcome_kind_the_attempt_is_told_twice(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "outcome_kind"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "outcome_kind"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     kit = make_kit(fn=_answers([ARRIVAL]))
     sid = kit.create()
@@ -316,7 +320,7 @@ fire", copied from the one about Lio's attempt."""
 def _as_live(monkeypatch: pytest.MonkeyPatch) -> None:
     """Live, the clamp `agency` let the sentence through: Lio's own waiting intent ended
     "Lio Mendez succeeds.". Here Lio attempted nothing, so `agency` is taken out."""
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "agency"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "agency"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
 
 
@@ -480,12 +484,14 @@ def test_negative_control_without_the_copy_rule_the_copy_is_told(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(follow_up, "without_borrowed", lambda text, *_: text)
-    # `restated_event` knows an attempt told under its actor's name too: off as well, so the
+    # `duplicate_event` knows an attempt told under its actor's name too: off as well, so the
     # copy rule is seen alone.
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "restated_event"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "duplicate_event"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    # And `agency` refuses a walk told for "reaches for the door" (`verbs.MOVING`).
-    monkeypatch.setattr(agency, "MOVING", frozenset())
+    # And `agency` refuses a walk told for "reaches for the door" (the lexicon's verbs of moving).
+    monkeypatch.setattr(
+        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
+    )
     kit, sid = _copying(make_kit)
     assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
 
@@ -699,6 +705,9 @@ def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(follow_up, "without_empty", lambda text, name: text)
+    # Clamp `retold_attempt` takes "tries this" too: off as well, so the rule is seen alone.
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "retold_attempt"]
+    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     kit = make_kit(fn=_answers(said=LIVE_EMPTY[0]))
     sid = kit.create()
     kit.play(sid, action="reaches for the door")

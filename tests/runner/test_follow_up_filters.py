@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tavern.physics.restated import content_words, shares_a_word
+from tavern.physics.awaiting import about_words as content_words
+from tavern.physics.awaiting import shares_a_word
 from tavern.records import ActionRecord, Audience, EventRecord, HistoryRecord, PerceptionEvent
 from tavern.runner import follow_up
 from tavern.runner.follow_up import (

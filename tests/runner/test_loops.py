@@ -1,5 +1,6 @@
 """A field or an event that says one of its clauses again ends before the repetition (filter
-rule `loop` for a reply, `runner.loops` for a Director event), before retelling is judged."""
+rule `loop` for a reply, the clamp `duplicate_event` for a Director event), before retelling
+is judged."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from hypothesis import strategies as st
 
 from tavern.filters.loop import MIN_SENTENCE_WORDS, before_repeated_clause, without_stutter
 from tavern.llm.provider import ProviderRequest
+from tavern.physics import clamps
 from tavern.records import ActionRecord, CommitLine, TurnInput
-from tavern.runner import loops, turn
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
 from tavern.runner.limits import KernelLimits
 from tavern.store import journal_path, read_journal
@@ -121,13 +122,14 @@ def _events(tmp_path: Path) -> tuple[list[str], list[str]]:
 
 def test_a_directors_looping_event_is_cut(tmp_path: Path) -> None:
     events, rules = _events(tmp_path)
-    assert events == [CUT_EVENT] and loops.EVENT_RULE in rules
+    assert events == [CUT_EVENT] and "duplicate_event" in rules
 
 
 def test_negative_control_without_the_cut_the_event_loops(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "without_event_loops", lambda decision, lexicon: (decision, []))
+    kept = [rule for rule in clamps.CLAMP_RULES if rule.name != "duplicate_event"]
+    monkeypatch.setattr(clamps, "CLAMP_RULES", kept)
     assert _events(tmp_path)[0] == [LIVE_EVENT]
 
 

@@ -55,6 +55,6 @@ def test_the_secret_reaches_no_prompt_record_or_memory(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_the_secret_spreads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "mind_copy"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "mind_copy"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert RECITAL in _prompts_after_the_director(tmp_path, _reciting)

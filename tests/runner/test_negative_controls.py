@@ -70,9 +70,9 @@ def test_disabled_thought_guards_are_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def without_guards(d: Any, ctx: Any) -> tuple[Any, list[Any]]:
-        for name, rule in CLAMP_RULES:
-            if name not in GUARDS:
-                d, _ = rule(d, ctx)
+        for rule in CLAMP_RULES:
+            if rule.name not in GUARDS:
+                d, _ = rule.apply(d, ctx)
         return d, []
 
     # The clamps, and the per-viewer and prose redactions behind them (defence in depth).
@@ -150,7 +150,7 @@ def test_an_undo_that_forgets_the_state_is_caught(
 def test_a_disabled_perception_guard_is_caught(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in CLAMP_RULES if n != "perception_guard"]
+    without = [r for r in CLAMP_RULES if r.name != "perception_guard"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     monkeypatch.setattr(observation_module, "hidden_tokens_for", lambda *a, **k: frozenset())
     monkeypatch.setattr(memory_module, "knowledge_of", _nobody_knows_anything)

@@ -1,5 +1,6 @@
-"""An event copying the labels of the Director's history lines goes (`physics.prompt_labels`):
-nothing in it happened, and the thought label tells who has a secret thought."""
+"""The labels of the Director's window (`physics.prompt_labels`) are the ones clamp
+`prompt_label` knows, and schema words leave events and narration; the clamp's cases are rows
+of its case table."""
 
 from __future__ import annotations
 
@@ -11,16 +12,11 @@ import pytest
 
 from tavern.agents import director
 from tavern.llm.provider import ProviderRequest
-from tavern.physics import clamps as clamps_module
 from tavern.physics import prompt_labels
-from tavern.physics.clamps import ClampContext
 from tavern.physics.prompt_labels import copies_a_label
 from tavern.records import (
     Audience,
-    DirectorDecision,
     EventRecord,
-    PerceptionEvent,
-    Scene,
     ThoughtRecord,
 )
 from tavern.runner.follow_up import AGENT as FOLLOW_UP
@@ -86,27 +82,18 @@ def _events_after_a_thought(make_kit: KitFactory) -> list[str]:
     return _events(make_kit, _answers, thought="Someone here is lying to me.")
 
 
-def test_the_live_event_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_thought(make_kit) == []
-
-
-def test_negative_control_without_the_rule_the_label_is_witnessed(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    assert _events_after_a_thought(make_kit) == [LIVE]
-
-
 LIVE_SCHEMA = "tries the toll box world_event."
 """Toll-house soak #22 (seed 39), turn 2: "Ilse Brandt tries the toll box world_event.", and
 its narration told it so."""
+EVENT_SCHEMA = "tries the toll box world_event, but it holds."
+"""The event with an outcome told (a bare "tries the toll box" tells none, clamp
+`retold_attempt`)."""
 
 
 def _schema_answers(request: ProviderRequest) -> Any:
     if request.agent == "director":
         events = [
-            {"kind": "action_outcome", "text": f"C1 {LIVE_SCHEMA}", "actor_id": "C1",
+            {"kind": "action_outcome", "text": f"C1 {EVENT_SCHEMA}", "actor_id": "C1",
              "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
             {"kind": "world_event", "text": "talk_event", "actor_id": None,
              "witness_ids": ["C1", "C2", "C4"], "utterance_ref": None},
@@ -128,7 +115,7 @@ def _schema_turn(make_kit: KitFactory) -> tuple[list[str], list[str]]:
 
 def test_a_schema_word_is_taken_out_of_events_and_narration(make_kit: KitFactory) -> None:
     events, narration = _schema_turn(make_kit)
-    assert events == ["C1 tries the toll box."]
+    assert events == ["C1 tries the toll box, but it holds."]
     assert narration == ["Agnese Corvo tries the toll box. Candles gutter."]
 
 
@@ -137,7 +124,7 @@ def test_negative_control_without_the_schema_word_it_is_committed(
 ) -> None:
     monkeypatch.setattr(prompt_labels, "SCHEMA_WORD", re.compile(r"(?!)"))
     events, narration = _schema_turn(make_kit)
-    assert events == [f"C1 {LIVE_SCHEMA}", "talk_event"]
+    assert events == [f"C1 {EVENT_SCHEMA}", "talk_event"]
     assert "world_event" in narration[0]
 
 
@@ -152,22 +139,6 @@ def test_negative_control_without_the_schema_word_it_is_committed(
 )
 def test_only_schema_words_go(text: str, zones: set[str], kept: str | None) -> None:
     assert prompt_labels.without_schema_words(text, zones) == (kept or text)
-
-
-def test_each_change_names_the_event_of_the_proposal() -> None:
-    events = [
-        PerceptionEvent(kind="world_event", text=LIVE, witness_ids=["C1"]),
-        PerceptionEvent(kind="world_event", text="The bell world_event tolls.", witness_ids=["C1"]),
-    ]
-    proposal = DirectorDecision(events=events, next_speakers=[])
-    out, changes = prompt_labels.drop_label_copies(
-        proposal, ClampContext(scene=Scene(location="x"))
-    )
-    assert [e.text for e in out.events] == ["The bell tolls."]
-    assert [(c.path, c.after) for c in changes] == [
-        ("events[0]", None),
-        ("events[1].text", "The bell tolls."),
-    ]
 
 
 LIVE_WHISPER = "Ilse Brandt whispers by Ilse Brandt to Maren Holt (C2)"
@@ -226,17 +197,6 @@ def _events_after_a_question(make_kit: KitFactory) -> list[str]:
     return _events(make_kit, answers, speech="Who are you, exactly?")
 
 
-def test_the_live_whisper_label_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_question(make_kit) == []
-
-
-def test_negative_control_without_the_line_label_the_whisper_label_is_witnessed(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(prompt_labels, "_LINE_LABEL", re.compile(r"(?!)"))
-    assert _events_after_a_question(make_kit) == [LIVE_WHISPER]
-
-
 def _events_after_a_skip(make_kit: KitFactory) -> list[str]:
     """Events committed when, a beat after a time skip, the Director answers with the skip
     line's text as an event (toll-house #48, seed 62, turn 7)."""
@@ -257,16 +217,3 @@ def _events_after_a_skip(make_kit: KitFactory) -> list[str]:
     lines = [director.render_record(kit.state(sid), r) for r in kit.history(sid)]
     assert any(line.endswith(f"time_skip | {prompt_labels.TIME_PASSES}") for line in lines)
     return [r.text for r in kit.history(sid) if isinstance(r, EventRecord)]
-
-
-def test_the_time_skip_line_as_an_event_is_not_committed(make_kit: KitFactory) -> None:
-    assert _events_after_a_skip(make_kit) == []
-    assert not copies_a_label("Time passes slowly for Maren Holt.")
-
-
-def test_negative_control_without_the_rule_time_passes_is_an_event(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "prompt_label"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    assert _events_after_a_skip(make_kit) == [prompt_labels.TIME_PASSES]

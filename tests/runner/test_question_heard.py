@@ -55,6 +55,6 @@ def test_a_statement_calls_no_one(tmp_path: Path) -> None:
 def test_negative_control_without_the_rule_no_character_is_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    without = [(n, r) for n, r in clamps_module.CLAMP_RULES if n != "unanswered_question"]
+    without = [r for r in clamps_module.CLAMP_RULES if r.name != "unanswered_question"]
     monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
     assert _replies(tmp_path, "Who are you, exactly?") == ([], [])
