@@ -8,7 +8,7 @@ provider token counts, no price) is NULL for that run, never zero.
 Per-run columns (`run_metrics`), each followed by the function with its detail:
 
 - `director_speech_rate`, `raw_director_speech_rate`: Director events that are dialogue
-  (`tavern.physics.authored`), committed and in its raw answers (`director_speech`)
+  (`tavern.physics.unperceived`), committed and in its raw answers (`director_speech`)
 - `empty_audience_rate`: speech, action and event records nobody perceives (`empty_audience`)
 - `redaction_markers`: masks (`[...]`) in records and prompts, by channel
   (`redaction_markers`)
@@ -46,13 +46,13 @@ import duckdb
 import pandas as pd
 
 from tavern.llm.fake_choosers import ID_KEY
-from tavern.physics.authored import is_authored_speech
+from tavern.physics.duplicates import told_again
 from tavern.physics.identity import _name_forms
-from tavern.physics.near_duplicate import told_again
 from tavern.physics.redaction import MASK
+from tavern.physics.unperceived import is_authored_speech
 from tavern.records import Body, Character, Mind
 from tavern.runner.screen import WHISPER_MARKER
-from tavern.text import words
+from tavern.text import Lexicon, lexicon_for, words
 from tavern.text.words import shares_run
 
 ECHO_RUN = 5
@@ -66,6 +66,12 @@ _NOT_TEXT_KEYS = frozenset({"kind", "event_kind", "utterance_ref", "sound", "sig
 
 def _df(con: duckdb.DuckDBPyConnection, sql: str, params: Iterable[Any] = ()) -> pd.DataFrame:
     return con.execute(sql, list(params)).df()
+
+
+def _lexicons(con: duckdb.DuckDBPyConnection) -> dict[str, Lexicon]:
+    """Session id -> the lexicon of its language (sessions without an export read as `en`)."""
+    rows = con.execute("SELECT session_id, language FROM sessions").fetchall()
+    return {str(sid): lexicon_for(str(language)) for sid, language in rows}
 
 
 # -- Director-authored speech ------------------------------------------------------------
@@ -91,22 +97,24 @@ def director_speech(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     >>> director_speech(connect([])).columns.tolist()[:3]
     ['session_id', 'raw_events', 'raw_authored']
     """
+    lexicons, english = _lexicons(con), lexicon_for("en")
     raw: dict[str, list[int]] = {}
     rows = con.execute(
         "SELECT session_id, response FROM calls WHERE agent = 'director' AND ok"
     ).fetchall()
     for sid, response in rows:
+        lex = lexicons.get(str(sid), english)
         texts = _director_events(response)
         counts = raw.setdefault(str(sid), [0, 0])
         counts[0] += len(texts)
-        counts[1] += sum(is_authored_speech(t) for t in texts)
+        counts[1] += sum(is_authored_speech(t, lex) for t in texts)
     committed: dict[str, list[int]] = {}
     for sid, text in con.execute(
         "SELECT session_id, text FROM events WHERE author = 'director'"
     ).fetchall():
         counts = committed.setdefault(str(sid), [0, 0])
         counts[0] += 1
-        counts[1] += is_authored_speech(text)
+        counts[1] += is_authored_speech(text, lexicons.get(str(sid), english))
     sessions = sorted(set(raw) | set(committed))
     frame = pd.DataFrame(
         [(s, *raw.get(s, [0, 0]), *committed.get(s, [None, None])) for s in sessions],
@@ -243,7 +251,7 @@ def unlearned_names(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 def director_repetition(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """One row per committed Director event: `repeats` when it tells again an event of an
-    earlier turn (`tavern.physics.near_duplicate.told_again`, either way round), `echoes`
+    earlier turn (`tavern.physics.duplicates.told_again`, either way round), `echoes`
     when it shares `ECHO_RUN` words in a row with the human's speech or action of its turn."""
     inputs: dict[tuple[str, int], list[str]] = {}
     for sid, turn, speech, action in con.execute(
@@ -251,6 +259,7 @@ def director_repetition(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
            WHERE NOT undone"""
     ).fetchall():
         inputs[(str(sid), int(turn))] = [t for t in (speech, action) if t]
+    lexicons, english = _lexicons(con), lexicon_for("en")
     rows = []
     earlier: dict[str, list[tuple[int, str]]] = {}
     for sid, seq, turn, text in con.execute(
@@ -258,7 +267,8 @@ def director_repetition(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
            ORDER BY session_id, seq"""
     ).fetchall():
         before = [t for n, t in earlier.get(str(sid), []) if n < turn]
-        repeats = any(told_again(text, e) or told_again(e, text) for e in before)
+        lex = lexicons.get(str(sid), english)
+        repeats = any(told_again(text, e, lex) or told_again(e, text, lex) for e in before)
         said = inputs.get((str(sid), int(turn)), [])
         echoes = any(shares_run(words(text), words(s), ECHO_RUN) for s in said)
         rows.append((sid, seq, turn, text, repeats, echoes))
