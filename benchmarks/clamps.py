@@ -156,7 +156,9 @@ def beat(row: dict[str, Any]) -> Beat:
     present = list(scene.present)
     speaker = next((s for s in present if s != state.controlled_id), present[0])
     cast = state.cast
-    history = _records(row.get("history", []), scene, state.controlled_id)
+    items = sorted(row.get("history", []), key=lambda item: _WHEN[item.get("when", "now")])
+    history = _records(items, scene, state.controlled_id)
+    asked = frozenset(r.seq for r, item in zip(history, items, strict=True) if item.get("asked"))
     public = [state.title, *(c.body.appearance for c in cast.values())]
     public += [c.body.display_name for c in cast.values()]
     ctx = ClampContext(
@@ -169,6 +171,7 @@ def beat(row: dict[str, Any]) -> Beat:
         directives=row.get("directives", state.tone_directives),
         title=state.title,
         language=row.get("language", "en"),
+        asked=asked,
     )
     return Beat(
         id=row["id"],

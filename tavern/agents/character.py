@@ -145,10 +145,8 @@ SHEET_LABELS = ("You look like this:", "Personality:", "Secrets:", "Goals:")
 """The labels of the character's own sheet in its prompt; a reply holding one recites the
 sheet (filter rule `prompt_copy`)."""
 ASK_AGAIN = "Say, think or try something: set at least one of the three fields."
-"""Added to the prompt when a Character is asked again after an answer with nothing in it.
-With the client's fixed seed the same prompt draws the same answer: live (vintners-wake #22,
-seed 35, turn 1), Caspar's prompt drew `{"speech": "", "thought": null, "action_intent":
-null}` twice, and the turn failed."""
+"""Added to the prompt when a Character is asked again after an answer with nothing in it:
+under the client's fixed seed the same prompt draws the same empty answer."""
 PROMPT_LINES = (NOTHING_NEW, ONE_NEW, SOME_NEW.format(count=""), IN_A_WHISPER, ASK_AGAIN)
 """The prompt's own sentences beside `INSTRUCTIONS` that a reply may copy (filter rule
 `prompt_copy`). "What do you do now?" is not among them: one person may well ask it of

@@ -70,23 +70,18 @@ Lines marked {THOUGHT_LABEL} are interiority: only their owner knows them. Use t
 timing, pressure and dramatic intent, never as public fact; nobody else can perceive them."""
 
 MAX_LISTED = 16
-"""Most witnesses an event may list. Live, the 0.5B model looped inside `witness_ids` ("The
-Vintner's Wake", "The Vintner's Wake", ...) until its 900-token answer was cut off, twice in 12
-turns; a bound in the schema makes the sampler's grammar close the list."""
+"""Most witnesses an event may list: a bound in the schema makes the sampler's grammar close
+a list a small model would loop in until its answer is cut off."""
 MAX_ZONE_MOVES = 8
 """Most zone moves a beat may make (a whole small party changing rooms)."""
 MAX_LINK_UPDATES = 4
-"""A beat opens or shuts a door or two. Live, an answer spent its last ~300 tokens pairing
-every character with every other as a "link" and was cut off at the 900-token cap."""
+"""A beat opens or shuts a door or two (a small model otherwise pairs every character with
+every other as a "link" until its answer is cut off)."""
 REQUIRED_FIELDS = ("events", "next_speakers", "time_skip_ticks", "nothing_happens")
 """What every beat decides. The rest (blocking, scene, moods, zone moves, link updates) is
-optional: a field left out changes nothing. Live, the 0.5B model wrote every required field
-out in full, most of them as noise: of 252 facts it added over 96 beats, 186 restated an
-opening fact word for word; most moods were "neutral" for everyone, most zone moves and links
-empty or invalid. Twelve Director prompts of two soaks replayed both ways (seed 11, with a
-replay benchmark since removed): 4,684 tokens in 312.6 s with every field required,
-3,312 in 214.1 s with these four (ratio 0.68), 12 of 12 valid both ways, 37 events against 41.
-The embedded model then leaves the optional fields out; a Director that needs one writes it."""
+optional: a field left out changes nothing. A small model writes every required field out,
+mostly as noise; twelve replayed Director prompts took 0.68 of the tokens and time with
+these four required, all valid both ways."""
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,

@@ -12,6 +12,7 @@ from tavern.agents.blocks import PromptBlock, Stability, assemble
 from tavern.agents.render import scene_block, zone_graph_block
 from tavern.physics.identity import display_names
 from tavern.records import ChatMessage, SessionState
+from tavern.text import without_foreign_script
 
 INSTRUCTIONS = """You help start an interactive story. Propose three different opening sparks:
 each one or two sentences, concrete, grounded in the world and the stage below, and each
@@ -59,5 +60,6 @@ def build_messages(state: SessionState) -> list[ChatMessage]:
 
 
 def parse(data: dict[str, Any]) -> list[str]:
-    """The three sparks of a schema-valid answer, stripped."""
-    return [str(x).strip() for x in data["openings"]][:3]
+    """The three sparks of a schema-valid answer, stripped of letters of another script
+    (`text.without_foreign_script`; nothing is committed)."""
+    return [without_foreign_script(str(x)).strip() for x in data["openings"]][:3]

@@ -1,11 +1,9 @@
 """The Director's follow-up: the outcome of one attempt its decision left without one.
 
-The Director is asked to adjudicate every waiting attempt, and the embedded 0.5B model often
-did not: over four soaks of stop 17, 6 of the 8 attempts of the human's character got no
-action_outcome, and the story went on as if nothing had been tried ("reaches for the door",
-twice, in two runs of the same seed). Re-asking with a line in the full decision prompt
-helped little (3 of 6 against 2 of 6). This call asks one thing, with an answer of one
-sentence the schema makes it write, beginning with the actor's name (`ask`).
+The Director is asked to adjudicate every waiting attempt, and a small model often does not
+(6 of the human's 8 attempts over four soaks); a line in the full decision prompt helped
+little. This call asks one thing, with an answer of one sentence the schema makes it write,
+beginning with the actor's name (`ask`).
 
 It is the Director's own view, blind as that is: every block before "Now" is the Director
 prompt's (`director.context_blocks`, same history, same budget), so a provider's cached
@@ -40,16 +38,9 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 def ask(name: str) -> str:
-    """The question, naming the actor as the Director knows them.
-
-    Replayed on the embedded model (9 attempts of four soaks left without an outcome, seed
-    5): asked to "name who acts", 5 of 9 answers named the actor, 4 restated a standing fact
-    or the attempt with its id ("Ilse Brandt (C1) walks ..."), one copied the question
-    ("... has no outcome yet. No dialogue and no thoughts."); told to begin with the actor's
-    name, 9 of 9 named the actor and none another character. "It may succeed or fail" as
-    its own clause after the name was copied as the outcome ("Ilse Brandt may succeed or
-    fail.") 6 times in 9.
-    """
+    """The question, naming the actor as the Director knows them: told to begin with the
+    actor's name, the embedded model named the actor in 9 replayed answers of 9 (5 of 9 when
+    asked to "name who acts")."""
     return (
         f"Decide what physically happens when {name} tries this: one short sentence in the"
         f' present tense that begins with "{name}". It may succeed or fail. No dialogue and'
@@ -73,9 +64,8 @@ def ask_again(name: str) -> str:
     """The question of a second follow-up, after an answer that told no outcome.
 
     Worded apart from `ask`, so a seeded model samples anew, and without the rejected answer,
-    which a small model would copy again. Nor does it say "the attempt of": live (toll-house
-    #32's rerun, seed 46, turn 5), "Tell how the attempt of Ilse Brandt goes" was answered
-    "The attempt of Ilse Brandt (C1) reaches for the door.".
+    which a small model would copy again; nor does it say "the attempt of", which a small
+    model copies as its subject (clamp `retold_attempt`, row `toll-32-attempt-of`).
     """
     return (
         f"What comes of it when {name} does this? One short sentence in the present tense"

@@ -232,9 +232,6 @@ def runaway(answer_so_far: str, language: str = "en") -> bool:
     sentence, from where the filter rule `loop` would cut it anyway (`language`: the
     session's).
 
-    Live, most narrations of the embedded model that passed 250 words cycled through the same
-    sentences until the length cap; each looping token costs the reader time.
-
     >>> runaway('{"narration": "Rain falls on the roof. Rain falls on the roof.')
     True
     """

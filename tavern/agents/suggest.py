@@ -13,6 +13,7 @@ from tavern.filters.stage_direction import split_directions
 from tavern.physics.observation import Observation
 from tavern.records import Character, ChatMessage
 from tavern.records.views import Suggestion
+from tavern.text import without_foreign_script
 
 REQUEST = """Propose three different things you could do next, each as a short line of speech
 and/or a physical attempt (no outcomes). Make them distinct: one cautious, one bold, one
@@ -57,7 +58,9 @@ def build_messages(
 
 
 def parse(data: dict[str, Any]) -> list[Suggestion]:
-    """Three suggestions; empty fields become None, stage directions move to the action."""
+    """Three suggestions; empty fields become None, stage directions move to the action,
+    letters of another script go (`text.without_foreign_script`; nothing is committed, and
+    the journal's call line keeps the answer as written)."""
     out = []
     for item in data["suggestions"][:3]:
         speech, moved = split_directions(_text(item.get("speech")) or "")
@@ -67,5 +70,5 @@ def parse(data: dict[str, Any]) -> list[Suggestion]:
 
 
 def _text(value: Any) -> str | None:
-    text = str(value).strip() if value is not None else ""
+    text = without_foreign_script(str(value)).strip() if value is not None else ""
     return text or None

@@ -7,9 +7,11 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Path, Query, Request
 
+from tavern.app.avatars import Avatars
 from tavern.app.schemas import ID_PATTERN
 from tavern.app.security import check_request
 from tavern.app.state import AppServices, RunnerSlot
+from tavern.app.usage import UsageBooks
 from tavern.runner.interface import TurnRunner
 from tavern.store import Library, SessionStore
 
@@ -61,9 +63,28 @@ def _sessions(services: ServicesDep) -> SessionStore:
     return services.sessions
 
 
+def _usage(request: Request) -> UsageBooks:
+    books: UsageBooks = request.app.state.usage
+    return books
+
+
+def _avatars(services: ServicesDep) -> Avatars:
+    return Avatars(services.data_dir)
+
+
 LibraryDep = Annotated[Library, Depends(_library)]
+AvatarsDep = Annotated[Avatars, Depends(_avatars)]
+UsageDep = Annotated[UsageBooks, Depends(_usage)]
 SessionsDep = Annotated[SessionStore, Depends(_sessions)]
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=64, description="A lowercase slug id")]
 AfterQuery = Annotated[int, Query(ge=-1, le=2**53, description="Return entries after this one")]
 LimitQuery = Annotated[int, Query(ge=1, le=500, description="Page size (at most 500)")]
+RevisionQuery = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        le=2**53,
+        description="The session revision the client's view shows; a stale one is a 409",
+    ),
+]

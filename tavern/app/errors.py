@@ -63,13 +63,31 @@ def describe_exception(exc: BaseException) -> tuple[int, str]:
     return 500, "internal error (logged on the server)"
 
 
+def _limit(ctx: Any) -> int | float | None:
+    """The bound a length or size error names (`max_length`, `ge`, ...), for the UI's
+    plain-words message; nothing else of the context leaves (a pattern is not a message)."""
+    if not isinstance(ctx, dict):
+        return None
+    for key in ("max_length", "min_length", "le", "ge", "lt", "gt"):
+        value = ctx.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on `app`."""
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
         errors = exc.errors() if isinstance(exc, RequestValidationError | ValidationError) else []
         safe = [
-            {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg"))} for e in errors
+            {
+                "loc": [str(p) for p in e.get("loc", ())],
+                "msg": str(e.get("msg")),
+                "type": str(e.get("type", "")),
+                "limit": _limit(e.get("ctx")),
+            }
+            for e in errors
         ]
         return JSONResponse({"detail": validation_message(errors), "errors": safe}, status_code=422)
 

@@ -16,6 +16,7 @@ from tavern.app.errors import install_error_handlers
 from tavern.app.routes import ROUTERS
 from tavern.app.security import new_token
 from tavern.app.state import AppServices, RunnerSlot
+from tavern.app.usage import UsageBooks
 from tavern.records.config import AppConfig
 
 DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
@@ -61,6 +62,7 @@ def create_app(services: AppServices | None = None, config: AppConfig | None = N
     app.state.services = services
     app.state.runner_slot = slot
     app.state.access_token = new_token()
+    app.state.usage = UsageBooks()
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router, dependencies=[Depends(guard)])

@@ -5,14 +5,21 @@ Persisted shapes come from `tavern.records`; these are only the envelopes around
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tavern.records import Character, ChatMessage, HistoryRecord, JournalLine, Scenario
+from tavern.records import (
+    Character,
+    ChatMessage,
+    HistoryRecord,
+    JournalLine,
+    Scenario,
+    TurnInput,
+)
 from tavern.records.scenario import Language
 from tavern.records.views import Suggestion
-from tavern.store import SessionSummary
+from tavern.store import SessionSummary, TurnVariant
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 """Scenario, character and session ids: lowercase slugs, never a path."""
@@ -65,6 +72,32 @@ class CharacterPublic(BaseModel):
     """The sheet."""
     builtin: bool
     """True for built-ins (read-only)."""
+    avatar: bool = False
+    """Whether the character has a picture (`GET /characters/{id}/avatar`)."""
+
+
+class CharacterExport(BaseModel):
+    """A character as a file to keep or share (importable again)."""
+
+    format: Literal["tavern-character"] = "tavern-character"
+    """What this file is."""
+    version: int = 1
+    """Format version."""
+    character: Character
+    """The sheet."""
+
+
+class ScenarioExport(BaseModel):
+    """A scenario with the characters its cast names, as one file."""
+
+    format: Literal["tavern-scenario"] = "tavern-scenario"
+    """What this file is."""
+    version: int = 1
+    """Format version."""
+    scenario: Scenario
+    """The scenario."""
+    characters: list[Character]
+    """Every character its cast names, in cast order."""
 
 
 class CharactersPublic(BaseModel):
@@ -92,6 +125,29 @@ class SessionsPublic(BaseModel):
     """Sessions, newest first."""
     count: int
     """Number of sessions."""
+
+
+class SessionRename(Body):
+    """A new name for the session list (blank clears it)."""
+
+    name: str | None = Field(default=None, max_length=120)
+    """The name; the scenario's title shows when there is none."""
+
+
+class RerunRequest(Body):
+    """Play the last turn again."""
+
+    input: TurnInput | None = None
+    """An edited input; the turn's own input when omitted (regenerate)."""
+
+
+class VariantsPublic(BaseModel):
+    """Every variant of the session's last turn."""
+
+    turn_number: int
+    """The last turn."""
+    data: list[TurnVariant]
+    """Variants by number; exactly one is committed (none at turn 0)."""
 
 
 class HistoryPage(BaseModel):

@@ -31,7 +31,7 @@ from tavern.physics.duplicates import drop_duplicate_events
 from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
 from tavern.physics.masked import drop_emptied_events
-from tavern.physics.outcomes import drop_retold_attempts, label_outcomes
+from tavern.physics.outcomes import drop_borrowed_outcomes, drop_retold_attempts, label_outcomes
 from tavern.physics.references import collapse_glosses, resolve_names, respell_names
 from tavern.physics.structure import (
     clamp_link_updates,
@@ -55,7 +55,7 @@ from tavern.records import (
     Scene,
 )
 from tavern.records.scene import ZONE_ID_PATTERN
-from tavern.text import LANGUAGES
+from tavern.text import LANGUAGES, without_foreign_script
 
 MAX_SPEAKERS = 3
 MAX_NEW_FACTS = 2
@@ -86,6 +86,10 @@ class ClampContext:
         title: The session's title, the first line of the Director's history (clamp
             `prompt_copy`); none by default.
         language: The session's language: which lexicon the rules read, and which rules run.
+        asked: The seqs of the attempts a follow-up call asked about (`runner.follow_up`):
+            an outcome by their actors is a follow-up's answer (clamp `borrowed_outcome`).
+        known: `knowledge` already walked for this history, scene and public texts (the
+            follow-up's context passes the beat's on); None walks it.
     """
 
     scene: Scene
@@ -99,6 +103,8 @@ class ClampContext:
     directives: Sequence[str] = ()
     title: str = ""
     language: Language = "en"
+    asked: frozenset[int] = frozenset()
+    known: Knowledge | None = None
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -109,6 +115,8 @@ class ClampContext:
     def knowledge(self) -> Knowledge:
         """Who perceived each non-public word of `history` (`guards.knowledge_of`), walked
         once per context: every guard of a beat, and each follow-up's, reads it."""
+        if self.known is not None:
+            return self.known
         return knowledge_of(self.history, self.scene, self.all_public_texts)
 
     @property
@@ -162,6 +170,37 @@ class ClampRule:
         return language in self.languages
 
 
+def drop_foreign_script(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
+    """Cut letters of a non-Latin script from every string of the decision
+    (`text.without_foreign_script`), before any rule reads a word.
+
+    Example:
+        >>> ctx = ClampContext(scene=Scene(location="inn"))
+        >>> d = DirectorDecision(events=[{"kind": "world_event", "text": "Rain中间。"}])
+        >>> out, changes = drop_foreign_script(d, ctx)
+        >>> out.events[0].text, [c.path for c in changes]
+        ('Rain.', ['events[0].text'])
+    """
+    changes: Changes = []
+
+    def cut(value: object, path: str) -> object:
+        if isinstance(value, str):
+            new = without_foreign_script(value)
+            if new != value:
+                changes.append(
+                    ClampChange(rule="foreign_script", path=path, before=value, after=new)
+                )
+            return new
+        if isinstance(value, dict):
+            return {k: cut(v, f"{path}.{k}" if path else k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [cut(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    data = cut(d.model_dump(), "")
+    return (DirectorDecision.model_validate(data) if changes else d), changes
+
+
 def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
     """Keep at most `MAX_NEW_FACTS` new facts a beat, and none past `MAX_FACTS` standing
     facts (after the beat's removals); the beat's first proposals are kept, the rest refused.
@@ -200,6 +239,8 @@ def bound_facts(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecisio
 
 
 CLAMP_RULES: list[ClampRule] = [
+    ClampRule("foreign_script", drop_foreign_script),
+    ClampRule("borrowed_outcome", drop_borrowed_outcomes),
     ClampRule("misspelt_name", respell_names),
     ClampRule("cast_reference", resolve_names),
     ClampRule("cast_gloss", collapse_glosses),
@@ -232,7 +273,9 @@ CLAMP_RULES: list[ClampRule] = [
     ClampRule("duplicate_event", drop_duplicate_events),
     ClampRule("fact_bound", bound_facts),
 ]
-"""Clamp rules in application order. Loops in an event's text are cut first, cast names
+"""Clamp rules in application order. Letters of another script go before any rule reads a
+word, and a follow-up's answer loses what it borrowed before the rules that judge events
+read it, as it did before it was a rule. Loops in an event's text are cut first, cast names
 one letter off are spelt right, then names become ids, so every other rule judges ids. An
 actor's event telling their waiting attempt becomes its outcome before the rules that judge
 outcomes read the kind. Copies of spoken lines and thoughts and recitals of a mind go before

@@ -2,12 +2,9 @@
 
 The stage's facts give some things a state: "The toll box sits locked on the counting
 table.", "The trapdoor to the cellar is shut and bolted from the hall side.", "The coffin
-lies open in the middle of the hall." Live, the embedded Director turned such a state over
-on a beat in which nobody had touched the thing (toll-house soak #53, seed 67, turn 2): the
-human walked to the window, Maren Holt tried to "sign book", and the decision told "The toll
-box is now open on the counting table." and, two events later, "The toll box is now locked
-on the counting table."; the first was committed and narrated, and the box the whole story
-turns on stood open for no reason anyone could act on.
+lies open in the middle of the hall." A small Director turns such a state over on a beat in
+which nobody touched the thing, and the story then turns on a box opened for no reason
+anyone could act on.
 
 A state has two axes: open or shut, and unlocked or locked (open implies unlocked, locked
 implies shut). A sentence states one when it reads "<thing> [is, sits, swings, ...] <state>"
@@ -33,7 +30,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tavern.physics.acts import sentence_spans, without_sentences
@@ -78,10 +74,6 @@ _PREPOSITIONS = frozenset(
     "to of in on at from with by for into onto under over near beside inside behind".split()
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-_ANY_STATE = re.compile(
-    r"\b(?:" + "|".join(sorted(STATE_WORDS, key=len, reverse=True)) + r")\b", re.I
-)
-"""Whether a text may tell a state at all: one C-level search, not a word walk."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,7 +161,6 @@ def _subject(words: Sequence[str], vocabulary: StateWords = ENGLISH) -> tuple[st
     return tuple(phrase)
 
 
-@lru_cache(maxsize=4096)
 def stated(sentence: str, vocabulary: StateWords = ENGLISH) -> tuple[Stated, ...]:
     """The states `sentence` may tell (see the module), with the implied other axis: for each
     state word, of the words before it ("The box is open") and, when an article follows it,
@@ -248,7 +239,6 @@ class States:
                 self.state[thing, told.axis] = told.opened
 
 
-@lru_cache(maxsize=4096)  # every clamp call that reads a state walks the window's events
 def _sentences_stated(text: str, vocabulary: StateWords = ENGLISH) -> tuple[Stated, ...]:
     return tuple(told for a, b in sentence_spans(text) for told in stated(text[a:b], vocabulary))
 

@@ -14,6 +14,12 @@ true:
   to open the will now.") or one joined to the actor's own ("tries the box and reaches for
   the door"). "... tries to open the door, but it is locked" tells how it went, and stays.
 
+- `borrowed_outcome`: the answer of a follow-up call (`ClampContext.asked`) tells its own
+  attempt's outcome and nothing else: a sentence telling nothing ("Ilse Brandt tries this."),
+  copying another attempt or a recent event, or telling a standing fact its attempt never
+  touched goes; an answer naming someone of the cast and never its actor ("Lio Mendez
+  succeeds.") goes whole.
+
 Acts are compared by their stems (`act_stem`: "reaches" ~ "reach"; "abriu" ~ "abrir"), in the
 session language's words (verbs of attempting, outcome words).
 """
@@ -24,12 +30,20 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tavern.physics.acts import Names, named, words_of
 from tavern.physics.awaiting import about_words, attempt_records, shares_a_word
 from tavern.physics.copied import COPY_WINDOW
 from tavern.physics.dropping import rewrite_events
 from tavern.physics.identity import display_names, with_names
 from tavern.physics.quotations import QUOTATION
-from tavern.records import ActionRecord, ClampChange, DirectorDecision, PerceptionEvent
+from tavern.records import (
+    ActionRecord,
+    ClampChange,
+    DirectorDecision,
+    EventRecord,
+    HistoryRecord,
+    PerceptionEvent,
+)
 from tavern.text import Lexicon, lexicon_for, without_sentences, words
 
 if TYPE_CHECKING:
@@ -62,10 +76,6 @@ def act_stem(word: str, language: str = "en") -> str:
     if not word.endswith("ss"):
         word = word.removesuffix("s")
     return word[:-1] if word.endswith(_HISSING_E) else word
-
-
-def _stems(text: str, language: str) -> tuple[str, ...]:
-    return tuple(act_stem(w, language) for w in words(text) if w.isalpha())
 
 
 def label_outcomes(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:
@@ -251,3 +261,142 @@ def drop_retold_attempts(
         )
 
     return rewrite_events(d, "retold_attempt", rewrite)
+
+
+COPY_WORDS = 3
+"""Words of another attempt that make a sentence telling nothing but it a copy, and that
+make another attempt of the actor's own, whole inside a sentence, borrowed. Shorter acts
+("sits down") may well be an outcome and another attempt alike."""
+OTHERS_WORDS = 2
+"""Words of another actor's attempt that, whole inside a sentence holding no word of the
+asked attempt, make that sentence a copy ("Agnese Corvo reads aloud." for "sits down by the
+fire", another's "read aloud"). A one-word act ("read") proves no copy."""
+RUN_WORDS = 7
+"""Words in a row of another attempt or a recent event that make a sentence its copy. Six
+would also take "the toll box on the counting table", which an outcome may well say."""
+EVENT_TURNS = 8
+"""Beats back whose events an answer may not copy."""
+_PLACEHOLDERS = {
+    "en": frozenset("this that it tried attempted did make makes made take takes taking action"
+                    " actions act acts".split()),
+    "pt-BR": frozenset("isto isso aquilo tentou fez faz fazer feito ação ações agir age"
+                       " ato atos".split()),
+}  # fmt: skip
+"""Words beside the language's stop words and verbs of attempting with which a sentence
+still tells nothing ("tries this", "takes action")."""
+
+
+def _key(text: str, language: str, name: str = "") -> tuple[str, ...]:
+    """The stems of `text`'s words, a leading actor `name` aside, as copies compare."""
+    said = [act_stem(w, language) for w in words(text)]
+    named_ = [act_stem(w, language) for w in words(name)]
+    if named_ and said[: len(named_)] == named_:
+        said = said[len(named_) :]
+    return tuple(w for w in said if w)
+
+
+def _runs(key: tuple[str, ...]) -> set[tuple[str, ...]]:
+    return {key[i : i + RUN_WORDS] for i in range(len(key) - RUN_WORDS + 1)}
+
+
+def borrowed(
+    text: str,
+    attempt: ActionRecord,
+    history: Sequence[HistoryRecord],
+    name: str,
+    decided: Sequence[str],
+    facts: Sequence[str],
+    lex: Lexicon,
+) -> str:
+    """The answer `text` about `attempt`, by its actor called `name`, without its sentences
+    that tell nothing, copy another attempt of `history` (whole, or `RUN_WORDS` words in a
+    row), copy an event of the last `EVENT_TURNS` beats or of `decided` (this beat's), or
+    tell a standing fact of `facts` and no word of the attempt.
+
+    >>> en = lexicon_for("en")
+    >>> door = ActionRecord(seq=1, turn_number=3, speaker="C1", author="human",
+    ...                     audience={"origin": "zone"}, text="reaches for the door")
+    >>> facts = ["The toll box sits locked on the counting table."]
+    >>> said = "Ilse tries this. Ilse opens the toll box. Ilse pulls the handle; it holds."
+    >>> borrowed(said, door, [door], "Ilse", [], facts, en)
+    'Ilse pulls the handle; it holds.'
+    """
+    language = lex.language
+    own = _key(attempt.text, language)
+    turn = history[-1].turn_number if history else 0
+    attempts: set[tuple[str, ...]] = set()
+    others: set[tuple[str, ...]] = set()
+    told = list(decided)
+    for r in history:
+        if isinstance(r, ActionRecord) and r.seq != attempt.seq:
+            attempts.add(_key(r.text, language))
+            if r.speaker != attempt.speaker:
+                others.add(_key(r.text, language))
+        elif isinstance(r, EventRecord) and r.turn_number > turn - EVENT_TURNS:
+            told.append(r.text)
+    attempts.discard(own)
+    copied = set().union(*(_runs(k) for k in attempts), *(_runs(_key(t, language)) for t in told))
+    copied -= _runs(own) | set().union(*(_runs(_key(f, language)) for f in facts))
+    wholes = [
+        f" {' '.join(k)} "
+        for k in attempts
+        if len(k) >= COPY_WORDS or (len(k) >= OTHERS_WORDS and k in others)
+    ]
+    empty = lex.stop_words | lex.attempting | _PLACEHOLDERS[language] | set(words(name))
+    named_ = about_words(name, lex)
+    mine = about_words(attempt.text, lex)
+    standing = set().union(*(about_words(f, lex) for f in facts)) - named_
+
+    def goes(sentence: str) -> bool:
+        key = _key(sentence, language, name)
+        said = about_words(sentence, lex) - named_
+        return (
+            all(w in empty for w in words(sentence))
+            or (len(key) >= COPY_WORDS and key in attempts)
+            or not _runs(key).isdisjoint(copied)
+            or (
+                not shares_a_word(said, mine)
+                and (any(w in f" {' '.join(key)} " for w in wholes) or bool(said & standing))
+            )
+        )
+
+    return without_sentences(text, goes)
+
+
+def drop_borrowed_outcomes(
+    d: DirectorDecision, ctx: ClampContext
+) -> tuple[DirectorDecision, Changes]:
+    """Cut what a follow-up's answer tells beside its attempt's outcome: a sentence telling
+    nothing, another attempt or a recent event copied, a standing fact the attempt never
+    touched; an answer naming someone of the cast and never its actor goes whole."""
+    if not ctx.asked:
+        return d, []
+    asked = {
+        r.speaker: r for r in attempt_records(ctx.history, ctx.turn_number) if r.seq in ctx.asked
+    }
+    lex = lexicon_for(ctx.language)
+    cast = ctx.cast or {}
+    names = display_names(cast)
+    decided: list[str] = []
+    events: list[PerceptionEvent] = []
+    changes: Changes = []
+    for i, ev in enumerate(d.events):
+        attempt = asked.get(ev.actor_id or "")
+        text = ev.text
+        if attempt is not None and ev.kind == "action_outcome":
+            name = names.get(attempt.speaker, attempt.speaker)
+            text = borrowed(text, attempt, ctx.history, name, decided, ctx.scene.facts, lex)
+            found = set(named(words_of(text), Names.of(cast)))
+            if found and attempt.speaker not in found:
+                text = ""  # it tells another's outcome
+        decided.append(ev.text)
+        if text == ev.text:
+            events.append(ev)
+        elif text:
+            events.append(ev.model_copy(update={"text": text}))
+            changes.append(ClampChange(rule="borrowed_outcome", path=f"events[{i}].text",
+                                       before=ev.text, after=text))  # fmt: skip
+        else:
+            changes.append(ClampChange(rule="borrowed_outcome", path=f"events[{i}]",
+                                       before=ev.model_dump(), after=None))  # fmt: skip
+    return (d.model_copy(update={"events": events}) if changes else d), changes

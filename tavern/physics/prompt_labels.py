@@ -3,29 +3,23 @@
 
 The Director's window renders each record behind a head and a label (`agents.director`
 builds them from the constants here): "[#12 t3] PRIVATE THOUGHT of Agnese Corvo (C1)
-(interiority, nobody else perceives it) | ...". Live (the-vintners-wake soak #19, seed 33,
-turn 4), the embedded Director answered a thought-only beat with the event "PRIVATE THOUGHT
-of Agnese Corvo (interiority, nobody else perceives it)": the label without the thought. The
-thought guard redacts a thought's words, not the label, so the hall witnessed that she had a
-private thought, and the human's screen showed it.
+(interiority, nobody else perceives it) | ...". A small Director copies such a label into
+an event ("PRIVATE THOUGHT of Agnese Corvo ..."): the thought guard redacts a thought's
+words, not its label, so every witness would learn that she had a private thought.
 
 An event whose text holds the thought label, the interiority note, a line head or a speech
 line's label ("whisper by Ilse Brandt", `_LINE_LABEL`) goes whole: nothing in it happened
-in the world. So does an event that is only the time-skip line's text (`TIME_PASSES`): live
-(toll-house #48, seed 62, turn 7), the Director's window showed "time_skip | Time passes."
-and it answered the event "Time passes." by the human's character, shown to the human; the
+in the world. So does an event that is only the time-skip line's text (`TIME_PASSES`): the
 clock, not an event, tells time passing. The thought label is matched as written (upper
 case): "a private thought" in ordinary words stays.
 
 A word of the answers' schemas, a lower-case identifier joined by underscores
 (`SCHEMA_WORD`), is taken out of an event's text, and the rest stays (an event left without
-a word goes): live (toll-house soak #22, seed 39, turns 2 and 5), the Director wrote "Ilse
-Brandt tries the toll box world_event.", and the Characters stated the intent "talk_event"
-four times. A zone id of the stage may hold underscores ("river_bank") and stays. Characters'
-fields (`runner.in_world`) and the narration (`agents.prose`) lose such words the same way
-(`without_schema_words`). Only the word goes, not the text: the fake provider's `adversary`
-mode writes the prompt's "action_intent" into every text, and dropping whole texts emptied
-its boundary sweeps.
+a word goes): "Ilse Brandt tries the toll box world_event." A zone id of the stage may hold
+underscores ("river_bank") and stays. The narration and the replies lose such words the same
+way (`without_schema_words`, filter rule `prompt_copy`). Only the word goes, not the text:
+the fake provider's `adversary` mode writes the prompt's "action_intent" into every text, and
+dropping whole texts emptied its boundary sweeps.
 """
 
 from __future__ import annotations
@@ -56,10 +50,8 @@ _LABEL = re.compile(re.escape(THOUGHT_LABEL) + r"|\[#\d+ t\d+\]")
 """The thought label as written, and a line head ("[#12 t3]")."""
 _LINE_LABEL = re.compile(r"\b(?:whispers?|speech) by [A-Z]|\(perceived by\b")
 """A speech line's label ("whisper by Ilse Brandt (C1) to Maren Holt (C2)", "speech by
-..."), before a capital (a name or an id), and an event line's "(perceived by": live
-(toll-house soak #30, seed 44, turn 8), the Director answered "Ilse Brandt whispers by Ilse
-Brandt to Maren Holt (C2)" two beats after her whisper, and the renderer told Maren Holt
-whispering to Teodor Vask. "She whispers by the door" stays: a place, not a name."""
+..."), before a capital (a name or an id), and an event line's "(perceived by". "She
+whispers by the door" stays: a place, not a name."""
 _NOTE = re.compile(r"\binteriority\b", re.IGNORECASE)
 SCHEMA_WORD = re.compile(r"\s*\b[a-z]+(?:_[a-z]+)+\b")
 """An identifier of the answers' schemas ("world_event", "action_intent"), with the space

@@ -51,16 +51,6 @@ def normalize(word: str) -> str:
     return unicodedata.normalize("NFC", word).casefold()
 
 
-def is_salient(word: str) -> bool:
-    """Whether a single word counts as a payload token.
-
-    Example:
-        >>> is_salient("dagger"), is_salient("the"), is_salient("42"), is_salient("a7")
-        (True, False, True, True)
-    """
-    return _salient_normalized(normalize(word))
-
-
 def _salient_normalized(norm: str) -> bool:
     if norm.isalpha():  # most words: no digit to look for
         return len(norm) >= 3 and norm not in STOPWORDS
@@ -98,13 +88,3 @@ def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
     if not hidden:
         return text
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)
-
-
-def surviving_tokens(text: str, tokens: Iterable[str]) -> set[str]:
-    """Which of `tokens` still occur as whole words in `text` (for guards and tests).
-
-    Example:
-        >>> surviving_tokens("the code is [...]", {"code", "4471"})
-        {'code'}
-    """
-    return set(salient_tokens(text) & {normalize(t) for t in tokens})

@@ -43,6 +43,7 @@ from tavern.records.journal import (
     TurnInputEffectiveLine,
     TurnInputLine,
     UndoLine,
+    VariantLine,
     estimate_tokens,
 )
 from tavern.records.scenario import ActDeadline, Language, Scenario
@@ -103,6 +104,7 @@ __all__ = [
     "TurnInputEffectiveLine",
     "TurnInputLine",
     "UndoLine",
+    "VariantLine",
     "Zone",
     "ZoneLink",
     "ZoneMove",

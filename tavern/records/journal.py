@@ -165,6 +165,23 @@ class UndoLine(_LineBase):
     was lost with the process); `removed_records` is 0."""
 
 
+class VariantLine(_LineBase):
+    """The last turn's committed variant changed: a rerun set the old one aside (its commit
+    line follows), or a flip swapped a set-aside one back in."""
+
+    kind: Literal["variant"] = "variant"
+    revision: int
+    """Session revision after the change."""
+    action: Literal["rerun", "flip"]
+    """What changed it."""
+    committed_variant: int
+    """Number of the variant now committed."""
+    set_aside_variant: int
+    """Number of the variant set aside."""
+    record_count: int
+    """History records of the committed variant."""
+
+
 class CompactLine(_LineBase):
     """Old history folded into the story summary."""
 
@@ -199,6 +216,7 @@ JournalLine = Annotated[
     | TurnInputEffectiveLine
     | CommitLine
     | UndoLine
+    | VariantLine
     | CompactLine
     | RestoreLine,
     Discriminator("kind"),

@@ -39,6 +39,36 @@ class TurnResult(Record):
     """Slot id whose turn it is, when known."""
     tick: int
     """Narrative clock tick after the turn."""
+    revision: int | None = None
+    """Session revision after the commit (a later request that names it is not stale)."""
+    variant: int = 0
+    """Which variant of the turn this is (0 as first played; reruns count up)."""
+    variants: int = 1
+    """How many variants the turn has, this one included."""
+
+
+class TurnMark(Record):
+    """One turn of a transcript page, for its separator."""
+
+    turn_number: int
+    """The turn."""
+    tick: int | None = None
+    """Story time (narrative clock tick) the turn started at, when known."""
+    visible: int = 0
+    """Records of the turn the human's screen shows (0: nothing their character perceived)."""
+
+
+class TranscriptPage(Record):
+    """The human's view of a range of turns: earlier scrollback, or the latest turns."""
+
+    data: list[HistoryRecord]
+    """Records the controlled character perceived (plus narration), in order."""
+    turns: list[TurnMark]
+    """Every turn of the range, in order, whether or not it shows anything."""
+    first_turn: int
+    """The range's first turn."""
+    next_before: int | None
+    """Pass as `before` for the page before this one; None when this page starts at turn 0."""
 
 
 class Suggestion(Record):
@@ -67,6 +97,13 @@ class CastMember(Record):
     """Current mood."""
     controlled: bool = False
     """Whether the human plays this character."""
+    present: bool = True
+    """Whether the character is in the scene now."""
+    hears_you: bool | None = None
+    """Whether the character hears the human's character speak aloud now (None for the
+    human's own character)."""
+    you_hear: bool | None = None
+    """Whether the human's character hears this one speak aloud now (None for itself)."""
 
 
 class SessionView(Record):

@@ -1,10 +1,9 @@
 """Every model call the runner makes goes through `AgentCaller`.
 
 It asserts the prompt contract on the messages before anything is sent, calls the client
-(which validates, retries and journals every attempt), turns a definitive failure into
-`ModelFailureError`, and cuts words of another script from the answers no filter rule reads
-(the Director's, the helpers'; `filters.foreign_script`: the narration and the replies get
-the same cut as a journaled rule), so no caller can forget any step.
+(which validates, retries and journals every attempt) and turns a definitive failure into
+`ModelFailureError`, so no caller can forget any step. It returns the answer as written:
+its repairs are the clamps' (a Director's) and the filters' (a narration, a reply).
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from tavern.filters.foreign_script import answer_without_foreign_script
 from tavern.llm.early_stop import StopEarly
 from tavern.llm.errors import LlmCallError
 from tavern.records import ChatMessage
@@ -77,7 +75,4 @@ class AgentCaller:
             )
         except LlmCallError as exc:
             raise ModelFailureError(f"{agent}: {exc}") from exc
-        if agent == "prose" or agent.startswith("character:"):
-            return answer  # the filter layer repairs these, journaled
-        result: dict[str, Any] = answer_without_foreign_script(answer)
-        return result
+        return answer

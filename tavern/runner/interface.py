@@ -10,7 +10,8 @@ from typing import Protocol
 
 from tavern.records import ChatMessage, SessionState, TurnInput
 from tavern.records.config import FilterProfile
-from tavern.records.views import SessionView, Suggestion, TurnResult
+from tavern.records.views import SessionView, Suggestion, TranscriptPage, TurnResult
+from tavern.store import TurnVariant
 
 Progress = Callable[[str, float | None], Awaitable[None]]
 """Progress callback: (stage name, fraction done or None). Used for SSE."""
@@ -63,14 +64,45 @@ class TurnRunner(Protocol):
         """The human's view of a session."""
         ...
 
-    async def play_turn(
-        self, session_id: str, turn: TurnInput, progress: Progress | None = None
-    ) -> TurnResult:
-        """Run one turn transaction under the session lock and commit it atomically."""
+    async def transcript(
+        self, session_id: str, before: int | None = None, turns: int = 12
+    ) -> TranscriptPage:
+        """The human's view of the `turns` turns before `before` (the latest when None)."""
         ...
 
-    async def undo(self, session_id: str) -> SessionState:
+    async def play_turn(
+        self,
+        session_id: str,
+        turn: TurnInput,
+        progress: Progress | None = None,
+        expected_revision: int | None = None,
+    ) -> TurnResult:
+        """Run one turn transaction under the session lock and commit it atomically; a
+        stale `expected_revision` is a `ConflictError` and nothing is written."""
+        ...
+
+    async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    def variants(self, session_id: str) -> list[TurnVariant]:
+        """Every variant of the last turn, the committed one marked."""
+        ...
+
+    async def rerun(
+        self,
+        session_id: str,
+        turn: TurnInput | None = None,
+        progress: Progress | None = None,
+        expected_revision: int | None = None,
+    ) -> TurnResult:
+        """Play the last turn again (its own input, or `turn`), keeping the old variant."""
+        ...
+
+    async def flip(
+        self, session_id: str, variant: int, expected_revision: int | None = None
+    ) -> TurnResult:
+        """Commit a set-aside variant of the last turn in place of the committed one."""
         ...
 
     async def suggestions(self, session_id: str) -> list[Suggestion]:

@@ -8,6 +8,12 @@ call; the journal receives the raw and effective input, every model attempt and 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Awaitable
+from typing import Any
+
+import jsonschema
+
 from tavern.agents import director, openings, suggest
 from tavern.physics.observation import observe
 from tavern.records import (
@@ -15,16 +21,18 @@ from tavern.records import (
     Audience,
     ChatMessage,
     CommitLine,
+    LlmCallLine,
     SessionState,
     SystemRecord,
     TurnInput,
     TurnInputEffectiveLine,
     TurnInputLine,
     UndoLine,
+    VariantLine,
     utc_now,
 )
 from tavern.records.config import FilterProfile
-from tavern.records.views import CastMember, SessionView, Suggestion, TurnResult
+from tavern.records.views import SessionView, Suggestion, TranscriptPage, TurnResult
 from tavern.runner.calls import AgentCaller, JsonClient
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
 from tavern.runner.input_filter import filter_input
@@ -37,8 +45,8 @@ from tavern.runner.interface import (
 )
 from tavern.runner.limits import KernelLimits
 from tavern.runner.own_view import own_sheet
-from tavern.runner.screen import display_names, perceived_by
-from tavern.runner.turn import TurnTransaction
+from tavern.runner.screen import cast_members, display_names, perceived_by, transcript_page
+from tavern.runner.turn import TurnOutcome, TurnTransaction
 from tavern.store import (
     JournalWriter,
     Library,
@@ -51,13 +59,44 @@ from tavern.store import (
     SessionStore,
     Snapshot,
     StoreError,
+    TurnVariant,
+    journal_path,
     materialize_session,
     new_session_id,
+    read_journal,
     reconcile_journal,
 )
 
 VIEW_TURNS = 12
-"""Turns of transcript a session view carries."""
+"""Turns of transcript a session view carries (earlier ones: `transcript`)."""
+RERUN_SEED_STEP = 1000
+"""Seed offset per variant of a rerun turn: with a seeded provider the same prompt draws the
+same answer, so each variant samples under its own seeds (ask-again offsets stay below)."""
+
+
+def check_revision(state: SessionState, expected: int | None) -> None:
+    """Refuse a request made from a view older than the session (another tab moved on).
+
+    Raises:
+        ConflictError: `expected` is given and is not the session's revision.
+    """
+    if expected is not None and expected != state.revision:
+        raise ConflictError(
+            f"session {state.id!r} is at revision {state.revision}, not {expected}:"
+            " it changed since this view was loaded"
+        )
+
+
+class _Reseeded:
+    """A client whose every call samples `offset` seeds further (see `RERUN_SEED_STEP`)."""
+
+    def __init__(self, inner: JsonClient, offset: int) -> None:
+        self.inner = inner
+        self.offset = offset
+
+    def call_json(self, **kwargs: Any) -> Awaitable[dict[str, Any]]:
+        kwargs["seed_offset"] = kwargs.get("seed_offset", 0) + self.offset
+        return self.inner.call_json(**kwargs)
 
 
 class Runner:
@@ -174,18 +213,6 @@ class Runner:
 
     def _view(self, state: SessionState, *, warn: bool) -> SessionView:
         controlled = state.controlled_id
-        cast = [
-            CastMember(
-                slot=slot,
-                character_id=c.id,
-                name=c.body.display_name,
-                appearance=c.body.appearance,
-                zone=state.scene.positions.get(slot),
-                mood=state.moods.get(slot),
-                controlled=slot == controlled,
-            )
-            for slot, c in state.cast.items()
-        ]
         tail = self.store.history_tail(state.id, VIEW_TURNS)
         return SessionView(
             id=state.id,
@@ -193,7 +220,7 @@ class Runner:
             scenario_id=state.scenario_id,
             language=state.language,
             controlled_id=controlled,
-            cast=cast,
+            cast=cast_members(state),
             scene=state.scene,
             tick=state.clock.tick,
             turn_number=state.turn_number,
@@ -203,94 +230,153 @@ class Runner:
             warnings=sheet_warnings(state) if warn else [],
         )
 
+    async def transcript(
+        self, session_id: str, before: int | None = None, turns: int = VIEW_TURNS
+    ) -> TranscriptPage:
+        """The human's view of the `turns` turns before turn `before` (the latest turns when
+        None): full scrollback, a page at a time, with a mark for every turn."""
+        state = self._load(session_id)
+        last = state.turn_number if before is None else min(before - 1, state.turn_number)
+        first = max(0, last - turns + 1)
+        if last < 0:
+            return TranscriptPage(data=[], turns=[], first_turn=0, next_before=None)
+        page = self.store.turns(session_id, first, last)
+        span = range(first, last + 1)
+        return transcript_page(
+            page.records, page.ticks, span, state.controlled_id, display_names(state)
+        )
+
     # -- turns ------------------------------------------------------------------------------
 
-    async def play_turn(
-        self, session_id: str, turn: TurnInput, progress: Progress | None = None
-    ) -> TurnResult:
-        """Run one turn transaction under the session lock and commit it atomically."""
-        async with self.locks.get(session_id):
-            self._reconcile(session_id)
-            state, history, first_seq = self._snapshot(
-                session_id, self.limits.director_turns, self.limits.window_step
-            )
-            number = state.turn_number + 1
+    async def _transact(
+        self,
+        session_id: str,
+        base: Snapshot,
+        turn: TurnInput,
+        progress: Progress | None,
+        client: JsonClient,
+    ) -> TurnOutcome:
+        """Journal the input, filter it and run the transaction from `base` (nothing is
+        committed here), then put the turn's lines on disk at one fsync: every line of a
+        turn is on disk before the store commits it."""
+        state, history, first_seq = base
+        number = state.turn_number + 1
+        self.journal.append(
+            session_id,
+            TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
+        )
+        effective = filter_input(turn, state)
+        self.journal.append(
+            session_id,
+            TurnInputEffectiveLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=number,
+                input=effective.turn,
+                effective_force_speaker=effective.force_speaker,
+                transformed_fields=effective.transformed_fields,
+            ),
+        )
+        if progress is not None:
+            await progress("director", None)
+        caller = AgentCaller(client, session_id, self._gate(state))
+        outcome = await TurnTransaction(
+            state, history, effective, first_seq, caller, self.limits, progress, self.filter_profile
+        ).run()
+        # The commit line after the commit is synced with the next turn's lines; a process
+        # that ends before it is written leaves a turn that the next opening of the session
+        # marks as recovered (`_reconcile`).
+        self.journal.sync(session_id)
+        return outcome
+
+    def _journal_commit(
+        self, session_id: str, number: int, outcome: TurnOutcome, stored: SessionState
+    ) -> None:
+        try:
             self.journal.append(
                 session_id,
-                TurnInputLine(ts=utc_now(), session_id=session_id, turn_number=number, input=turn),
-            )
-            effective = filter_input(turn, state)
-            self.journal.append(
-                session_id,
-                TurnInputEffectiveLine(
+                CommitLine(
                     ts=utc_now(),
                     session_id=session_id,
                     turn_number=number,
-                    input=effective.turn,
-                    effective_force_speaker=effective.force_speaker,
-                    transformed_fields=effective.transformed_fields,
+                    revision=stored.revision,
+                    record_count=len(outcome.records),
+                    tick=stored.clock.tick,
+                    control_returned=outcome.control_returned,
+                    clamp_changes=outcome.clamp_changes,
+                    filter_cuts=outcome.filter_cuts,
+                    filter_profile=outcome.filter_profile,
+                    filter_skipped=outcome.filter_skipped,
                 ),
             )
-            if progress is not None:
-                await progress("director", None)
-            caller = AgentCaller(self.client, session_id, self._gate(state))
-            outcome = await TurnTransaction(
-                state,
-                history,
-                effective,
-                first_seq,
-                caller,
-                self.limits,
-                progress,
-                self.filter_profile,
-            ).run()
-            # One fsync a turn: every line of the turn is on disk before the store commits
-            # it. The commit line after the commit is synced with the next turn's lines; a
-            # process that ends before it is written leaves a turn that the next opening of
-            # the session marks as recovered (`_reconcile`).
-            self.journal.sync(session_id)
+        except BaseException:
+            self._reconciled.discard(session_id)  # the next touch marks the turn
+            raise
+
+    async def play_turn(
+        self,
+        session_id: str,
+        turn: TurnInput,
+        progress: Progress | None = None,
+        expected_revision: int | None = None,
+    ) -> TurnResult:
+        """Run one turn transaction under the session lock and commit it atomically.
+
+        With `expected_revision`, a session that moved on since (another tab played or
+        undid) is refused with `ConflictError` before anything is journaled.
+        """
+        async with self.locks.get(session_id):
+            self._reconcile(session_id)
+            base = self._snapshot(session_id, self.limits.director_turns, self.limits.window_step)
+            check_revision(base.state, expected_revision)
+            state = base.state
+            number = state.turn_number + 1
+            outcome = await self._transact(session_id, base, turn, progress, self.client)
             try:
                 stored = self.store.commit_turn(
-                    session_id, number, outcome.records, outcome.state, state.revision
+                    session_id,
+                    number,
+                    outcome.records,
+                    outcome.state,
+                    state.revision,
+                    turn_input=turn,
                 )
             except RevisionConflict as exc:
                 raise ConflictError(str(exc)) from exc
-            try:
-                self.journal.append(
-                    session_id,
-                    CommitLine(
-                        ts=utc_now(),
-                        session_id=session_id,
-                        turn_number=number,
-                        revision=stored.revision,
-                        record_count=len(outcome.records),
-                        tick=stored.clock.tick,
-                        control_returned=outcome.control_returned,
-                        clamp_changes=outcome.clamp_changes,
-                        filter_cuts=outcome.filter_cuts,
-                        filter_profile=outcome.filter_profile,
-                        filter_skipped=outcome.filter_skipped,
-                    ),
-                )
-            except BaseException:
-                self._reconciled.discard(session_id)  # the next touch marks the turn
-                raise
+            self._journal_commit(session_id, number, outcome, stored)
             if progress is not None:
                 await progress("committed", 1.0)
-            return TurnResult(
-                session_id=session_id,
-                turn_number=number,
-                records=perceived_by(outcome.records, state.controlled_id, display_names(state)),
-                control_returned=outcome.control_returned,
-                next_speaker=outcome.next_speaker,
-                tick=stored.clock.tick,
-            )
+            return self._result(state, outcome.records, stored, outcome)
 
-    async def undo(self, session_id: str) -> SessionState:
-        """Remove the highest turn and restore the pre-turn state."""
+    def _result(
+        self,
+        state: SessionState,
+        records: list[Any],
+        stored: SessionState,
+        outcome: TurnOutcome | None,
+        variants: list[TurnVariant] | None = None,
+    ) -> TurnResult:
+        """What the human sees of a committed turn (`state`: the state it was played from)."""
+        committed = next((v.variant for v in variants or [] if v.committed), 0)
+        return TurnResult(
+            session_id=state.id,
+            turn_number=stored.turn_number,
+            records=perceived_by(records, state.controlled_id, display_names(state)),
+            control_returned=outcome.control_returned if outcome else stored.turn_number > 0,
+            next_speaker=outcome.next_speaker if outcome else None,
+            tick=stored.clock.tick,
+            revision=stored.revision,
+            variant=committed,
+            variants=max(1, len(variants or [])),
+        )
+
+    async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
+        """Remove the highest turn and restore the pre-turn state (`expected_revision`: as
+        for `play_turn`)."""
         async with self.locks.get(session_id):
             self._reconcile(session_id)
             before = self._load(session_id)
+            check_revision(before, expected_revision)
             last = self.store.history_tail(session_id, 1)
             removed = [r for r in last if r.turn_number == before.turn_number]
             try:
@@ -315,6 +401,109 @@ class Runner:
             self.journal.sync(session_id)
             return restored
 
+    # -- variants of the last turn ------------------------------------------------------------
+
+    def variants(self, session_id: str) -> list[TurnVariant]:
+        """Every variant of the last turn (the committed one marked), by number."""
+        self._load(session_id)
+        return self.store.variants(session_id)
+
+    async def rerun(
+        self,
+        session_id: str,
+        turn: TurnInput | None = None,
+        progress: Progress | None = None,
+        expected_revision: int | None = None,
+    ) -> TurnResult:
+        """Play the last turn again from its pre-turn state, with its own input (regenerate)
+        or with `turn` (an edited input); the committed variant is kept as an alternative.
+
+        The new variant is computed before anything changes and committed in one store
+        transaction, so a failed model call leaves the turn as it was.
+
+        Raises:
+            ConflictError: turn 0, a stale `expected_revision`, or a turn whose input was
+                never stored (played before it was kept) rerun without a new one.
+        """
+        async with self.locks.get(session_id):
+            self._reconcile(session_id)
+            state = self._load(session_id)
+            check_revision(state, expected_revision)
+            try:
+                base = self.store.rerun_base(
+                    session_id, self.limits.director_turns, self.limits.window_step
+                )
+            except NothingToUndo as exc:
+                raise ConflictError(f"nothing to play again: {exc}") from exc
+            turn = turn or base.turn_input
+            if turn is None:
+                raise ConflictError("this turn's input was not kept; edit it to play it again")
+            known = self.store.variants(session_id)
+            offset = RERUN_SEED_STEP * (1 + max(v.variant for v in known))
+            client = _Reseeded(self.client, offset)
+            outcome = await self._transact(session_id, base.snapshot, turn, progress, client)
+            try:
+                stored = self.store.replace_last_turn(
+                    session_id, outcome.records, outcome.state, base.revision, turn
+                )
+            except RevisionConflict as exc:
+                raise ConflictError(str(exc)) from exc
+            variants = self.store.variants(session_id)
+            now = next(v.variant for v in variants if v.committed)
+            self._journal_variant(session_id, stored, "rerun", now, known, len(outcome.records))
+            self._journal_commit(session_id, stored.turn_number, outcome, stored)
+            if progress is not None:
+                await progress("committed", 1.0)
+            return self._result(base.snapshot.state, outcome.records, stored, outcome, variants)
+
+    async def flip(
+        self, session_id: str, variant: int, expected_revision: int | None = None
+    ) -> TurnResult:
+        """Commit a set-aside variant of the last turn in place of the committed one.
+
+        Raises:
+            ConflictError: stale `expected_revision`, turn 0, or no such variant.
+        """
+        async with self.locks.get(session_id):
+            self._reconcile(session_id)
+            state = self._load(session_id)
+            check_revision(state, expected_revision)
+            known = self.store.variants(session_id)
+            try:
+                stored, records = self.store.flip_last_turn(session_id, variant, state.revision)
+            except (NothingToUndo, RevisionConflict) as exc:
+                raise ConflictError(str(exc)) from exc
+            except StoreError as exc:
+                raise SessionNotFoundError(str(exc)) from exc
+            self._journal_variant(session_id, stored, "flip", variant, known, len(records))
+            variants = self.store.variants(session_id)
+            return self._result(state, records, stored, None, variants)
+
+    def _journal_variant(
+        self,
+        session_id: str,
+        stored: SessionState,
+        action: str,
+        committed: int,
+        before: list[TurnVariant],
+        records: int,
+    ) -> None:
+        aside = next(v.variant for v in before if v.committed)
+        self.journal.append(
+            session_id,
+            VariantLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=stored.turn_number,
+                revision=stored.revision,
+                action="rerun" if action == "rerun" else "flip",
+                committed_variant=committed,
+                set_aside_variant=aside,
+                record_count=records,
+            ),
+        )
+        self.journal.sync(session_id)
+
     # -- helpers for the human ----------------------------------------------------------------
 
     async def suggestions(self, session_id: str) -> list[Suggestion]:
@@ -332,12 +521,43 @@ class Runner:
         return suggest.parse(raw)
 
     async def openings(self, session_id: str) -> list[str]:
-        """Three scenario-grounded opening sparks for an empty session."""
+        """Three scenario-grounded opening sparks for an empty session, kept until used: the
+        session's last answered openings call at this turn is read back from its journal
+        rather than asked again (each visit used to cost a model call)."""
         state = self._load(session_id)
+        kept = self._kept_openings(session_id, state.turn_number)
+        if kept is not None:
+            return kept
         caller = AgentCaller(self.client, session_id, self._gate(state))
         messages = openings.build_messages(state)
         raw = await caller.call("openings", messages, openings.OUTPUT_SCHEMA, state.turn_number)
         return openings.parse(raw)
+
+    def _kept_openings(self, session_id: str, turn_number: int) -> list[str] | None:
+        """The sparks of the journal's last successful openings call at `turn_number`, read
+        as the call read them (JSON, the schema, the foreign-script cut); None when there is
+        none or it no longer reads."""
+        try:
+            lines = read_journal(journal_path(self.journal.data_dir, session_id))
+        except StoreError:
+            return None
+        for line in reversed(lines):
+            if not (
+                isinstance(line, LlmCallLine)
+                and line.agent == "openings"
+                and line.turn_number == turn_number
+                and line.session_id == session_id
+                and line.error is None
+                and line.response is not None
+            ):
+                continue
+            try:
+                answer = json.loads(line.response)
+                jsonschema.validate(answer, openings.OUTPUT_SCHEMA)
+            except (ValueError, jsonschema.ValidationError):
+                return None
+            return openings.parse(answer)  # the parser cuts foreign script, as the call did
+        return None
 
     async def prompt_preview(self, session_id: str) -> list[ChatMessage]:
         """The next Director prompt, built without calling a model."""

@@ -207,15 +207,12 @@ class TurnTransaction:
             language=state.language,
         )
 
-        def clamp(proposal: DirectorDecision) -> tuple[DirectorDecision, list[ClampChange]]:
-            return clamp_decision(proposal, ctx)  # the follow-up's outcomes go through it too
-
-        decision, changes = clamp(proposal)
+        decision, changes = clamp_decision(proposal, ctx)
         decision, answered = await follow_up(
             self.caller,
             context,
             decision,
-            clamp,
+            ctx,  # the follow-up's outcomes go through the same clamps
             turn=self.turn_number,
             budget_tokens=self.limits.director_history_tokens,
             room=self.limits.room("director"),
@@ -329,11 +326,6 @@ class TurnTransaction:
                     raise ModelFailureError(f"{agent}: unusable reply twice: {exc}") from exc
                 messages = character.asked_again(messages)
         raise AssertionError("unreachable")
-
-
-def narrated_texts(history: Sequence[HistoryRecord]) -> list[str]:
-    """The texts of the narration records of `history`, in order."""
-    return [r.text for r in history if isinstance(r, NarrationRecord)]
 
 
 def _clamp_public(state: SessionState) -> list[str]:

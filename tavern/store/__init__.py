@@ -5,6 +5,7 @@ Imports only `tavern.records` (see DESIGN.md layering). Errors are store-local
 """
 
 from tavern.store._history import Snapshot
+from tavern.store._variants import TurnVariant
 from tavern.store.atomic import write_atomic
 from tavern.store.errors import (
     BuiltinReadOnly,
@@ -36,7 +37,13 @@ from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
 from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
-from tavern.store.sessions import CommittedTurn, SessionStore, SessionSummary
+from tavern.store.sessions import (
+    CommittedTurn,
+    RerunBase,
+    SessionStore,
+    SessionSummary,
+    TurnsPage,
+)
 
 __all__ = [
     "BuiltinReadOnly",
@@ -49,6 +56,7 @@ __all__ = [
     "NotInLibrary",
     "NothingToUndo",
     "Reconciled",
+    "RerunBase",
     "RevisionConflict",
     "SchemaVersionMismatch",
     "SessionExists",
@@ -58,6 +66,8 @@ __all__ = [
     "SessionSummary",
     "Snapshot",
     "StoreError",
+    "TurnVariant",
+    "TurnsPage",
     "check_character_id",
     "check_scenario_id",
     "check_session_id",

@@ -1,4 +1,4 @@
-"""Reading history rows: the tail query and parsing stored record bodies."""
+"""Reading history rows: the tail and turn-range queries, and parsing stored record bodies."""
 
 from __future__ import annotations
 
@@ -35,6 +35,45 @@ def tail_bodies(db: sqlite3.Connection, session_id: str, turns: int) -> list[str
         (session_id, int(row[0])),
     ).fetchall()
     return [r[0] for r in rows]
+
+
+def tail_bodies_before(
+    db: sqlite3.Connection, session_id: str, turns: int, turn_number: int
+) -> list[str]:
+    """`tail_bodies` as it read just before `turn_number` was played: the last `turns` turn
+    numbers present below it (a rerun of the last turn starts from this window)."""
+    row = db.execute(
+        "SELECT min(t) FROM (SELECT DISTINCT turn_number AS t FROM history"
+        " WHERE session_id = ? AND turn_number < ? ORDER BY t DESC LIMIT ?)",
+        (session_id, turn_number, turns),
+    ).fetchone()
+    if row[0] is None:
+        return []
+    return bodies_of_turns(db, session_id, int(row[0]), turn_number - 1)
+
+
+def bodies_of_turns(db: sqlite3.Connection, session_id: str, first: int, last: int) -> list[str]:
+    """Bodies of every record of turns `first` to `last` (both included), in seq order."""
+    rows = db.execute(
+        "SELECT body FROM history INDEXED BY history_by_turn"
+        " WHERE session_id = ? AND turn_number BETWEEN ? AND ? ORDER BY seq",
+        (session_id, first, last),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def turn_ticks(db: sqlite3.Connection, session_id: str, first: int, last: int) -> dict[int, int]:
+    """Turn -> the story tick it started at (its checkpoint's clock), for turns `first` to
+    `last` that have a checkpoint; turn 0 starts at tick 0."""
+    rows = db.execute(
+        "SELECT turn_number, json_extract(pre_state, '$.clock.tick') FROM checkpoints"
+        " WHERE session_id = ? AND turn_number BETWEEN ? AND ?",
+        (session_id, first, last),
+    ).fetchall()
+    ticks = {int(t): int(tick or 0) for t, tick in rows}
+    if first <= 0 <= last:
+        ticks[0] = 0
+    return ticks
 
 
 class Snapshot(NamedTuple):

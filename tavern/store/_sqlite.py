@@ -20,10 +20,12 @@ from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState, utc_now
 from tavern.store.errors import InvalidTurn, SchemaVersionMismatch, SessionNotFound
 
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 """Layout version of the SQLite file (`PRAGMA user_version`). Format 2 added the
-`memory_lines` table and the `memory_at` columns (`_memory.py`); a format-1 file is migrated
-when opened, and its rows stay readable as they are (their memory is inside their JSON)."""
+`memory_lines` table and the `memory_at` columns (`_memory.py`); format 3 the session list's
+`name` and fork origin, each checkpoint's turn `input` and `variant`, and the `alternatives`
+of a turn (`_variants.py`). An older file is migrated one format at a time when opened, and
+its rows stay readable as they are (a format-1 row's memory is inside its JSON)."""
 DB_NAME = "sessions.sqlite3"
 BUSY_TIMEOUT_S = 30.0
 
@@ -66,12 +68,32 @@ CREATE TABLE memory_lines (
 ) WITHOUT ROWID;
 CREATE INDEX memory_lines_by_turn ON memory_lines (session_id, turn_number);
 """
+_FORMAT_3 = """
+ALTER TABLE sessions ADD COLUMN name TEXT;
+ALTER TABLE sessions ADD COLUMN forked_from TEXT;
+ALTER TABLE sessions ADD COLUMN forked_at_turn INTEGER;
+ALTER TABLE checkpoints ADD COLUMN input TEXT;
+ALTER TABLE checkpoints ADD COLUMN variant INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE alternatives (
+    session_id TEXT NOT NULL,
+    turn_number INTEGER NOT NULL,
+    variant INTEGER NOT NULL,
+    input TEXT,
+    records TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_number, variant)
+) WITHOUT ROWID;
+"""
 _MIGRATIONS = {
-    # from format -> statements to the next one
-    0: _SCHEMA + _MEMORY_LINES,  # a new file: the current layout at once
+    # from format -> statements to the next one, applied in order in one transaction
+    0: _SCHEMA + _MEMORY_LINES,  # a new file: the format-2 layout at once, then format 3
     1: "ALTER TABLE sessions ADD COLUMN memory_at TEXT;"
     " ALTER TABLE checkpoints ADD COLUMN pre_memory_at TEXT;" + _MEMORY_LINES,
+    2: _FORMAT_3,
 }
+_STEP = {0: 2, 1: 2, 2: 3}
+"""The format each entry of `_MIGRATIONS` leads to."""
 MEMORY_EXCLUDE: IncEx = {"ledgers": {"__all__": {"memory"}}}
 """What a format-2 row leaves out of its state JSON (the lines live in `memory_lines`)."""
 
@@ -110,9 +132,11 @@ def _migrate(db: sqlite3.Connection) -> None:
         # Another process may have created or migrated the tables while we waited.
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != STORE_FORMAT:
-            for statement in _MIGRATIONS[version].split(";"):
-                if statement.strip():
-                    db.execute(statement)
+            while version != STORE_FORMAT:
+                for statement in _MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                version = _STEP[version]
             db.execute(f"PRAGMA user_version = {STORE_FORMAT}")
         db.execute("COMMIT")
     except BaseException:
@@ -260,9 +284,15 @@ def copy_rows(db: sqlite3.Connection, source_id: str, forked: SessionState) -> N
         (target_id, source_id),
     )
     db.execute(
-        "INSERT INTO checkpoints (session_id, turn_number, pre_state, pre_memory_at)"
-        " SELECT ?1, turn_number, json_set(pre_state, '$.id', ?1), pre_memory_at"
-        " FROM checkpoints WHERE session_id = ?2",
+        "INSERT INTO checkpoints (session_id, turn_number, pre_state, pre_memory_at, input,"
+        " variant) SELECT ?1, turn_number, json_set(pre_state, '$.id', ?1), pre_memory_at,"
+        " input, variant FROM checkpoints WHERE session_id = ?2",
+        (target_id, source_id),
+    )
+    db.execute(
+        "INSERT INTO alternatives (session_id, turn_number, variant, input, records, state,"
+        " created_at) SELECT ?1, turn_number, variant, input, records,"
+        " json_set(state, '$.id', ?1), created_at FROM alternatives WHERE session_id = ?2",
         (target_id, source_id),
     )
     db.execute(
@@ -274,9 +304,9 @@ def copy_rows(db: sqlite3.Connection, source_id: str, forked: SessionState) -> N
 
 def delete_rows(db: sqlite3.Connection, session_id: str, from_turn: int | None = None) -> int:
     """Delete a session's rows of turns `from_turn` and later (history, checkpoints, memory
-    lines), or with no `from_turn` all its rows and its state row; returns the state rows
-    deleted."""
-    for table in ("history", "checkpoints", "memory_lines"):
+    lines, alternatives), or with no `from_turn` all its rows and its state row; returns the
+    state rows deleted."""
+    for table in ("history", "checkpoints", "memory_lines", "alternatives"):
         if from_turn is None:
             db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
         else:

@@ -1,6 +1,6 @@
 """The session store: SQLite in WAL mode, one transaction per turn.
 
-Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`):
+Layout of `<data_dir>/sessions.sqlite3` (store format 3, `_sqlite.STORE_FORMAT`):
 
 - `sessions`: one row per session: the `SessionState` as JSON *without* its ledgers' memory,
   `memory_at` (which lines are each ledger's memory), and the columns `list()` needs.
@@ -10,7 +10,8 @@ Layout of `<data_dir>/sessions.sqlite3` (store format 2, `_sqlite.STORE_FORMAT`)
   since the last write (`_memory.py`, `docs/store-memory-lines.md`).
 - `history`: one row per history record, keyed by `(session_id, seq)`.
 - `checkpoints`: one row per committed turn holding the *pre-turn* state and `memory_at`, so
-  undo costs one turn, not one session.
+  undo costs one turn, not one session, and the turn's raw `input` and committed `variant`.
+- `alternatives`: the set-aside variants of a session's last turn (`_variants.py`).
 
 A format-1 file is migrated when opened (rows keep their memory in their JSON until their
 next write). Every read and write is plain SQL on the rows it needs: a commit reads the
@@ -28,12 +29,21 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
-from tavern.store._history import Snapshot, parse_records, tail_bodies
+from tavern.records.turn import TurnInput
+from tavern.store._history import (
+    Snapshot,
+    bodies_of_turns,
+    parse_records,
+    tail_bodies,
+    tail_bodies_before,
+    turn_ticks,
+)
 from tavern.store._memory import Stored, read_state, stored_memory, write_row
 from tavern.store._sqlite import (
     DB_NAME,
@@ -47,6 +57,20 @@ from tavern.store._sqlite import (
     read_row,
     session_head,
     write_state,
+)
+from tavern.store._variants import (
+    Checkpoint,
+    TurnVariant,
+    checkpoint_memory,
+    first_seq_of,
+    input_json,
+    last_checkpoint,
+    list_variants,
+    mark_committed,
+    next_variant,
+    pre_turn_state,
+    set_aside,
+    take_alternative,
 )
 from tavern.store.errors import (
     InvalidTurn,
@@ -81,6 +105,34 @@ class SessionSummary(BaseModel):
     scenario_id: str
     turn_number: int
     updated_at: datetime
+    name: str | None = None
+    """The name the human gave the session in the list (the kernel only reads `title`)."""
+    controlled_name: str | None = None
+    """Display name of the character the human plays."""
+    forked_from: str | None = None
+    """Id of the session this one was forked from."""
+    forked_at_turn: int | None = None
+    """The turn of that session the fork starts after."""
+
+
+class TurnsPage(NamedTuple):
+    """Records of a range of turns and the story tick each turn started at."""
+
+    records: list[HistoryRecord]
+    """Every record of the turns, in seq order."""
+    ticks: dict[int, int]
+    """Turn -> the clock tick it started at."""
+
+
+class RerunBase(NamedTuple):
+    """What playing the last turn again starts from, read in one transaction."""
+
+    snapshot: Snapshot
+    """The pre-turn state, the window before the turn, and the seq its records start at."""
+    turn_input: TurnInput | None
+    """The committed variant's raw input (None when it was played before format 3)."""
+    revision: int
+    """The session's revision now (a commit of the new variant must expect it)."""
 
 
 _SYNCHRONOUS = {"OFF", "NORMAL", "FULL", "EXTRA"}
@@ -185,13 +237,46 @@ class SessionStore:
 
     def list(self) -> builtins.list[SessionSummary]:
         """Summaries of every stored session, most recently updated first."""
-        query = "SELECT id, title, scenario_id, turn_number, updated_at FROM sessions"
+        query = (
+            "SELECT id, title, scenario_id, turn_number, updated_at, name, forked_from,"
+            " forked_at_turn, json_extract(state, '$.cast.' || json_extract(state,"
+            " '$.controlled_id') || '.body.display_name') FROM sessions"
+        )
         with self._lock:
             rows = self._conn().execute(query + " ORDER BY updated_at DESC, id").fetchall()
         return [
-            SessionSummary(id=r[0], title=r[1], scenario_id=r[2], turn_number=r[3], updated_at=r[4])
+            SessionSummary(
+                id=r[0],
+                title=r[1],
+                scenario_id=r[2],
+                turn_number=r[3],
+                updated_at=r[4],
+                name=r[5],
+                forked_from=r[6],
+                forked_at_turn=r[7],
+                controlled_name=r[8],
+            )
             for r in rows
         ]
+
+    def rename(self, session_id: str, name: str | None) -> None:
+        """Set (or with None clear) the session's name in the list; the state is untouched.
+
+        Raises:
+            SessionNotFound: no such session.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            session_head(db, session_id)
+            db.execute("UPDATE sessions SET name = ? WHERE id = ?", (name, session_id))
+
+    def turns(self, session_id: str, first: int, last: int) -> TurnsPage:
+        """Every record of turns `first` to `last` and the tick each turn started at."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            session_head(db, session_id)
+            bodies = bodies_of_turns(db, session_id, first, last)
+            return TurnsPage(parse_records(bodies), turn_ticks(db, session_id, first, last))
 
     def history(
         self, session_id: str, after_seq: int | None = None, limit: int | None = None
@@ -291,10 +376,12 @@ class SessionStore:
         new_state: SessionState,
         expected_revision: int,
         before_commit: Callable[[], None] | None = None,
+        turn_input: TurnInput | None = None,
     ) -> SessionState:
         """Atomically append one turn's records and replace the state.
 
-        The pre-turn state is kept in a checkpoint row so `undo` restores it exactly. The
+        The pre-turn state is kept in a checkpoint row so `undo` restores it exactly, with
+        `turn_input` (the raw input, so the turn can be played again). The
         stored state gets `turn_number` and `revision = expected_revision + 1`; it is
         returned. Cost depends on the turn and the state, never on the history length.
         `before_commit` runs last inside the transaction (the runner waits there for the
@@ -321,9 +408,9 @@ class SessionStore:
             # Copied inside SQLite: the pre-turn state never travels through Python.
             db.execute(
                 "INSERT OR REPLACE INTO checkpoints"
-                " (session_id, turn_number, pre_state, pre_memory_at)"
-                " SELECT id, ?, state, memory_at FROM sessions WHERE id = ?",
-                (turn_number, session_id),
+                " (session_id, turn_number, pre_state, pre_memory_at, input)"
+                " SELECT id, ?, state, memory_at, ? FROM sessions WHERE id = ?",
+                (turn_number, input_json(turn_input), session_id),
             )
             insert_records(db, session_id, records)
             write_row(db, stored, turn_number, memory, insert=False)
@@ -362,6 +449,116 @@ class SessionStore:
             )
         return current_turn, stored_memory(db, session_id, f"session {session_id!r}")
 
+    def rerun_base(self, session_id: str, turns: int, step: int = 1) -> RerunBase:
+        """What playing the last turn again starts from, as `snapshot` read before it.
+
+        Raises:
+            NothingToUndo: at turn 0 (there is no last turn to play again).
+            SessionNotFound, SchemaVersionMismatch: as for `load`.
+        """
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            revision, turn = session_head(db, session_id)
+            checkpoint = last_checkpoint(db, session_id, turn)
+            pre = pre_turn_state(db, session_id, turn, checkpoint)
+            window = turns + (turn - 1) % max(1, step)
+            tail = parse_records(tail_bodies_before(db, session_id, window, turn))
+            first = first_seq_of(db, session_id, turn)
+        stored_input = None
+        if checkpoint.input is not None:
+            stored_input = TurnInput.model_validate_json(checkpoint.input)
+        return RerunBase(Snapshot(pre, tail, first), stored_input, revision)
+
+    def variants(self, session_id: str) -> builtins.list[TurnVariant]:
+        """Every variant of the last turn, by number (empty at turn 0)."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            _, turn = session_head(db, session_id)
+            return list_variants(db, session_id, turn)
+
+    def replace_last_turn(
+        self,
+        session_id: str,
+        records: Sequence[HistoryRecord],
+        new_state: SessionState,
+        expected_revision: int,
+        turn_input: TurnInput | None = None,
+    ) -> SessionState:
+        """Commit a new variant of the last turn (played again from its pre-turn state); the
+        committed one is kept as an alternative (`_variants.py`).
+
+        Raises:
+            RevisionConflict: the session changed since `expected_revision`.
+            NothingToUndo: at turn 0.
+            InvalidTurn: records of another turn, or seqs that do not follow the turn before.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            turn, _ = self._current(db, session_id, expected_revision)
+            checkpoint = last_checkpoint(db, session_id, turn)
+            variant = next_variant(db, session_id, turn)
+            return self._put_variant(
+                db,
+                (session_id, turn, checkpoint),
+                records,
+                new_state,
+                expected_revision,
+                (input_json(turn_input), variant),
+            )
+
+    def flip_last_turn(
+        self, session_id: str, variant: int, expected_revision: int
+    ) -> tuple[SessionState, builtins.list[HistoryRecord]]:
+        """Commit the set-aside `variant` of the last turn in place of the committed one, which
+        is set aside in turn; returns the stored state and the variant's records.
+
+        Raises:
+            RevisionConflict: the session changed since `expected_revision`.
+            NothingToUndo: at turn 0.
+            StoreError: the turn has no such alternative.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            turn, _ = self._current(db, session_id, expected_revision)
+            checkpoint = last_checkpoint(db, session_id, turn)
+            taken = take_alternative(db, session_id, turn, variant)
+            stored = self._put_variant(
+                db,
+                (session_id, turn, checkpoint),
+                taken.records,
+                taken.state,
+                expected_revision,
+                (taken.input, taken.variant),
+            )
+        return stored, taken.records
+
+    def _put_variant(
+        self,
+        db: sqlite3.Connection,
+        where: tuple[str, int, Checkpoint],
+        records: Sequence[HistoryRecord],
+        new_state: SessionState,
+        expected_revision: int,
+        marks: tuple[str | None, int],
+    ) -> SessionState:
+        """Inside a write transaction: set the committed variant aside and write this one as
+        `commit_turn` writes a turn, over the checkpoint's pre-turn state."""
+        session_id, turn, checkpoint = where
+        if new_state.id != session_id:
+            raise InvalidTurn(f"state of {new_state.id!r} committed to {session_id!r}")
+        check_turns(records, turn)
+        set_aside(db, session_id, turn, checkpoint, self._read_state(db, session_id))
+        check_seqs(records, first_seq_of(db, session_id, turn))
+        stored = new_state.model_copy(
+            update={"turn_number": turn, "revision": expected_revision + 1}
+        )
+        insert_records(db, session_id, records)
+        write_row(
+            db, stored, turn, checkpoint_memory(db, session_id, turn, checkpoint), insert=False
+        )
+        mark_committed(db, session_id, turn, *marks)
+        return stored
+
     def undo(self, session_id: str) -> SessionState:
         """Remove every record of the highest turn and restore its pre-turn state.
 
@@ -391,14 +588,18 @@ class SessionStore:
             write_state(db, restored, insert=False, memory_at=row[1])
         return restored
 
-    def fork(self, session_id: str, new_id: str) -> SessionState:
+    def fork(self, session_id: str, new_id: str, at_turn: int | None = None) -> SessionState:
         """Copy a session (state, history, checkpoints, journal) under `new_id`.
 
         The copy is independent: later writes to either never reach the other. Journal lines
-        are copied verbatim, so they keep the `session_id` they were written under.
+        are copied verbatim, so they keep the `session_id` they were written under. With
+        `at_turn`, the copy is then taken back to the state right after that turn (its later
+        turns undone in the same transaction). The copy's row names its origin
+        (`SessionSummary.forked_from`, `forked_at_turn`).
 
         Raises:
             SessionExists: `new_id` is taken.
+            InvalidTurn: `at_turn` is not a turn of the session.
         """
         check_session_id(session_id)
         check_session_id(new_id)
@@ -406,7 +607,10 @@ class SessionStore:
         target_dir = session_dir(self.data_dir, new_id)
         if self.exists(new_id):
             raise SessionExists(f"session {new_id!r} already exists")
-        self.load(session_id)  # refuse missing or foreign-version sources before copying files
+        # Refuse missing or foreign-version sources before copying files.
+        last = self.load(session_id).turn_number
+        if at_turn is not None and not 0 <= at_turn <= last:
+            raise InvalidTurn(f"session {session_id!r} has no turn {at_turn} (last: {last})")
         # Copy the journal first: if the process dies here, no session row points at it and a
         # later fork or delete of `new_id` overwrites or removes it.
         if target_dir.exists():
@@ -419,10 +623,26 @@ class SessionStore:
                     raise SessionExists(f"session {new_id!r} already exists")
                 forked = self._read_state(db, session_id).model_copy(update={"id": new_id})
                 copy_rows(db, session_id, forked)
+                if at_turn is not None and at_turn < forked.turn_number:
+                    forked = self._back_to(db, forked, at_turn)
+                db.execute(
+                    "UPDATE sessions SET forked_from = ?, forked_at_turn = ? WHERE id = ?",
+                    (session_id, forked.turn_number, new_id),
+                )
         except BaseException:
             shutil.rmtree(target_dir, ignore_errors=True)
             raise
         return forked
+
+    def _back_to(self, db: sqlite3.Connection, state: SessionState, turn: int) -> SessionState:
+        """Inside a write transaction: undo every turn of `state`'s session after `turn`."""
+        checkpoint = last_checkpoint(db, state.id, turn + 1)
+        delete_rows(db, state.id, turn + 1)
+        restored = read_state(
+            db, state.id, checkpoint.pre_state, checkpoint.pre_memory_at, f"turn {turn + 1}"
+        ).model_copy(update={"revision": state.revision + 1})
+        write_state(db, restored, insert=False, memory_at=checkpoint.pre_memory_at)
+        return restored
 
     def delete(self, session_id: str) -> None:
         """Remove a session's state, memory lines, history, checkpoints and journal together.

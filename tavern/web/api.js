@@ -4,9 +4,12 @@
 let token = null;
 
 export class ApiError extends Error {
-  constructor(status, detail) {
+  /** `errors`: the server's per-field validation items (`loc`, `type`, `limit`), if any. */
+  constructor(status, detail, errors = []) {
     super(detail || `HTTP ${status}`);
     this.status = status;
+    this.detail = detail;
+    this.errors = errors;
   }
 }
 
@@ -21,28 +24,31 @@ async function ensureToken() {
 
 async function errorFrom(response) {
   let detail = response.statusText;
+  let errors = [];
   try {
     const body = await response.json();
     detail = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+    if (Array.isArray(body.errors)) errors = body.errors;
   } catch (_) { /* not JSON */ }
-  return new ApiError(response.status, detail);
+  return new ApiError(response.status, detail, errors);
 }
 
-async function send(method, path, body, accept) {
+async function send(method, path, body, accept, contentType = "application/json") {
   const headers = { Accept: accept };
   if (method !== "GET") headers["X-Tavern-Token"] = await ensureToken();
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  return fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-  });
+  if (body !== undefined) headers["Content-Type"] = contentType;
+  let payload = body;
+  if (body !== undefined && contentType === "application/json") payload = JSON.stringify(body);
+  try {
+    return await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
+  } catch (_) {
+    throw new ApiError(0, "network");
+  }
 }
 
 /** JSON request; resolves to the parsed body or throws ApiError. */
-export async function request(method, path, body) {
-  const response = await send(method, path, body, "application/json");
+export async function request(method, path, body, contentType) {
+  const response = await send(method, path, body, "application/json", contentType);
   if (!response.ok) throw await errorFrom(response);
   return response.json();
 }
@@ -73,27 +79,43 @@ export async function stream(path, body, onProgress) {
   }
 }
 
+const e = encodeURIComponent;
+const rev = (revision) => (revision === undefined || revision === null ? "" : `?revision=${revision}`);
+
 export const api = {
   config: () => request("GET", "/config"),
   saveConfig: (update) => request("PUT", "/config", update),
   scenarios: () => request("GET", "/scenarios"),
-  scenario: (id) => request("GET", `/scenarios/${encodeURIComponent(id)}`),
-  saveScenario: (s) => request("PUT", `/scenarios/${encodeURIComponent(s.id)}`, s),
-  deleteScenario: (id) => request("DELETE", `/scenarios/${encodeURIComponent(id)}`),
+  scenario: (id) => request("GET", `/scenarios/${e(id)}`),
+  saveScenario: (s) => request("PUT", `/scenarios/${e(s.id)}`, s),
+  deleteScenario: (id) => request("DELETE", `/scenarios/${e(id)}`),
   characters: () => request("GET", "/characters"),
-  saveCharacter: (c) => request("PUT", `/characters/${encodeURIComponent(c.id)}`, c),
-  deleteCharacter: (id) => request("DELETE", `/characters/${encodeURIComponent(id)}`),
+  saveCharacter: (c) => request("PUT", `/characters/${e(c.id)}`, c),
+  deleteCharacter: (id) => request("DELETE", `/characters/${e(id)}`),
+  importCard: (file) => request("POST", "/characters/import", file, file.type || "application/octet-stream"),
+  saveAvatar: (id, file) => request("PUT", `/characters/${e(id)}/avatar`, file, file.type || "application/octet-stream"),
+  deleteAvatar: (id) => request("DELETE", `/characters/${e(id)}/avatar`),
+  avatarUrl: (id) => `/characters/${e(id)}/avatar`,
+  exportUrl: (kind, id) => `/${kind}/${e(id)}/export`,
   sessions: () => request("GET", "/sessions"),
   createSession: (scenarioId, controlled) =>
     request("POST", "/sessions", { scenario_id: scenarioId, controlled_character_id: controlled || null }),
-  session: (id) => request("GET", `/sessions/${encodeURIComponent(id)}`),
-  fork: (id) => request("POST", `/sessions/${encodeURIComponent(id)}/fork`),
-  deleteSession: (id) => request("DELETE", `/sessions/${encodeURIComponent(id)}`),
-  turn: (id, input, onProgress) => stream(`/sessions/${encodeURIComponent(id)}/turns`, input, onProgress),
-  undo: (id) => request("POST", `/sessions/${encodeURIComponent(id)}/undo`),
-  suggestions: (id, onProgress) => stream(`/sessions/${encodeURIComponent(id)}/suggestions`, undefined, onProgress),
-  openings: (id, onProgress) => stream(`/sessions/${encodeURIComponent(id)}/openings`, undefined, onProgress),
-  promptPreview: (id) => request("GET", `/sessions/${encodeURIComponent(id)}/prompt-preview`),
+  session: (id) => request("GET", `/sessions/${e(id)}`),
+  rename: (id, name) => request("PATCH", `/sessions/${e(id)}`, { name }),
+  transcript: (id, before, turns = 20) =>
+    request("GET", `/sessions/${e(id)}/transcript?turns=${turns}${before === null || before === undefined ? "" : `&before=${before}`}`),
+  usage: (id) => request("GET", `/sessions/${e(id)}/usage`),
+  fork: (id, turn) => request("POST", `/sessions/${e(id)}/fork${turn === undefined ? "" : `?turn=${turn}`}`),
+  deleteSession: (id) => request("DELETE", `/sessions/${e(id)}`),
+  turn: (id, input, revision, onProgress) => stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress),
+  undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
+  rerun: (id, input, revision, onProgress) =>
+    stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
+  variants: (id) => request("GET", `/sessions/${e(id)}/variants`),
+  flip: (id, variant, revision) => request("POST", `/sessions/${e(id)}/variants/${variant}${rev(revision)}`),
+  suggestions: (id, onProgress) => stream(`/sessions/${e(id)}/suggestions`, undefined, onProgress),
+  openings: (id, onProgress) => stream(`/sessions/${e(id)}/openings`, undefined, onProgress),
+  promptPreview: (id) => request("GET", `/sessions/${e(id)}/prompt-preview`),
   journal: (id, after, limit = 50) =>
-    request("GET", `/sessions/${encodeURIComponent(id)}/journal?after=${after}&limit=${limit}`),
+    request("GET", `/sessions/${e(id)}/journal?after=${after}&limit=${limit}`),
 };

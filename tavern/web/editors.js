@@ -1,176 +1,96 @@
-// Scenario and character editors: plain forms over the library API. Built-ins load as a
-// starting point and are saved under a new id (the server refuses to overwrite them).
+// The editors view: a scenario form and a character form over the library API. Built-ins
+// load as a starting point and are saved under a new id (the server refuses to overwrite).
+// "Play this scenario" saves what changed, then starts a session of it.
 
 import { api } from "./api.js";
 import { applyLanguage, t } from "./i18n.js";
+import { option } from "./fields.js";
+import { checkedScenario, readScenario, renderScenario, setLibrary } from "./scenario-editor.js";
+import { checkedCharacter, renderCharacter, savePicture, wireCharacterEditor } from "./character-editor.js";
 
 const $ = (id) => document.getElementById(id);
-let scenarioBase = null;
-let characterBase = null;
+let loadedScenario = null; // the scenario as loaded, to tell whether the form changed it
 
-const lines = (text) => text.split("\n").map((s) => s.trim()).filter(Boolean);
-const pairs = (text) =>
-  Object.fromEntries(
-    lines(text).map((line) => {
-      const cut = line.indexOf(":");
-      return cut < 0 ? [line, ""] : [line.slice(0, cut).trim(), line.slice(cut + 1).trim()];
-    }),
-  );
-const unpairs = (obj) => Object.entries(obj ?? {}).map(([k, v]) => `${k}: ${v}`).join("\n");
-
-function field(form, key, name, value, { multiline = false } = {}) {
-  const label = document.createElement("label");
-  const span = document.createElement("span");
-  span.dataset.i18n = key;
-  span.textContent = t(key);
-  const input = document.createElement(multiline ? "textarea" : "input");
-  input.name = name;
-  input.setAttribute("data-testid", `${form.id}-${name}`);
-  if (multiline) input.rows = 3;
-  input.value = value ?? "";
-  label.append(span, input);
-  form.append(label);
-}
-
-const value = (form, name) => form.querySelector(`[name="${name}"]`).value;
-
-function option(v, label) {
-  const o = document.createElement("option");
-  o.value = v;
-  o.textContent = label;
-  return o;
-}
-
-function renderScenario(s) {
-  const form = $("scenario-form");
-  form.replaceChildren();
-  field(form, "field.id", "id", s.id);
-  field(form, "field.title", "title", s.title);
-  field(form, "field.world", "world", s.world, { multiline: true });
-  field(form, "field.tone", "tone", (s.tone_directives ?? []).join("\n"), { multiline: true });
-  field(form, "field.location", "location", s.scene?.location);
-  field(form, "field.description", "description", s.scene?.description, { multiline: true });
-  field(form, "field.facts", "facts", (s.scene?.facts ?? []).join("\n"), { multiline: true });
-  field(form, "field.zones", "zones", (s.scene?.zones ?? []).map((z) => `${z.id}: ${z.label}`).join("\n"), { multiline: true });
-  field(form, "field.cast", "cast", unpairs(s.cast), { multiline: true });
-  field(form, "field.positions", "positions", unpairs(s.scene?.positions), { multiline: true });
-  field(form, "field.controlled", "controlled", s.default_controlled_slot);
-  field(form, "field.language", "language", s.language ?? "en");
-}
-
-function readScenario() {
-  const form = $("scenario-form");
-  const base = scenarioBase ?? {};
-  const cast = pairs(value(form, "cast"));
-  const zones = Object.entries(pairs(value(form, "zones"))).map(([id, label]) => ({ id, label: label || id }));
-  const zoneIds = new Set(zones.map((z) => z.id));
-  const id = value(form, "id").trim();
-  return {
-    ...base,
-    id,
-    title: value(form, "title").trim(),
-    world: value(form, "world").trim(),
-    tone_directives: lines(value(form, "tone")),
-    cast,
-    default_controlled_slot: value(form, "controlled").trim(),
-    language: value(form, "language").trim() || "en",
-    revision: base.id === id && !base.builtin ? base.revision ?? 0 : 0,
-    scene: {
-      ...(base.scene ?? {}),
-      location: value(form, "location").trim(),
-      description: value(form, "description").trim(),
-      facts: lines(value(form, "facts")),
-      zones,
-      links: (base.scene?.links ?? []).filter((l) => zoneIds.has(l.source) && zoneIds.has(l.target)),
-      positions: pairs(value(form, "positions")),
-      present: Object.keys(cast),
-    },
-    builtin: undefined,
-  };
-}
-
-function renderCharacter(c) {
-  const form = $("character-form");
-  form.replaceChildren();
-  field(form, "field.id", "id", c.id);
-  field(form, "field.name", "name", c.body?.display_name);
-  field(form, "field.description_ref", "description_ref", c.body?.description_ref);
-  field(form, "field.appearance", "appearance", c.body?.appearance, { multiline: true });
-  field(form, "field.personality", "personality", c.mind?.personality, { multiline: true });
-  field(form, "field.secrets", "secrets", (c.mind?.secrets ?? []).join("\n"), { multiline: true });
-  field(form, "field.goals", "goals", (c.mind?.goals ?? []).join("\n"), { multiline: true });
-}
-
-function readCharacter() {
-  const form = $("character-form");
-  const base = characterBase ?? {};
-  const id = value(form, "id").trim();
-  return {
-    id,
-    revision: base.id === id && !base.builtin ? base.revision ?? 0 : 0,
-    body: {
-      display_name: value(form, "name").trim(),
-      description_ref: value(form, "description_ref").trim(),
-      appearance: value(form, "appearance").trim(),
-    },
-    mind: {
-      personality: value(form, "personality").trim(),
-      secrets: lines(value(form, "secrets")),
-      goals: lines(value(form, "goals")),
-    },
-  };
-}
-
-const EMPTY_SCENARIO = { id: "", title: "", world: "", cast: { C1: "" }, default_controlled_slot: "C1", scene: { location: "" } };
+const EMPTY_SCENARIO = { id: "", title: "", world: "", cast: {}, default_controlled_slot: "C1", scene: { location: "" } };
 const EMPTY_CHARACTER = { id: "", body: {}, mind: {} };
 
-/** Load both pickers and forms. */
-export async function loadEditors() {
+function pick(select, entries, key) {
+  const chosen = select.value;
+  select.replaceChildren(option("", t("editor.new")), ...entries.map((e) => option(e[key].id, `${e[key].id}${e.builtin ? " ★" : ""}`)));
+  select.value = entries.some((e) => e[key].id === chosen) ? chosen : "";
+  return new Map(entries.map((e) => [e[key].id, { ...e[key], builtin: e.builtin, avatar: e.avatar }]));
+}
+
+/** Load both pickers and forms from the library (`which`: only "scenario" or "character"). */
+export async function loadEditors(which = null) {
   const [sc, ch] = await Promise.all([api.scenarios(), api.characters()]);
-  const pick = (select, entries, key) => {
-    const chosen = select.value;
-    select.replaceChildren(option("", t("editor.new")), ...entries.map((e) => option(e[key].id, `${e[key].id}${e.builtin ? " ★" : ""}`)));
-    select.value = chosen;
-    return new Map(entries.map((e) => [e[key].id, { ...e[key], builtin: e.builtin }]));
-  };
   const scenarios = pick($("se-pick"), sc.data, "scenario");
-  const characters = pick($("ce-pick"), ch.data, "character");
-  scenarioBase = scenarios.get($("se-pick").value) ?? null;
-  characterBase = characters.get($("ce-pick").value) ?? null;
-  renderScenario(scenarioBase ?? EMPTY_SCENARIO);
-  renderCharacter(characterBase ?? EMPTY_CHARACTER);
+  const byId = pick($("ce-pick"), ch.data, "character");
+  const characters = ch.data.map((e) => ({ id: e.character.id, name: e.character.body.display_name }));
+  if (which !== "character") {
+    const scenario = scenarios.get($("se-pick").value) ?? EMPTY_SCENARIO;
+    renderScenario(scenario, characters);
+    loadedScenario = scenario.id ? JSON.stringify(readScenario()) : null;
+    $("se-export").hidden = !scenario.id;
+    if (scenario.id) $("se-export").href = api.exportUrl("scenarios", scenario.id);
+  }
+  else setLibrary(characters);
+  if (which !== "scenario") {
+    const character = byId.get($("ce-pick").value) ?? EMPTY_CHARACTER;
+    renderCharacter(character, { hasPicture: Boolean(character.avatar) });
+  }
   applyLanguage(document.documentElement.lang);
 }
 
-export function wireEditors({ onError, onSaved }) {
+async function saveScenario(onError) {
+  const scenario = checkedScenario();
+  if (!scenario) {
+    onError(t("editor.fix_first"));
+    return null;
+  }
+  const saved = await api.saveScenario(scenario);
+  await loadEditors("scenario");
+  $("se-pick").value = saved.scenario.id;
+  await loadEditors("scenario");
+  return saved.scenario.id;
+}
+
+export function wireEditors({ onError, onSaved, onPlay }) {
   const run = (fn) => () => fn().catch(onError);
-  $("se-pick").addEventListener("change", run(loadEditors));
-  $("ce-pick").addEventListener("change", run(loadEditors));
+  wireCharacterEditor(onError);
+  $("se-pick").addEventListener("change", run(() => loadEditors("scenario")));
+  $("ce-pick").addEventListener("change", run(() => loadEditors("character")));
   $("se-save").addEventListener("click", run(async () => {
-    const scenario = readScenario();
-    delete scenario.builtin;
-    const saved = await api.saveScenario(scenario);
-    await loadEditors();
-    $("se-pick").value = saved.scenario.id;
-    await loadEditors();
-    onSaved(t("editor.saved"));
+    if (await saveScenario(onError)) onSaved(t("editor.saved"));
+  }));
+  $("se-play").addEventListener("click", run(async () => {
+    const unchanged = $("se-pick").value && loadedScenario === JSON.stringify(readScenario());
+    const id = unchanged ? $("se-pick").value : await saveScenario(onError);
+    if (!id) return;
+    const created = await api.createSession(id, null);
+    onPlay(created.id);
   }));
   $("ce-save").addEventListener("click", run(async () => {
-    const saved = await api.saveCharacter(readCharacter());
+    const character = checkedCharacter();
+    if (!character) {
+      onError(t("editor.fix_first"));
+      return;
+    }
+    const saved = await api.saveCharacter(character);
+    await savePicture(saved.character.id);
+    await loadEditors("character");
     $("ce-pick").value = saved.character.id;
-    await loadEditors();
-    $("ce-pick").value = saved.character.id;
-    await loadEditors();
+    await loadEditors("character");
     onSaved(t("editor.saved"));
   }));
   $("se-delete").addEventListener("click", run(async () => {
     if ($("se-pick").value) await api.deleteScenario($("se-pick").value);
     $("se-pick").value = "";
-    await loadEditors();
+    await loadEditors("scenario");
   }));
   $("ce-delete").addEventListener("click", run(async () => {
     if ($("ce-pick").value) await api.deleteCharacter($("ce-pick").value);
     $("ce-pick").value = "";
-    await loadEditors();
+    await loadEditors("character");
   }));
 }

@@ -1,8 +1,10 @@
 // The gear: provider, model, endpoint, key, and the language (interface and story together).
 // The key input is write-only: the server never sends a key back, only whether one is set.
+// Enter in any field saves (the form's submit); Cancel closes without saving.
 
 import { api } from "./api.js";
 import { t } from "./i18n.js";
+import { describeError } from "./errors.js";
 
 const $ = (id) => document.getElementById(id);
 let config = null;
@@ -41,10 +43,15 @@ export async function saveConfig(update) {
 }
 
 /** Wire the dialog; `onSaved(config)` applies the new language. */
-export function wireSetup(onSaved) {
+export function wireSetup(onSaved, onError) {
   const dialog = $("setup");
   $("setup-open").addEventListener("click", async () => {
-    await loadConfig();
+    try {
+      await loadConfig();
+    } catch (error) {
+      onError(describeError(error));
+      return;
+    }
     $("s-language").value = config.language;
     $("s-provider").replaceChildren(...config.catalogue.map((p) => option(p.name, p.name)));
     $("s-provider").value = config.active_provider;
@@ -53,7 +60,8 @@ export function wireSetup(onSaved) {
     dialog.showModal();
   });
   $("s-provider").addEventListener("change", () => showProvider($("s-provider").value));
-  $("s-save").addEventListener("click", async (event) => {
+  $("s-cancel").addEventListener("click", () => dialog.close());
+  $("setup-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const update = {
       active_provider: $("s-provider").value,
@@ -62,14 +70,17 @@ export function wireSetup(onSaved) {
       api_base: $("s-api-base").value,
     };
     if ($("s-api-key").value.trim()) update.api_key = $("s-api-key").value;
+    $("s-save").disabled = true;
     try {
       const saved = await saveConfig(update);
       $("s-api-key").value = "";
       dialog.close();
       onSaved(saved);
     } catch (error) {
-      $("s-error").textContent = error.message;
+      $("s-error").textContent = describeError(error);
       $("s-error").hidden = false;
+    } finally {
+      $("s-save").disabled = false;
     }
   });
 }

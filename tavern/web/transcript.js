@@ -1,19 +1,39 @@
-// The transcript: one typed bubble per history record. Text always goes in via
-// textContent, never innerHTML: model output is untrusted.
+// The transcript: a separator per turn (turn number, story time, its footer and tools), then
+// one typed bubble per record the player's character perceived. A turn that shows nothing
+// says so in the interface's words. Text always goes in via textContent, never innerHTML:
+// model output is untrusted.
 
 import { t } from "./i18n.js";
+import { tint } from "./cast.js";
 
 const NARRATOR = "Narrator";
 const WORLD = "World";
 
-function nameOf(slot, view) {
-  if (slot === NARRATOR || slot === WORLD) return "";
-  const member = view.cast.find((c) => c.slot === slot);
-  if (!member) return slot;
-  return member.controlled ? `${member.name} (${t("play.you")})` : member.name;
+function member(slot, view) {
+  return view.cast.find((c) => c.slot === slot);
 }
 
-function bubble(record, view) {
+function nameOf(slot, view) {
+  if (slot === NARRATOR || slot === WORLD) return "";
+  const found = member(slot, view);
+  if (!found) return slot;
+  return found.controlled ? `${found.name} (${t("play.you")})` : found.name;
+}
+
+function copyButton(text, onCopy) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "icon copy";
+  b.textContent = "⧉";
+  b.dataset.i18nLabel = "a11y.copy";
+  b.setAttribute("aria-label", t("a11y.copy"));
+  b.title = t("a11y.copy");
+  b.setAttribute("data-testid", "copy-line");
+  b.addEventListener("click", () => onCopy(text));
+  return b;
+}
+
+function bubble(record, view, hooks) {
   const li = document.createElement("li");
   li.className = `bubble ${record.kind}`;
   li.dataset.kind = record.kind;
@@ -24,6 +44,8 @@ function bubble(record, view) {
   if (who && record.kind !== "narration" && record.kind !== "system") {
     const label = document.createElement("span");
     label.className = "who";
+    const speaker = member(record.speaker, view);
+    if (speaker) tint(label, speaker.character_id);
     label.textContent = who;
     if (record.audience?.origin === "whisper") {
       const tag = document.createElement("span");
@@ -38,18 +60,92 @@ function bubble(record, view) {
   const text = document.createElement("span");
   text.className = "text";
   text.textContent = record.text ?? "";
-  li.append(text);
+  li.append(text, copyButton(record.text ?? "", hooks.onCopy));
   return li;
 }
 
-/** Replace the transcript with `records`, scrolled to the newest. */
-export function renderTranscript(list, records, view) {
-  list.replaceChildren(...records.map((r) => bubble(r, view)));
+function separator(mark, hooks) {
+  const li = document.createElement("li");
+  li.className = "turn-sep";
+  li.dataset.turn = String(mark.turn_number);
+  li.setAttribute("data-testid", "turn-sep");
+  const title = document.createElement("span");
+  title.className = "sep-title";
+  title.textContent = mark.turn_number === 0 ? t("turn.beginning") : t("turn.label", { n: mark.turn_number });
+  if (mark.tick !== null && mark.tick !== undefined) {
+    const time = document.createElement("span");
+    time.className = "story-time";
+    time.setAttribute("data-testid", "story-time");
+    time.textContent = ` · ${t("turn.story_time", { tick: mark.tick })}`;
+    title.append(time);
+  }
+  const usage = document.createElement("span");
+  usage.className = "usage muted";
+  usage.setAttribute("data-testid", "turn-usage");
+  const tools = document.createElement("span");
+  tools.className = "tools";
+  li.append(title, usage, tools);
+  hooks.decorate?.(li, mark);
+  return li;
+}
+
+function quiet(mark, note) {
+  const li = document.createElement("li");
+  li.className = "quiet";
+  li.dataset.turn = String(mark.turn_number);
+  li.setAttribute("data-testid", "quiet-turn");
+  li.textContent = note ? `${t("quiet.nothing")} ${note}` : t("quiet.nothing");
+  return li;
+}
+
+function turnNodes(mark, records, view, hooks, note) {
+  const nodes = [separator(mark, hooks), ...records.map((r) => bubble(r, view, hooks))];
+  if (mark.turn_number > 0 && records.length === 0) nodes.push(quiet(mark, note));
+  return nodes;
+}
+
+function byTurn(records) {
+  const groups = new Map();
+  for (const record of records) {
+    if (!groups.has(record.turn_number)) groups.set(record.turn_number, []);
+    groups.get(record.turn_number).push(record);
+  }
+  return groups;
+}
+
+/** Put a transcript page in the list: replacing it, or before what is there (`prepend`),
+ * keeping the reader's place. */
+export function renderPage(list, page, view, hooks, { prepend = false } = {}) {
+  const groups = byTurn(page.data);
+  const nodes = page.turns.flatMap((mark) => turnNodes(mark, groups.get(mark.turn_number) ?? [], view, hooks));
+  if (!prepend) {
+    list.replaceChildren(...nodes);
+    list.scrollTop = list.scrollHeight;
+    return;
+  }
+  const before = list.scrollHeight;
+  list.prepend(...nodes);
+  list.scrollTop += list.scrollHeight - before;
+}
+
+/** Append one committed turn (`note`: why nothing showed, if known). */
+export function appendTurn(list, mark, records, view, hooks, note = "") {
+  list.append(...turnNodes(mark, records, view, hooks, note));
   list.scrollTop = list.scrollHeight;
 }
 
-/** Append one turn's records. */
-export function appendRecords(list, records, view) {
-  list.append(...records.map((r) => bubble(r, view)));
-  list.scrollTop = list.scrollHeight;
+/** Replace the records of a turn already shown (another variant of it). */
+export function replaceTurn(list, mark, records, view, hooks) {
+  removeTurn(list, mark.turn_number);
+  appendTurn(list, mark, records, view, hooks);
+}
+
+/** Remove a turn (its separator, bubbles and quiet line). */
+export function removeTurn(list, turnNumber) {
+  for (const el of list.querySelectorAll(`li[data-turn='${turnNumber}']`)) el.remove();
+}
+
+/** The separator of a turn, if shown. */
+export function separatorOf(list, turnNumber) {
+  return list.querySelector(`li.turn-sep[data-turn='${turnNumber}']`);
 }

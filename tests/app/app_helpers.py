@@ -86,12 +86,16 @@ class SlowRunner:
         self.hold = hold
 
     async def play_turn(
-        self, session_id: str, turn: TurnInput, progress: Progress | None = None
+        self,
+        session_id: str,
+        turn: TurnInput,
+        progress: Progress | None = None,
+        expected_revision: int | None = None,
     ) -> TurnResult:
         if self.hold is not None:
             await self.hold.wait()
         await asyncio.sleep(self.delay)
-        return await self.inner.play_turn(session_id, turn, progress)
+        return await self.inner.play_turn(session_id, turn, progress, expected_revision)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

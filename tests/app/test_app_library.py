@@ -52,7 +52,8 @@ async def test_builtins_are_read_only(api: Api) -> None:
 async def test_character_crud_and_revision_conflict(api: Api) -> None:
     created = await api.client.put("/characters/nell-quill", json=_character(), headers=api.auth)
     assert created.status_code == 200, created.text
-    assert created.json() == {"character": {**_character(), "revision": 0}, "builtin": False}
+    expected = {"character": {**_character(), "revision": 0}, "builtin": False, "avatar": False}
+    assert created.json() == expected
     stale = await api.client.put(
         "/characters/nell-quill", json={**_character(), "revision": 5}, headers=api.auth
     )

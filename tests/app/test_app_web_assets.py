@@ -6,9 +6,11 @@ import re
 from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "tavern" / "web"
-KEY = re.compile(
-    r"""["']((?:nav|busy|landing|play|composer|stage|debug|setup|editor|field)\.[a-z_]+)["']"""
+PREFIXES = (
+    "nav|busy|landing|play|composer|stage|debug|setup|editor|field|a11y|theme|sessions|turn"
+    "|quiet|cast|usage|error|check"
 )
+KEY = re.compile(rf"""["']((?:{PREFIXES})\.[a-z_]+)["']""")
 FORBIDDEN = re.compile(
     r"\binnerHTML\b|\bouterHTML\b|insertAdjacentHTML|localStorage|sessionStorage"
     r"|document\.cookie|\beval\(|new Function\("

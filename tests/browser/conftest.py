@@ -1,14 +1,24 @@
-"""A real server on a free loopback port (uvicorn in a thread) and headless Debian chromium."""
+"""A real server on a free loopback port (uvicorn in a thread) and headless Debian chromium.
+
+One browser per test module (a session-wide one kept Playwright's event loop running under
+every later test of the worker, and `asyncio.run` refused to start); each test gets a fresh
+context (no shared cookies, cache or clipboard) at desktop size, and `browser_kit.shoot`
+also takes the mobile-width screenshot.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from browser_kit import ARTIFACTS, DESKTOP
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -25,7 +35,9 @@ EXPECT_TIMEOUT_MS = 30_000
 """How long an expectation waits. At 15 s, a scenario option once took longer to appear while
 xdist's other worker and a callgrind run shared the two cores (stop 20); a passing check
 returns as soon as it holds, so the longer wait costs nothing when the machine is free."""
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+SLOW_TURN_S = 2.0
+"""How long `slow_page`'s turns wait before they run, as a model call would: long enough to
+switch sessions in the middle of one."""
 
 
 def _free_port() -> int:
@@ -35,25 +47,51 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
-def live_server(tavern_data_dir: Path) -> Iterator[str]:
+class _Delayed:
+    """A runner whose turns and reruns first wait `delay` seconds."""
+
+    def __init__(self, inner: Any, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+
+    async def play_turn(self, *args: Any) -> Any:
+        await asyncio.sleep(self.delay)
+        return await self.inner.play_turn(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@contextmanager
+def _serve(data_dir: Path, delay: float = 0.0) -> Iterator[str]:
     import uvicorn
 
     from tavern.app.main import create_app
     from tavern.app.state import AppServices
     from tavern.app.wiring import close_runner, runner_factory
-    from tavern.records.config import AppConfig
+    from tavern.records.config import AppConfig, ProviderSettings
     from tavern.store import Library, SessionStore
 
-    library, store = Library(tavern_data_dir), SessionStore(tavern_data_dir)
+    library, store = Library(data_dir), SessionStore(data_dir)
+    real = runner_factory(library, store)
+
+    def factory(config: AppConfig) -> Any:
+        runner = real(config)
+        return _Delayed(runner, delay) if delay else runner
+
+    async def close(runner: Any) -> None:
+        await close_runner(getattr(runner, "inner", runner))
+
     services = AppServices(
-        data_dir=tavern_data_dir,
+        data_dir=data_dir,
         library=library,
         sessions=store,
-        runner_factory=runner_factory(library, store),
-        close_runner=close_runner,
+        runner_factory=factory,
+        close_runner=close,
     )
-    app = create_app(services, AppConfig(active_provider="fake"))
+    # A seeded fake: a regenerated turn samples under other seeds, so its versions differ.
+    config = AppConfig(active_provider="fake", providers={"fake": ProviderSettings(seed=1)})
+    app = create_app(services, config)
     port = _free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
@@ -65,14 +103,28 @@ def live_server(tavern_data_dir: Path) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    store.close()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        store.close()
 
 
 @pytest.fixture
-def page(live_server: str) -> Iterator[object]:
+def live_server(tavern_data_dir: Path) -> Iterator[str]:
+    with _serve(tavern_data_dir) as url:
+        yield url
+
+
+@pytest.fixture
+def slow_server(tavern_data_dir: Path) -> Iterator[str]:
+    with _serve(tavern_data_dir, SLOW_TURN_S) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(
             "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
@@ -84,14 +136,30 @@ def page(live_server: str) -> Iterator[object]:
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(live_server + "/")
-        page.wait_for_selector("body[data-ready=true]", timeout=15000)
-        yield page
-        context.close()
-        browser.close()
-        assert not errors, f"uncaught errors in the page: {errors}"
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def _open(browser: Any, url: str, **context: Any) -> Iterator[Any]:
+    made = browser.new_context(
+        viewport=DESKTOP, permissions=["clipboard-read", "clipboard-write"], **context
+    )
+    page = made.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready=true]", timeout=15000)
+    yield page
+    made.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Any, live_server: str) -> Iterator[Any]:
+    yield from _open(browser, live_server)
+
+
+@pytest.fixture
+def slow_page(browser: Any, slow_server: str) -> Iterator[Any]:
+    yield from _open(browser, slow_server)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import ARTIFACTS
+from browser_kit import api, card_png, opened, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -31,19 +31,20 @@ def test_write_a_scenario_without_touching_files(page: Any) -> None:
 
     page.select_option("[data-testid=se-pick]", "the-toll-house")
     expect(page.locator("[data-testid=scenario-form-id]")).to_have_value("the-toll-house")
-    cast = page.input_value("[data-testid=scenario-form-cast]").splitlines()
     scenario = {
         "id": "the-ink-room",
         "title": "The Ink Room",
         "world": "A registry office after hours; the ledger is missing.",
         "location": "the registry office",
-        "cast": "\n".join([*cast, "C9: nell-quill"]),
     }
     for name, value in scenario.items():
         page.fill(f"[data-testid=scenario-form-{name}]", value)
+    page.click("[data-testid=cast-add]")  # the cast is picked by name
+    added = page.locator("[data-testid=cast-row]").last
+    added.locator("[data-testid=cast-character]").select_option(label="Nell Quill (nell-quill)")
     page.click("[data-testid=se-save]")
     expect(page.locator("[data-testid=se-pick] option[value=the-ink-room]")).to_have_count(1)
-    page.screenshot(path=str(ARTIFACTS / "07-editors.png"), full_page=True)
+    shoot(page, "07-editors", full_page=True)
 
     page.click("[data-testid=home]")
     page.wait_for_selector(
@@ -60,3 +61,75 @@ def test_write_a_scenario_without_touching_files(page: Any) -> None:
     page.click("[data-testid=c-send]")
     page.wait_for_selector("[data-testid=busy]", state="hidden", timeout=30000)
     expect(page.locator("li.speech.mine")).to_contain_text("Who took the ledger?")
+
+
+CARD = {
+    "spec": "chara_card_v2",
+    "spec_version": "2.0",
+    "data": {
+        "name": "Mara Voss",
+        "description": "{{char}} keeps the ferry ledger.",
+        "personality": "dry, exact",
+        "first_mes": "You're late.",
+        "mes_example": "<START>{{char}}: Hm.",
+    },
+}
+
+
+def test_import_a_png_card_and_save_it_with_its_picture(page: Any) -> None:
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.set_input_files(
+        "[data-testid=ce-import]",
+        files=[{"name": "mara.png", "mimeType": "image/png", "buffer": card_png(CARD)}],
+    )
+    report = page.locator("[data-testid=ce-report]")
+    expect(report).to_contain_text("Character Card V2 (PNG)")
+    expect(report).to_contain_text("first_mes")  # says what was dropped
+    expect(page.locator("[data-testid=character-form-name]")).to_have_value("Mara Voss")
+    personality = page.input_value("[data-testid=character-form-personality]")
+    assert personality.startswith("Mara Voss keeps the ferry ledger.")
+    _, missing = api(page, "GET", "/characters/mara-voss")
+    assert missing is not None and "character" not in missing  # a draft, not saved
+    expect(page.locator("#ce-avatar-preview img")).to_have_count(1)
+    page.fill("[data-testid=character-form-appearance]", "Grey shawl, ink on her cuffs.")
+    page.click("[data-testid=ce-save]")
+    expect(page.locator("[data-testid=ce-pick] option[value=mara-voss]")).to_have_count(1)
+    _, saved = api(page, "GET", "/characters/mara-voss")
+    assert saved["avatar"] is True and saved["character"]["body"]["appearance"]
+    expect(page.locator("[data-testid=ce-export]")).to_have_attribute(
+        "href", "/characters/mara-voss/export"
+    )
+    shoot(page, "08-card-import", full_page=True)
+
+
+def test_problems_show_beside_their_fields_in_plain_words(page: Any) -> None:
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.fill("[data-testid=scenario-form-id]", "Bad Id")
+    page.click("[data-testid=se-save]")
+    expect(page.locator("[data-testid=err-id]").first).to_contain_text("lowercase letters")
+    expect(page.locator("[data-testid=err-title]")).to_have_text("Needed.")
+    expect(page.locator("[data-testid=toast]")).to_contain_text("Fix the fields")
+    page.fill("[data-testid=character-form-id]", "nobody")
+    page.click("[data-testid=ce-save]")
+    expect(page.locator("#character-form [data-testid=err-name]")).to_have_text("Needed.")
+    assert "^[a-z" not in page.inner_text("[data-testid=view-editors]")  # never a pattern
+    _, listed = api(page, "GET", "/characters")
+    assert "nobody" not in {e["character"]["id"] for e in listed["data"]}
+
+
+def test_play_this_scenario_and_export_it(page: Any) -> None:
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.select_option("[data-testid=se-pick]", "the-vintners-wake")
+    expect(page.locator("[data-testid=se-export]")).to_have_attribute(
+        "href", "/scenarios/the-vintners-wake/export"
+    )
+    _, bundle = api(page, "GET", "/scenarios/the-vintners-wake/export")
+    assert bundle["format"] == "tavern-scenario" and len(bundle["characters"]) == 5
+    page.click("[data-testid=se-play]")
+    page.wait_for_url("**/#/play/*")
+    sid = str(page.evaluate("location.hash.split('/').pop()"))
+    opened(page, sid)
+    expect(page.locator("#play-title")).to_have_text(bundle["scenario"]["title"])

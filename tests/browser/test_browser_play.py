@@ -8,30 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import ARTIFACTS
+from browser_kit import idle, records, send, shoot
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 
-def _idle(page: Any) -> None:
-    page.wait_for_selector("[data-testid=busy]", state="hidden", timeout=30000)
-
-
-def _records(page: Any, turn: int) -> int:
-    count: int = page.locator(f"[data-testid=transcript] li[data-turn='{turn}']").count()
-    return count
-
-
-def _send(page: Any, **fields: str) -> None:
-    for name, value in fields.items():
-        page.fill(f"[data-testid=c-{name}]", value)
-    page.click("[data-testid=c-send]")
-    _idle(page)
+_idle, _records, _send = idle, records, send
 
 
 def test_play_whisper_undo_and_language(page: Any) -> None:
-    page.screenshot(path=str(ARTIFACTS / "01-landing.png"))
+    shoot(page, "01-landing")
     page.select_option("[data-testid=new-scenario]", "the-toll-house")
     page.click("[data-testid=new-start]")
     page.wait_for_selector("[data-testid=view-play]:not([hidden])")
@@ -43,17 +30,18 @@ def test_play_whisper_undo_and_language(page: Any) -> None:
     assert page.locator("li.speech.mine").first.text_content()
     _send(page, thought="She is hiding something.", action="I shake the rain off my coat.")
     assert page.locator("li.thought").count() >= 1 and page.locator("li.action").count() >= 1
+    page.click("#composer-more summary")
     page.select_option("[data-testid=c-whisper]", index=1)
     _send(page, speech="Don't trust the man with the satchel.")
     assert _records(page, 3) >= 1
     assert page.locator("[data-testid=whisper-tag]").count() >= 1
-    page.screenshot(path=str(ARTIFACTS / "02-three-turns.png"), full_page=True)
+    shoot(page, "02-three-turns", full_page=True)
 
     page.click("[data-testid=c-undo]")
     _idle(page)
     expect(page.locator("[data-testid=transcript] li[data-turn='3']")).to_have_count(0)
     assert _records(page, 2) >= 1
-    page.screenshot(path=str(ARTIFACTS / "03-after-undo.png"), full_page=True)
+    shoot(page, "03-after-undo", full_page=True)
 
     page.click("[data-testid=c-suggest]")
     _idle(page)
@@ -66,9 +54,10 @@ def test_play_whisper_undo_and_language(page: Any) -> None:
 
     page.click("[data-testid=debug-toggle]")
     page.wait_for_selector("[data-testid=debug-drawer]:not([hidden])")
+    page.click("[data-testid=debug-optin]")
     page.click("[data-testid=debug-tab-journal]")
     page.wait_for_selector("[data-testid=journal-line]")
-    page.screenshot(path=str(ARTIFACTS / "04-debug-journal.png"))
+    shoot(page, "04-debug-journal")
     page.click("#debug-close")
 
     page.click("[data-testid=setup-open]")
@@ -76,7 +65,7 @@ def test_play_whisper_undo_and_language(page: Any) -> None:
     page.click("[data-testid=s-save]")
     page.wait_for_selector("html[lang=pt-BR]")
     assert page.text_content("[data-testid=c-send]") == "Enviar"
-    page.screenshot(path=str(ARTIFACTS / "05-pt-BR.png"), full_page=True)
+    shoot(page, "05-pt-BR", full_page=True)
 
 
 def test_landing_fork_and_delete(page: Any) -> None:
@@ -95,4 +84,4 @@ def test_landing_fork_and_delete(page: Any) -> None:
     page.on("dialog", lambda dialog: dialog.accept())
     page.locator("[data-testid=session-delete]").first.click()
     expect(page.locator("[data-testid=session-row]")).to_have_count(1)
-    page.screenshot(path=str(ARTIFACTS / "06-landing-after-fork-delete.png"))
+    shoot(page, "06-landing-after-fork-delete")

@@ -194,11 +194,17 @@ def test_projection_holds_every_boundary(pair: tuple[World, object], clamp_first
         for record in history:
             ledger = learn_names(ledger, record, cast, viewer)
         learned = " | ".join(e.name for e in ledger.identities.values() if e.name)
+        # A line the viewer said itself is shown back verbatim: its own words teach it nothing
+        # and leak nothing (the generator may have it say any name).
+        own = [r.text for r in history if r.speaker == viewer and r.text]
+        told = text
+        for line in own:
+            told = told.replace(line, "")
         for slot in ledger.identities:
             true = cast[slot].body.display_name
             for form in {true, true.split()[0], true.split()[-1]}:
                 if form not in learned and form not in cast[viewer].body.display_name:
-                    assert not re.search(rf"\b{re.escape(form)}\b", text), (form, viewer)
+                    assert not re.search(rf"\b{re.escape(form)}\b", told), (form, viewer)
 
 
 @settings(max_examples=200, deadline=None)

@@ -279,17 +279,6 @@ def test_negative_control_never_asked_again_the_attempt_stays_unanswered(
     assert _outcomes(kit.history(sid)) == []
 
 
-UNRELATED = "Agnese Corvo lifts the will out of the notary's satchel."
-"""An outcome about the standing facts, not the attempt (as toll-house #46, seed 60, turn 5:
-"reaches for the door" got "Ilse Brandt successfully opened the toll box.")."""
-
-
-def test_an_outcome_about_the_facts_and_not_the_attempt_is_asked_again(
-    make_kit: KitFactory,
-) -> None:
-    _assert_asked_again(make_kit, UNRELATED, follow_up.UNRELATED_RULE)
-
-
 def _assert_asked_again(make_kit: KitFactory, refused: str, rule: str) -> None:
     """The first answer, `refused`, is refused by `rule` and asked again; OUTCOME is told."""
     kit = make_kit(fn=_refused_then_told(refused))
@@ -302,44 +291,25 @@ def _assert_asked_again(make_kit: KitFactory, refused: str, rule: str) -> None:
     assert rule in {c.rule for c in commit.clamp_changes}
 
 
-def test_negative_control_without_the_rule_the_facts_become_the_outcome(
+UNRELATED = "Agnese Corvo lifts the will out of the notary's satchel."
+"""An answer about the standing facts, not the attempt (clamp `borrowed_outcome`; its case
+table holds the live incidents)."""
+
+
+def test_a_borrowed_answer_is_refused_by_the_clamp_and_asked_again(
+    make_kit: KitFactory,
+) -> None:
+    _assert_asked_again(make_kit, UNRELATED, "borrowed_outcome")
+
+
+def test_negative_control_without_the_asked_attempts_the_facts_become_the_outcome(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(follow_up, "without_unrelated", lambda text, *a: text)
+    monkeypatch.setattr(follow_up, "replace", lambda ctx, **changes: ctx)  # `asked` left empty
     kit = make_kit(fn=_refused_then_told(UNRELATED))
     sid = kit.create()
     kit.play(sid, action=BOLT)
     assert [o[2] for o in _outcomes(kit.history(sid))] == [UNRELATED]
-
-
-OTHERS = "Lio Mendez succeeds."
-"""Vintners-wake #63 (seed 79), turn 9: the answer about Agnese Corvo's "sits down by the
-fire", copied from the one about Lio's attempt."""
-
-
-def _as_live(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Live, the clamp `agency` let the sentence through: Lio's own waiting intent ended
-    "Lio Mendez succeeds.". Here Lio attempted nothing, so `agency` is taken out."""
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "agency"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-
-
-def test_an_outcome_naming_only_someone_else_is_asked_again(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _as_live(monkeypatch)
-    _assert_asked_again(make_kit, OTHERS, follow_up.OTHER_ACTOR_RULE)
-
-
-def test_negative_control_without_the_rule_anothers_outcome_is_hers(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _as_live(monkeypatch)
-    monkeypatch.setattr(follow_up, "names_only_others", lambda text, actor, cast: False)
-    kit = make_kit(fn=_refused_then_told(OTHERS))
-    sid = kit.create()
-    kit.play(sid, action=BOLT)
-    assert [o[:3] for o in _outcomes(kit.history(sid))] == [(1, "C1", OTHERS)]
 
 
 SESSION_SEED = 50
@@ -413,7 +383,7 @@ def test_the_outcome_goes_through_the_clamps(make_kit: KitFactory) -> None:
 def test_negative_control_unclamped_the_thought_reaches_the_event(
     make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(turn, "clamp_decision", lambda decision, ctx: (decision, []))
+    monkeypatch.setattr(follow_up, "clamp_decision", lambda decision, ctx: (decision, []))
     kit, sid = _thought_leak(make_kit)
     (event,) = _outcomes(kit.history(sid))
     assert CANARY in event[2]
@@ -447,268 +417,3 @@ def test_an_actor_answered_by_an_earlier_follow_up_is_not_asked_again() -> None:
     assert follow_up.answered(decision, "C2") and not follow_up.answered(decision, "C4")
     assert follow_up.unanswered(list(attempts), 2, decision) == []
     assert follow_up.unanswered(list(attempts), 2, DirectorDecision()) == attempts
-
-
-WINDOW = "walks slowly to the nearest window and looks outside"
-COPY = "Agnese Corvo walks slowly to the nearest window and looks outside."
-"""The-vintners-wake soak #18 (seed 32), turn 5: the follow-up's answer to "reaches for the
-door", her attempt of turn 2 told again."""
-
-
-RAIN = "Agnese Corvo sees only rain beyond the glass."
-
-
-def _copying(make_kit: KitFactory) -> tuple[Kit, str]:
-    def answer(request: ProviderRequest) -> Any:
-        if request.agent == FOLLOW_UP and "| reaches for the door" in request.messages[-1].content:
-            return {"outcome": COPY}
-        return _answers(said=RAIN)(request)
-
-    kit = make_kit(fn=answer)
-    sid = kit.create()
-    kit.play(sid, action=WINDOW)
-    kit.play(sid, action="reaches for the door")
-    return kit, sid
-
-
-def test_an_outcome_copying_another_attempt_is_not_told(make_kit: KitFactory) -> None:
-    kit, sid = _copying(make_kit)
-    assert _outcomes(kit.history(sid)) == [(1, "C1", RAIN, HALL_VIEW)]
-    assert FOLLOW_UP in _agents(kit, sid, 2)
-    lines = read_journal(journal_path(kit.data_dir, sid))
-    commits = [line for line in lines if isinstance(line, CommitLine)]
-    assert follow_up.COPY_RULE in [c.rule for c in commits[1].clamp_changes]
-
-
-def test_negative_control_without_the_copy_rule_the_copy_is_told(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(follow_up, "without_borrowed", lambda text, *_: text)
-    # `duplicate_event` knows an attempt told under its actor's name too: off as well, so the
-    # copy rule is seen alone.
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "duplicate_event"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    # And `agency` refuses a walk told for "reaches for the door" (the lexicon's verbs of moving).
-    monkeypatch.setattr(
-        agency, "lexicon_for", lambda language: replace(lexicon_for(language), moving=frozenset())
-    )
-    kit, sid = _copying(make_kit)
-    assert [o[0] for o in _outcomes(kit.history(sid))] == [1, 2]
-
-
-def _attempt(seq: int, speaker: str, text: str) -> ActionRecord:
-    hall = Audience(origin="zone", perceivers=HALL_VIEW)
-    return ActionRecord(
-        seq=seq, turn_number=1, speaker=speaker, author="human", text=text, audience=hall
-    )
-
-
-def _told(text: str, attempt: ActionRecord, history: list[HistoryRecord], name: str) -> str:
-    return follow_up.without_borrowed(text, attempt, history, name)
-
-
-def test_another_characters_attempt_is_a_copy_too() -> None:
-    """Toll-house soak #13, turn 5: Maren Holt's attempt answered with the human's."""
-    door, window = _attempt(14, "C1", "reaches for the door"), _attempt(10, "C2", WINDOW)
-    history: list[HistoryRecord] = [window, door]
-    assert _told("Maren Holt reaches for the door", window, history, "Maren Holt") == ""
-    kept = "Maren Holt walks to the window."
-    assert _told(kept, window, history, "Maren Holt") == kept
-    # Its own attempt told as done is an outcome, the live text included.
-    own = COPY.replace("Agnese Corvo", "Maren Holt")
-    assert _told(own, window, history, "Maren Holt") == own
-    assert _told("Ilse Brandt reaches for the door.", door, history, "Ilse Brandt") != ""
-    short = [_attempt(3, "C1", "sits down"), door]
-    assert _told("Ilse Brandt sits down.", door, short, "Ilse Brandt") == "Ilse Brandt sits down."
-
-
-def test_another_attempt_in_the_stem_form_is_a_copy() -> None:
-    """An attempt in "-es" told as "reach", and back: one act (`attempt_told.act_stem`)."""
-    door, window = _attempt(14, "C1", "reach for the door"), _attempt(10, "C2", WINDOW)
-    told = "Maren Holt reaches for the door."
-    assert _told(told, window, [window, door], "Maren Holt") == ""
-
-
-def test_negative_control_stripping_only_the_s_the_es_copy_is_told(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(follow_up, "act_stem", lambda word: word.removesuffix("s"))
-    door, window = _attempt(14, "C1", "reach for the door"), _attempt(10, "C2", WINDOW)
-    told = "Maren Holt reaches for the door."
-    assert _told(told, window, [window, door], "Maren Holt") == told
-
-
-def test_a_sentence_holding_a_run_of_another_attempt_goes_the_rest_stays() -> None:
-    """Toll-house soak #14 (seed 32), turn 2: Maren Holt's "read" answered with the human's
-    attempt of that beat in a second sentence."""
-    read, window = _attempt(5, "C2", "read"), _attempt(7, "C1", WINDOW)
-    live = (
-        "Maren Holt tries to read the toll box and reads. Maren Holt moves to the nearest"
-        " window and looks outside."
-    )
-    told = _told(live, read, [read, window], "Maren Holt")
-    assert told == "Maren Holt tries to read the toll box and reads."
-    six = "Maren Holt moves the nearest window and looks outside."  # 6 words of it in a row
-    assert _told(six, read, [read, window], "Maren Holt") == six
-
-
-def test_negative_control_with_runs_of_eight_the_live_copy_stays(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(follow_up, "COPY_RUN_WORDS", 8)
-    read, window = _attempt(5, "C2", "read"), _attempt(7, "C1", WINDOW)
-    live = "Maren Holt moves to the nearest window and looks outside."
-    assert _told(live, read, [read, window], "Maren Holt") == live
-
-
-FAILED_WINDOW = "Agnese Corvo tries to arrive at the nearest window and looks outside, but fails."
-"""The-vintners-wake soak #19 (seed 33), turn 2: the follow-up's outcome of her attempt."""
-
-
-def _event(turn_number: int, actor: str, text: str) -> EventRecord:
-    hall = Audience(origin="zone", perceivers=HALL_VIEW)
-    return EventRecord(
-        seq=turn_number * 10, turn_number=turn_number, speaker=actor, author="director",
-        event_kind="action_outcome", text=text, actor_id=actor, audience=hall,
-    )  # fmt: skip
-
-
-def test_an_outcome_copying_an_event_of_the_beat_is_not_told() -> None:
-    """Soak #19, turn 2: Dorotea Sand's "read the will at midnight" answered with Agnese
-    Corvo's outcome, decided a moment before, under her own name."""
-    read = _attempt(7, "C4", "read the will at midnight")
-    decided = [follow_up.outcome_event(_attempt(9, "C1", WINDOW), FAILED_WINDOW)]
-    live = "Dorotea Sand attempts to arrive at the nearest window and looks outside, but fails."
-    assert follow_up.without_borrowed(live, read, [read], "Dorotea Sand", decided) == ""
-    assert follow_up.without_borrowed(live, read, [read], "Dorotea Sand") == live  # control
-
-
-def test_an_outcome_copying_an_earlier_event_is_not_told_within_the_window() -> None:
-    """Soak #19, turn 5: "reaches for the door" answered with her outcome of turn 2."""
-    now = 12
-    door = _attempt(200, "C1", "reaches for the door").model_copy(update={"turn_number": now})
-    live = FAILED_WINDOW.replace("tries", "attempts")
-    for back, kept in ((3, ""), (follow_up.EVENT_TURNS, live)):
-        history: list[HistoryRecord] = [_event(now - back, "C1", FAILED_WINDOW), door]
-        assert follow_up.without_borrowed(live, door, history, "Agnese Corvo") == kept
-
-
-def test_a_standing_fact_may_be_an_outcome() -> None:
-    fact = "The trapdoor to the cellar is shut and bolted from the hall side."
-    pull = _attempt(3, "C1", "pulls at the trapdoor")
-    history: list[HistoryRecord] = [_event(1, "C1", fact), pull]
-    said = "Agnese Corvo pulls at it: the trapdoor to the cellar is shut and bolted."
-    told = follow_up.without_borrowed(said, pull, history, "Agnese Corvo", public=[fact])
-    assert told == said
-    assert follow_up.without_borrowed(said, pull, history, "Agnese Corvo") == ""  # control
-
-
-def test_another_attempt_inside_a_sentence_about_nothing_of_its_own_goes() -> None:
-    """Toll-house soak #16 (seed 33), turn 5: "reaches for the door" answered with Teodor
-    Vask's attempt of the beat before, inside a sentence."""
-    books, door = (
-        _attempt(12, "C3", "Sign the books tonight"),
-        _attempt(17, "C1", "reaches for the door"),
-    )
-    history: list[HistoryRecord] = [books, door]
-    live = "Ilse Brandt tries to sign the books tonight."
-    assert follow_up.without_borrowed(live, door, history, "Ilse Brandt") == ""
-    opened = _attempt(12, "C2", "open the door")
-    locked = "Ilse Brandt tries to open the door, but it is locked."  # her own "door"
-    assert follow_up.without_borrowed(locked, door, [opened, door], "Ilse Brandt") == locked
-
-
-def test_negative_control_attempts_of_four_words_too_short_to_count_the_live_copy_stays(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(follow_up, "MIN_COPY_WORDS", 5)
-    monkeypatch.setattr(follow_up, "WHOLE_MIN_WORDS", 5)
-    books, door = (
-        _attempt(12, "C3", "Sign the books tonight"),
-        _attempt(17, "C1", "reaches for the door"),
-    )
-    live = "Ilse Brandt tries to sign the books tonight."
-    assert follow_up.without_borrowed(live, door, [books, door], "Ilse Brandt") == live
-
-
-READ_ALOUD = _attempt(23, "C2", "read aloud")
-SITS = _attempt(25, "C1", "sits down by the fire")
-
-
-def test_another_attempt_of_two_words_inside_a_sentence_about_nothing_of_its_own_goes() -> None:
-    """Vintners-wake #55 (seed 71), turn 9: the human's "sits down by the fire" answered with
-    Brother Caspar's "read aloud" of that beat, under her name."""
-    history: list[HistoryRecord] = [READ_ALOUD, SITS]
-    live = "Agnese Corvo reads aloud"
-    assert follow_up.without_borrowed(live, SITS, history, "Agnese Corvo") == ""
-    kept = "Agnese Corvo sits down by the fire and reads aloud."  # her own "sits", "fire"
-    assert follow_up.without_borrowed(kept, SITS, history, "Agnese Corvo") == kept
-    read = _attempt(23, "C2", "read")  # one word proves no copy
-    alone = "Agnese Corvo reads the room and settles."
-    assert follow_up.without_borrowed(alone, SITS, [read, SITS], "Agnese Corvo") == alone
-
-
-def test_negative_control_with_wholes_of_three_words_the_read_aloud_copy_is_told(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(follow_up, "WHOLE_MIN_WORDS", 3)
-    live = "Agnese Corvo reads aloud"
-    assert follow_up.without_borrowed(live, SITS, [READ_ALOUD, SITS], "Agnese Corvo") == live
-
-
-LIVE_EMPTY = ["Agnese Corvo tries this.", "Agnese Corvo tries this to take action"]
-"""Toll-house #19 (seed 36, turn 5) and vintners-wake #22 (seed 35, turn 8), the actor's
-name changed: answers that tell no outcome."""
-LIVE_QUESTION_COPIES = [
-    "Agnese Corvo tries this and succeeds.",
-    "Agnese Corvo fails to try this because the water is too high to cross until dawn.",
-]
-"""Toll-house #24 (seed 41) and #25 (seed 42), turn 2, the actor's name changed: the
-question's "tries this" copied, but how it went told. They stay: dropping them left the
-human's attempt with no outcome at all."""
-
-
-@pytest.mark.parametrize("said", LIVE_EMPTY)
-def test_an_outcome_telling_nothing_is_not_told(make_kit: KitFactory, said: str) -> None:
-    kit = make_kit(fn=_answers(said=said))
-    sid = kit.create()
-    kit.play(sid, action="reaches for the door")
-    assert FOLLOW_UP in _agents(kit, sid, 1)
-    assert _outcomes(kit.history(sid)) == []
-    commits = [
-        x for x in read_journal(journal_path(kit.data_dir, sid)) if isinstance(x, CommitLine)
-    ]
-    # Refused, so asked once more (`MAX_ASKED_AGAIN`): the same answer is refused again.
-    assert [(c.rule, c.before, c.after) for c in commits[0].clamp_changes] == [
-        (follow_up.EMPTY_RULE, said, ""),
-        (follow_up.EMPTY_RULE, said, ""),
-    ]
-
-
-@pytest.mark.parametrize(
-    ("said", "kept"),
-    [
-        ("Agnese Corvo fails.", "Agnese Corvo fails."),
-        ("Agnese Corvo tries this. The door is locked.", "The door is locked."),
-        ("Agnese Corvo opens it.", "Agnese Corvo opens it."),
-        (
-            "Agnese Corvo retries this latch and it gives.",
-            "Agnese Corvo retries this latch and it gives.",
-        ),
-    ],
-)
-def test_a_sentence_with_an_outcome_stays(said: str, kept: str) -> None:
-    assert follow_up.without_empty(said, "Agnese Corvo") == kept
-
-
-def test_negative_control_without_the_empty_rule_the_live_answer_is_told(
-    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(follow_up, "without_empty", lambda text, name: text)
-    # Clamp `retold_attempt` takes "tries this" too: off as well, so the rule is seen alone.
-    without = [r for r in clamps_module.CLAMP_RULES if r.name != "retold_attempt"]
-    monkeypatch.setattr(clamps_module, "CLAMP_RULES", without)
-    kit = make_kit(fn=_answers(said=LIVE_EMPTY[0]))
-    sid = kit.create()
-    kit.play(sid, action="reaches for the door")
-    assert _outcomes(kit.history(sid)) == [(1, "C1", LIVE_EMPTY[0], HALL_VIEW)]

@@ -91,8 +91,8 @@ def test_negative_control_a_sync_after_the_commit_is_caught(
     kit = make_kit()
     monkeypatch.setattr(JournalWriter, "sync", lambda self, session_id: None)
 
-    def commit_then_sync(self: SessionStore, session_id: str, *args: Any) -> Any:
-        stored = real_commit(self, session_id, *args)
+    def commit_then_sync(self: SessionStore, session_id: str, *args: Any, **kw: Any) -> Any:
+        stored = real_commit(self, session_id, *args, **kw)
         real_sync(kit.journal, session_id)  # planted: the turn's lines synced too late
         return stored
 

@@ -100,11 +100,13 @@ def test_opening_migrates_the_layout_and_old_rows_read_as_they_are(old_dir: Path
             assert store.load(sid) == state
             assert store.history(sid) == truth.history[sid]
         assert {s.id for s in store.list()} == set(SESSIONS)
-    assert _query(old_dir, "PRAGMA user_version") == [(2,)]
+    assert _query(old_dir, "PRAGMA user_version") == [(sqlite_module.STORE_FORMAT,)]
     assert _query(old_dir, "SELECT count(*) FROM memory_lines") == [(0,)]
     assert _query(old_dir, "SELECT count(*) FROM sessions WHERE memory_at IS NULL") == [(3,)]
     assert _query(old_dir, "SELECT count(*) FROM checkpoints WHERE pre_memory_at IS NULL") == [(8,)]
-    with SessionStore(old_dir) as again:  # a second open finds format 2 and changes nothing
+    with SessionStore(
+        old_dir
+    ) as again:  # a second open finds the current format and changes nothing
         assert again.load("old-beta") == truth.states["old-beta"]
 
 
@@ -207,9 +209,11 @@ def test_a_file_of_a_later_format_is_refused_untouched(old_dir: Path) -> None:
     with SessionStore(old_dir) as store:
         store.load("old-gamma")
     db = sqlite3.connect(_db_path(old_dir))
-    db.execute("PRAGMA user_version = 3")
+    db.execute(f"PRAGMA user_version = {sqlite_module.STORE_FORMAT + 1}")
     db.close()
     before = _digest(_db_path(old_dir))
-    with pytest.raises(SchemaVersionMismatch, match="schema_version 3"):
+    with pytest.raises(
+        SchemaVersionMismatch, match=f"schema_version {sqlite_module.STORE_FORMAT + 1}"
+    ):
         SessionStore(old_dir).list()
     assert _digest(_db_path(old_dir)) == before

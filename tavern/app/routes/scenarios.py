@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Response
 
 from tavern.app.deps import IdPath, LibraryDep
-from tavern.app.routes._library import require_matching_id
-from tavern.app.schemas import ScenarioPublic, ScenariosPublic
+from tavern.app.routes._library import attachment, require_matching_id
+from tavern.app.schemas import ScenarioExport, ScenarioPublic, ScenariosPublic
 from tavern.records import Scenario
 from tavern.store import Library, NotInLibrary
 
@@ -50,6 +50,15 @@ def list_scenarios(library: LibraryDep) -> ScenariosPublic:
 def get_scenario(scenario_id: IdPath, library: LibraryDep) -> ScenarioPublic:
     """One scenario."""
     return _public(library.get_scenario(scenario_id), library)
+
+
+@router.get("/{scenario_id}/export")
+def export_scenario(scenario_id: IdPath, library: LibraryDep, response: Response) -> ScenarioExport:
+    """The scenario and the characters its cast names, as one file (`<id>.tavern.json`)."""
+    scenario = library.get_scenario(scenario_id)
+    characters = [library.get_character(c) for c in dict.fromkeys(scenario.cast.values())]
+    attachment(response, f"{scenario_id}.tavern.json")
+    return ScenarioExport(scenario=scenario, characters=characters)
 
 
 @router.put("/{scenario_id}")

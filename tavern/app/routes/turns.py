@@ -1,14 +1,15 @@
-"""Play: turns, undo, suggestions and opening sparks. Long calls stream over SSE on request."""
+"""Play: turns, undo, reruns and variants of the last turn, suggestions and opening sparks.
+Long calls stream over SSE on request; writes take the view's `revision` (a stale one: 409)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import StreamingResponse
 
-from tavern.app.deps import IdPath, RunnerDep
-from tavern.app.schemas import OpeningsPublic, SuggestionsPublic
+from tavern.app.deps import IdPath, RevisionQuery, RunnerDep
+from tavern.app.schemas import OpeningsPublic, RerunRequest, SuggestionsPublic, VariantsPublic
 from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
 from tavern.records import TurnInput
 from tavern.records.views import SessionView, TurnResult
@@ -26,21 +27,62 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
+VariantPath = Annotated[int, Path(ge=0, le=2**31, description="A variant number")]
+
+
 @router.post("/turns", response_model=TurnResult, responses=_SSE_DOC)
 async def play_turn(
-    session_id: IdPath, body: TurnInput, runner: RunnerDep, request: Request
+    session_id: IdPath,
+    body: TurnInput,
+    runner: RunnerDep,
+    request: Request,
+    revision: RevisionQuery = None,
 ) -> TurnResult | StreamingResponse:
     """Run one turn; returns what the human may see and whether control returned."""
     if wants_event_stream(request):
-        return stream_work(lambda progress: runner.play_turn(session_id, body, progress))
-    return await runner.play_turn(session_id, body)
+        return stream_work(lambda progress: runner.play_turn(session_id, body, progress, revision))
+    return await runner.play_turn(session_id, body, None, revision)
 
 
 @router.post("/undo")
-async def undo_turn(session_id: IdPath, runner: RunnerDep) -> SessionView:
+async def undo_turn(
+    session_id: IdPath, runner: RunnerDep, revision: RevisionQuery = None
+) -> SessionView:
     """Remove the last turn and restore the pre-turn state; returns the new view."""
-    await runner.undo(session_id)
+    await runner.undo(session_id, revision)
     return await runner.view(session_id)
+
+
+@router.get("/variants")
+async def list_variants(session_id: IdPath, runner: RunnerDep) -> VariantsPublic:
+    """Every variant of the last turn (regenerated or edited runs), the committed one marked."""
+    view = await runner.view(session_id)
+    return VariantsPublic(turn_number=view.turn_number, data=runner.variants(session_id))
+
+
+@router.post("/rerun", response_model=TurnResult, responses=_SSE_DOC)
+async def rerun_turn(
+    session_id: IdPath,
+    body: RerunRequest,
+    runner: RunnerDep,
+    request: Request,
+    revision: RevisionQuery = None,
+) -> TurnResult | StreamingResponse:
+    """Play the last turn again, with its own input or an edited one; the committed variant
+    is kept, to flip back to."""
+    if wants_event_stream(request):
+        return stream_work(
+            lambda progress: runner.rerun(session_id, body.input, progress, revision)
+        )
+    return await runner.rerun(session_id, body.input, None, revision)
+
+
+@router.post("/variants/{variant}")
+async def flip_variant(
+    session_id: IdPath, variant: VariantPath, runner: RunnerDep, revision: RevisionQuery = None
+) -> TurnResult:
+    """Commit another variant of the last turn in place of the one shown."""
+    return await runner.flip(session_id, variant, revision)
 
 
 @router.post("/suggestions", response_model=SuggestionsPublic, responses=_SSE_DOC)
