@@ -30,14 +30,15 @@ play: $(STAMP_RUN)
 	$(BIN)/tavern model install
 	$(BIN)/tavern serve
 
-## Install dev extras; run ruff, mypy, the schema drift check and the whole pytest suite.
+## Install dev extras; run ruff, mypy, the schema drift check, the whole pytest suite, and every
+## notebook (notebooks/, cases/) under nbval with all outputs checked.
 test: $(STAMP_DEV)
-	$(BIN)/ruff check tavern harness tests benchmarks
-	$(BIN)/ruff format --check tavern harness tests benchmarks
+	$(BIN)/ruff check tavern harness tests benchmarks cases
+	$(BIN)/ruff format --check tavern harness tests benchmarks cases
 	$(BIN)/mypy
 	$(BIN)/tavern schemas check
 	$(BIN)/pytest -n $(PYTEST_WORKERS) tests
-	$(BIN)/pytest --nbval-lax -p no:randomly notebooks
+	$(BIN)/pytest --nbval -p no:randomly notebooks cases
 
 ## Tests that need the real local model.
 test-live: $(STAMP_DEV)

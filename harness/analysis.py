@@ -1,232 +1,118 @@
-"""Journals as frames and DuckDB views, in the shape of inspect_ai's `*_df` functions.
+"""Journals as DuckDB views and pandas frames: the analysis entry point.
 
-Every frame carries the join keys `session_id` and `turn_number`. Columns are declared as
-specs whose paths are checked against the journal record schema when this module is imported,
-so a typo fails at once instead of producing an empty column.
+`connect(paths)` loads every journal and session export under `paths` with DuckDB's own
+readers (`harness.loader`), adds the price table and an empty token-count table, creates the
+views (`harness.views`) and runs the contract and boundary sweeps into `leaks`. The `*_df`
+functions are the same views as pandas frames; all share the join keys `session_id` and
+`turn_number` (and `campaign`, `arm`, `run` for partitioned campaign runs).
+
+Example:
+    >>> con = connect([])
+    >>> con.execute("SELECT count(*) FROM calls").fetchone()
+    (0,)
+    >>> llm_calls_df([]).columns[:3].tolist()
+    ['session_id', 'turn_number', 'ts']
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pandas as pd
 
-from tavern.contract import check_prompt
-from tavern.records import CommitLine, JournalLine, LlmCallLine, UndoLine
-from tavern.store import read_journal
+from harness.analysis_records import PriceTable
+from harness.loader import JournalPaths, load
+from harness.prices import create_price_table, read_prices
+from harness.sweeps import create_leaks
+from harness.tokens import create_token_table
+from harness.views import create_views
 
-JournalPaths = str | Path | Sequence[str | Path]
-
-
-@dataclass(frozen=True)
-class Column:
-    """One frame column: a dotted path into a journal line, or a function of the line."""
-
-    name: str
-    path: str | None = None
-    fn: Callable[[Any], Any] | None = None
+CastNames = Sequence[str] | Mapping[str, Sequence[str]]
+"""Display names for the contract's structural rules: one list for every session, or per
+session id. Sessions with an export get theirs from it by default."""
 
 
-def _usage(key: str) -> Callable[[LlmCallLine], Any]:
-    return lambda line: (line.usage or {}).get(key)
+def connect(
+    paths: JournalPaths,
+    cast_names: CastNames | None = None,
+    *,
+    canaries: Sequence[str] = (),
+    prices: Path | str | PriceTable | None = None,
+    sweep: bool = True,
+    database: str = ":memory:",
+    setup: Sequence[str] = (),
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection with every table and view over the journals under `paths`.
 
-
-LLM_CALL_COLUMNS: tuple[Column, ...] = (
-    Column("session_id", "session_id"),
-    Column("turn_number", "turn_number"),
-    Column("ts", "ts"),
-    Column("agent", "agent"),
-    Column("role", fn=lambda line: line.agent.split(":", 1)[0]),
-    Column("provider", "provider"),
-    Column("model", "model"),
-    Column("source", "source"),
-    Column("attempt_number", "attempt_number"),
-    Column("error_type", "error_type"),
-    Column("stopped_early", "stopped_early"),
-    Column("duration_ms", "duration_ms"),
-    Column("prompt_chars", "prompt_chars"),
-    Column("prompt_estimated_tokens", "prompt_estimated_tokens"),
-    Column("prompt_tokens", fn=_usage("prompt_tokens")),
-    Column("completion_tokens", fn=_usage("completion_tokens")),
-    Column("cache_hit_tokens", "prompt_cache.hit_tokens"),
-    Column("cache_miss_tokens", "prompt_cache.miss_tokens"),
-)
-
-COMMIT_COLUMNS: tuple[Column, ...] = (
-    Column("session_id", "session_id"),
-    Column("turn_number", "turn_number"),
-    Column("ts", "ts"),
-    Column("revision", "revision"),
-    Column("record_count", "record_count"),
-    Column("tick", "tick"),
-    Column("control_returned", "control_returned"),
-    Column("clamp_changes", fn=lambda line: len(line.clamp_changes)),
-)
-
-
-def _check_paths(columns: Iterable[Column], model: type[Any]) -> None:
-    """Fail at import if a column path does not exist in the record's JSON Schema."""
-    schema = model.model_json_schema()
-    defs = schema.get("$defs", {})
-    for column in columns:
-        if column.path is None:
-            continue
-        node: dict[str, Any] = schema
-        for part in column.path.split("."):
-            ref = node.get("$ref")
-            if ref:
-                node = defs[ref.rsplit("/", 1)[-1]]
-            properties = node.get("properties", {})
-            if part not in properties:
-                raise ValueError(f"column {column.name!r}: {column.path!r} not in {model.__name__}")
-            node = properties[part]
-
-
-_check_paths(LLM_CALL_COLUMNS, LlmCallLine)
-_check_paths(COMMIT_COLUMNS, CommitLine)
-
-
-def _as_paths(paths: JournalPaths) -> list[Path]:
-    if isinstance(paths, str | Path):
-        candidates = [Path(paths)]
-    else:
-        candidates = [Path(p) for p in paths]
-    out: list[Path] = []
-    for path in candidates:
-        out.extend(sorted(path.rglob("*.jsonl")) if path.is_dir() else [path])
-    return out
-
-
-_LineKey = tuple[str, str, datetime, int]
-"""(kind, session_id, ts, turn_number): lines equal in full are equal here first."""
-
-
-def read_lines(paths: JournalPaths) -> list[JournalLine]:
-    """Read every journal line from files or directories of `*.jsonl` journals.
-
-    A forked session's journal starts with a verbatim copy of its source's lines (same
-    session id, same timestamps): a line equal to one already read from *another* file is
-    that copy, and is dropped, so the source's calls and turns count once. Equal lines
-    within one file are kept: they would be a double write, which analysis must show.
+    Args:
+        paths: Journal files, directories searched for journals and exports, or URLs/globs
+            of journal partitions (`s3://bucket/campaign/**/journal.parquet`, with DuckDB's
+            `httpfs` loaded by `setup`: the harness README).
+        cast_names: Names for the contract sweep (default: from each session's export).
+        canaries: Words the boundary sweep looks for besides canary-looking ones.
+        prices: Another price table, or its file (default: `harness/prices.json`).
+        sweep: Run the contract and boundary sweeps into the `leaks` view (about a
+            millisecond a prompt); without them there is no `leaks` view.
+        database: DuckDB database file, or in memory. A file keeps the loaded tables (and
+            the sweeps' results): opened again on the same, unchanged journals, it skips
+            the load and the sweeps.
+        setup: SQL run before the load, e.g. `["LOAD httpfs", "CREATE SECRET (...)"]` to
+            read partitions from object storage.
     """
-    lines: list[JournalLine] = []
-    seen: dict[_LineKey, list[JournalLine]] = {}
-    for path in _as_paths(paths):
-        own: list[tuple[_LineKey, JournalLine]] = []
-        for line in read_journal(path):
-            key: _LineKey = (line.kind, line.session_id, line.ts, line.turn_number)
-            if any(line == earlier for earlier in seen.get(key, ())):
-                continue  # copied from a journal already read: the fork's inheritance
-            own.append((key, line))
-            lines.append(line)
-        for key, line in own:
-            seen.setdefault(key, []).append(line)
-    return lines
+    con = duckdb.connect(database)
+    for statement in setup:
+        con.execute(statement)
+    loaded = load(con, paths, reuse=database != ":memory:")
+    create_token_table(con)
+    create_price_table(con, prices if isinstance(prices, PriceTable) else read_prices(prices))
+    create_views(con)
+    if sweep:
+        names = _names_by_session(con, cast_names)
+        params = json.dumps([names, list(canaries)], sort_keys=True)
+        if loaded or _swept_with(con) != params:
+            create_leaks(con, names, canaries)
+            con.execute("CREATE OR REPLACE TABLE sweep_params AS SELECT ? AS params", [params])
+        create_views(con, swept=True)
+    return con
 
 
-def _value(line: Any, column: Column) -> Any:
-    if column.fn is not None:
-        return column.fn(line)
-    value = line
-    for part in (column.path or "").split("."):
-        value = getattr(value, part)
-    return value
+def _swept_with(con: duckdb.DuckDBPyConnection) -> str | None:
+    known = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sweep_params'"
+    ).fetchone()
+    if not known or not known[0]:
+        return None
+    row = con.execute("SELECT params FROM sweep_params").fetchone()
+    return str(row[0]) if row else None
 
 
-def _frame(lines: Iterable[Any], columns: Sequence[Column]) -> pd.DataFrame:
-    rows = [{c.name: _value(line, c) for c in columns} for line in lines]
-    return pd.DataFrame(rows, columns=[c.name for c in columns])
+def _names_by_session(
+    con: duckdb.DuckDBPyConnection, cast_names: CastNames | None
+) -> dict[str, list[str]] | None:
+    if cast_names is None:
+        return None
+    if isinstance(cast_names, Mapping):
+        return {sid: list(names) for sid, names in cast_names.items()}
+    sessions = con.execute("SELECT DISTINCT session_id FROM journal_lines").fetchall()
+    return {str(sid): list(cast_names) for (sid,) in sessions}
 
 
 def llm_calls_df(paths: JournalPaths) -> pd.DataFrame:
-    """One row per LLM attempt.
-
-    Example:
-        >>> llm_calls_df([]).columns[:3].tolist()
-        ['session_id', 'turn_number', 'ts']
-    """
-    lines = [line for line in read_lines(paths) if isinstance(line, LlmCallLine)]
-    return _frame(lines, LLM_CALL_COLUMNS)
+    """The `calls` view as a frame: one row per LLM attempt."""
+    with connect(paths, sweep=False) as con:
+        return con.execute("SELECT * EXCLUDE (messages) FROM calls ORDER BY file, line_no").df()
 
 
 def turns_df(paths: JournalPaths) -> pd.DataFrame:
-    """One row per committed turn; undone turns are flagged `undone`."""
-    lines = read_lines(paths)
-    undone = {(u.session_id, u.removed_turn) for u in lines if isinstance(u, UndoLine)}
-    frame = _frame([c for c in lines if isinstance(c, CommitLine)], COMMIT_COLUMNS)
-    frame["undone"] = [
-        (s, t) in undone for s, t in zip(frame["session_id"], frame["turn_number"], strict=True)
-    ]
-    return frame
+    """The `turns` view as a frame: one row per committed turn, undone ones flagged."""
+    with connect(paths, sweep=False) as con:
+        return con.execute("SELECT * FROM turns ORDER BY session_id, committed_ts").df()
 
 
-def leaks_df(paths: JournalPaths, cast_names: Sequence[str] = ()) -> pd.DataFrame:
-    """Sweep every journaled prompt with the prompt contract: one row per violation.
-
-    Without `cast_names` only the lexical rules and the raw-id rule can fire; the structural
-    rules that compare one character's block with the others' need the display names.
-    """
-    rows = []
-    for line in read_lines(paths):
-        if not isinstance(line, LlmCallLine):
-            continue
-        for violation in check_prompt(line.request.messages, cast_names):
-            rows.append(
-                {
-                    "session_id": line.session_id,
-                    "turn_number": line.turn_number,
-                    "agent": line.agent,
-                    "attempt_number": line.attempt_number,
-                    "rule": violation.rule,
-                    "message_index": violation.message_index,
-                    "excerpt": violation.excerpt,
-                }
-            )
-    columns = ["session_id", "turn_number", "agent", "attempt_number", "rule"]
-    return pd.DataFrame(rows, columns=[*columns, "message_index", "excerpt"])
-
-
-def connect(paths: JournalPaths, cast_names: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with typed views over the journals.
-
-    Views: `calls` (every attempt), `turns` (commits), `usage` (tokens per session and role),
-    `cache` (hit ratio per session and role), `leaks` (contract violations), `cost`
-    (estimated prompt and completion tokens per session). Pass the session's `cast_names`:
-    the contract's structural rules compare character blocks and need them.
-    """
-    con = duckdb.connect()
-    con.register("calls_frame", llm_calls_df(paths))
-    con.register("turns_frame", turns_df(paths))
-    con.register("leaks_frame", leaks_df(paths, cast_names))
-    con.execute("CREATE VIEW calls AS SELECT * FROM calls_frame")
-    con.execute("CREATE VIEW turns AS SELECT * FROM turns_frame")
-    con.execute("CREATE VIEW leaks AS SELECT * FROM leaks_frame")
-    con.execute(
-        """CREATE VIEW usage AS
-        SELECT session_id, role, count(*) AS attempts,
-               sum(CASE WHEN error_type IS NULL THEN 1 ELSE 0 END) AS successes,
-               sum(coalesce(prompt_tokens, prompt_estimated_tokens)) AS prompt_tokens,
-               sum(coalesce(completion_tokens, 0)) AS completion_tokens,
-               median(duration_ms) AS median_ms
-        FROM calls GROUP BY session_id, role"""
-    )
-    con.execute(
-        """CREATE VIEW cache AS
-        SELECT session_id, role,
-               sum(cache_hit_tokens) AS hit_tokens, sum(cache_miss_tokens) AS miss_tokens,
-               sum(cache_hit_tokens) / nullif(sum(cache_hit_tokens) + sum(cache_miss_tokens), 0)
-                   AS hit_ratio
-        FROM calls WHERE cache_hit_tokens IS NOT NULL GROUP BY session_id, role"""
-    )
-    con.execute(
-        """CREATE VIEW cost AS
-        SELECT session_id, sum(coalesce(prompt_tokens, prompt_estimated_tokens)) AS prompt_tokens,
-               sum(coalesce(completion_tokens, 0)) AS completion_tokens, count(*) AS attempts
-        FROM calls GROUP BY session_id"""
-    )
-    return con
+def leaks_df(paths: JournalPaths, cast_names: CastNames | None = None) -> pd.DataFrame:
+    """The `leaks` view as a frame: one row per contract or boundary violation."""
+    with connect(paths, cast_names) as con:
+        return con.execute("SELECT * FROM leaks ORDER BY file, line_no, rule").df()

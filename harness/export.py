@@ -1,0 +1,187 @@
+"""A session's history, ledgers and cast, exported from the store beside its journal.
+
+The journal holds the model calls; the store holds what they made: the history records
+with their audiences (events, speech, whispers, thoughts, narration), each ledger's memory
+lines and learned names. Exported next to the journal, canon and boundary questions become
+SQL over the same views (`harness.analysis.connect`).
+
+    sessions/<id>/journal.jsonl   the kernel's journal
+    sessions/<id>/history.jsonl   one history record a line, with `session_id`
+    sessions/<id>/memory.jsonl    one ledger memory line a line (`MemoryLine`)
+    sessions/<id>/session.jsonl   one `SessionExport` line: cast, identities, summaries
+
+`export_partition` writes the same four tables, and the journal too, as Parquet files in a
+campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place.
+
+Example:
+    >>> from pathlib import Path
+    >>> sorted(EXPORT_NAMES)
+    ['history', 'memory', 'session']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import duckdb
+
+from harness.analysis_records import CastEntry, IdentityEntryRow, MemoryLine, SessionExport
+from harness.loader import EXPORT_TABLES, load
+from tavern.records import HistoryRecord, SessionState, utc_now
+from tavern.store import SessionStore, journal_path, session_dir
+from tavern.store.atomic import write_atomic
+
+EXPORT_NAMES = tuple(EXPORT_TABLES)
+_PARTITION_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def session_export(state: SessionState) -> SessionExport:
+    """The `session.jsonl` line of a session state."""
+    return SessionExport(
+        session_id=state.id,
+        scenario_id=state.scenario_id,
+        title=state.title,
+        language=state.language,
+        controlled_id=state.controlled_id,
+        turn_number=state.turn_number,
+        tick=state.clock.tick,
+        exported_at=utc_now(),
+        characters=[
+            CastEntry(
+                slot=slot,
+                name=ch.body.display_name,
+                appearance=ch.body.appearance,
+                description_ref=ch.body.description_ref,
+                controlled=slot == state.controlled_id,
+            )
+            for slot, ch in state.cast.items()
+        ],
+        identities=[
+            IdentityEntryRow(
+                viewer=viewer,
+                other=other,
+                name=entry.name,
+                learned_from_seq=entry.learned_from_seq,
+                description_ref=entry.description_ref,
+            )
+            for viewer, ledger in state.ledgers.items()
+            for other, entry in ledger.identities.items()
+        ],
+        memory_summaries={o: ledger.memory_summary for o, ledger in state.ledgers.items()},
+    )
+
+
+def memory_lines(state: SessionState) -> list[MemoryLine]:
+    """Every ledger's memory lines, oldest first."""
+    return [
+        MemoryLine(session_id=state.id, owner=owner, position=i, text=text)
+        for owner, ledger in state.ledgers.items()
+        for i, text in enumerate(ledger.memory)
+    ]
+
+
+def _history_lines(session_id: str, records: Iterable[HistoryRecord]) -> bytes:
+    out = []
+    for record in records:
+        row = {"session_id": session_id, **record.model_dump(mode="json")}
+        out.append(json.dumps(row, ensure_ascii=False))
+    return ("\n".join(out) + "\n").encode() if out else b""
+
+
+def _jsonl(lines: Iterable[MemoryLine | SessionExport]) -> bytes:
+    return b"".join(line.model_dump_json().encode() + b"\n" for line in lines)
+
+
+def export_session(
+    data_dir: Path | str, session_id: str, store: SessionStore | None = None
+) -> Path:
+    """Write a session's `history`, `memory` and `session` JSONL beside its journal.
+
+    Exporting again after more turns rewrites them.
+
+    Args:
+        data_dir: The Tavern data directory holding the session.
+        session_id: The session.
+        store: An open store of `data_dir` (default: one opened and closed here).
+
+    Returns:
+        The session's directory.
+    """
+    owned = store is None
+    store = store or SessionStore(data_dir)
+    try:
+        state = store.load(session_id)
+        records = store.history(session_id)
+    finally:
+        if owned:
+            store.close()
+    return write_exports(session_dir(data_dir, session_id), state, records)
+
+
+def write_exports(folder: Path, state: SessionState, records: Iterable[HistoryRecord]) -> Path:
+    """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`.
+
+    Each file is replaced atomically.
+
+    Returns:
+        `folder`.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / "history.jsonl", _history_lines(state.id, records))
+    write_atomic(folder / "memory.jsonl", _jsonl(memory_lines(state)))
+    write_atomic(folder / "session.jsonl", _jsonl([session_export(state)]))
+    return folder
+
+
+def partition_dir(root: Path | str, campaign: str, arm: str, run: str) -> Path:
+    """`<root>/campaign=C/arm=A/run=R`, each value checked to be one safe path segment.
+
+    >>> partition_dir("out", "ab", "arm-b", "r1").as_posix()
+    'out/campaign=ab/arm=arm-b/run=r1'
+    """
+    for key, value in (("campaign", campaign), ("arm", arm), ("run", run)):
+        if not _PARTITION_VALUE.match(value):
+            raise ValueError(f"{key} {value!r} is not a safe partition value")
+    return Path(root) / f"campaign={campaign}" / f"arm={arm}" / f"run={run}"
+
+
+def export_partition(
+    data_dir: Path | str,
+    session_id: str,
+    root: Path | str,
+    *,
+    campaign: str,
+    arm: str,
+    run: str,
+    store: SessionStore | None = None,
+) -> Path:
+    """Write one run's journal and exports as Parquet in its campaign partition.
+
+    The journal is read by the analysis loader (typed, torn lines counted and left out) and
+    written with its `line_no`; the exports are written from the store. DuckDB then reads
+    `<root>/**/journal.parquet` in place, locally or from object storage.
+
+    Returns:
+        The partition directory.
+    """
+    export_session(data_dir, session_id, store)
+    target = partition_dir(root, campaign, arm, run)
+    target.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    try:
+        load(con, journal_path(data_dir, session_id))
+        tables = {"journal": "journal_lines", **EXPORT_TABLES}
+        dropped = "file, campaign, arm, run"
+        for name, table in tables.items():
+            out = target / f"{name}.parquet"
+            tmp = str(out.with_suffix(".parquet.tmp")).replace("'", "''")
+            con.execute(
+                f"COPY (SELECT * EXCLUDE ({dropped}) FROM {table}) TO '{tmp}' (FORMAT parquet)"
+            )
+            Path(out.with_suffix(".parquet.tmp")).replace(out)
+    finally:
+        con.close()
+    return target

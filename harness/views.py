@@ -1,0 +1,431 @@
+"""The DuckDB views over the loaded tables (`harness.loader`): one name, one SQL definition,
+one documented example query each.
+
+`create_views(con)` registers the helper functions the views call and creates every view in
+`VIEWS` in order (later views read earlier ones). The example queries are run by the tests,
+so none of them can rot.
+
+Token counts are never estimated: `calls.prompt_tokens` is the provider's count, else a
+tokenizer's (`harness.tokens`, llama.cpp `/tokenize`), else NULL, and `calls.token_source`
+says which (`provider`, `tokenizer`, `none`). `prompt_estimated_tokens` (characters / 4)
+keeps its own name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+from duckdb import sqltypes
+from duckdb.func import FunctionNullHandling
+
+from harness.latency import critical_path_ms
+from harness.prompt_blocks import BLOCK_SEPARATOR, common_prefix_chars
+
+
+@dataclass(frozen=True)
+class View:
+    """One view: its name, what a row is, an example query, and its SQL."""
+
+    name: str
+    doc: str
+    example: str
+    sql: str
+    swept: bool = False
+    """Reads the sweeps' `leak_rows` table: created only once the sweeps have run."""
+
+
+_SEPARATOR_SQL = " || ".join(
+    f"chr({ord(c)})" if c == "\n" else "'" + c + "'" for c in BLOCK_SEPARATOR
+)
+"""`BLOCK_SEPARATOR` as a SQL expression (SQL string literals have no escapes)."""
+_TITLE_SQL = "regexp_extract(b, '^(?:## )?([^\\n]*)', 1)"
+"""A block's title: its first line, without the heading mark."""
+
+VIEWS: tuple[View, ...] = (
+    View(
+        "calls",
+        "One row per LLM attempt (retries included): who called, what it cost in tokens and "
+        "time, its cache counters, and where in the journal it is (`file`, `line_no`).",
+        "SELECT role, count(*) AS attempts, sum(prompt_tokens) AS prompt_tokens, "
+        "any_value(token_source) AS token_source FROM calls GROUP BY role ORDER BY role",
+        """
+        SELECT j.session_id, j.turn_number, j.ts,
+               j.ts - to_microseconds(CAST(round(j.duration_ms * 1000) AS BIGINT)) AS started,
+               j.agent, split_part(j.agent, ':', 1) AS role,
+               CASE WHEN j.agent LIKE 'character:%' THEN split_part(j.agent, ':', 2) END AS slot,
+               j.provider, j.model, j.source, j.attempt_number, j.error_type,
+               j.error_type IS NULL AS ok, j.stopped_early, j.duration_ms, j.prompt_chars,
+               j.prompt_estimated_tokens,
+               TRY_CAST(j.usage ->> '$.prompt_tokens' AS BIGINT) AS provider_prompt_tokens,
+               TRY_CAST(j.usage ->> '$.completion_tokens' AS BIGINT)
+                   AS provider_completion_tokens,
+               coalesce(provider_prompt_tokens, k.prompt_tokens) AS prompt_tokens,
+               coalesce(provider_completion_tokens, k.completion_tokens) AS completion_tokens,
+               CASE WHEN provider_prompt_tokens IS NOT NULL THEN 'provider'
+                    WHEN k.prompt_tokens IS NOT NULL THEN 'tokenizer'
+                    ELSE 'none' END AS token_source,
+               j.prompt_cache.hit_tokens AS cache_hit_tokens,
+               j.prompt_cache.miss_tokens AS cache_miss_tokens,
+               j.response, j.request.messages AS messages,
+               j.file, j.line_no, j.campaign, j.arm, j.run
+        FROM journal_lines j LEFT JOIN token_counts k USING (file, line_no)
+        WHERE j.kind = 'llm_call'
+        """,
+    ),
+    View(
+        "turns",
+        "One row per committed turn: when its input arrived and when it committed, what it "
+        "added, whether it was later undone, and its calls (those of the same session and "
+        "turn number between its input and its commit).",
+        "SELECT session_id, turn_number, record_count, attempts, undone FROM turns "
+        "ORDER BY session_id, turn_number",
+        """
+        WITH commits AS (SELECT * FROM journal_lines WHERE kind = 'commit'),
+        inputs AS (
+            SELECT session_id, turn_number, ts, input FROM journal_lines
+            WHERE kind = 'turn_input'
+        ),
+        undos AS (SELECT session_id, removed_turn, ts FROM journal_lines WHERE kind = 'undo'),
+        spans AS (
+            SELECT c.* EXCLUDE (input), i.ts AS input_ts, i.input,
+                   lead(c.ts) OVER (PARTITION BY c.session_id, c.turn_number ORDER BY c.ts)
+                       AS next_commit_ts
+            FROM commits c ASOF LEFT JOIN inputs i
+              ON c.session_id = i.session_id AND c.turn_number = i.turn_number AND c.ts >= i.ts
+        ),
+        per_turn AS (
+            SELECT s.session_id, s.turn_number, s.ts,
+                   count(k.ts) AS attempts, count(k.ts) FILTER (WHERE k.ok) AS ok_calls,
+                   coalesce(sum(k.duration_ms), 0) AS model_ms
+            FROM spans s LEFT JOIN calls k
+              ON k.session_id = s.session_id AND k.turn_number = s.turn_number
+             AND k.ts <= s.ts AND (s.input_ts IS NULL OR k.ts >= s.input_ts)
+            GROUP BY s.session_id, s.turn_number, s.ts
+        )
+        SELECT s.session_id, s.turn_number, s.input_ts, s.ts AS committed_ts, s.input,
+               s.revision, s.record_count, s.tick, s.control_returned,
+               len(coalesce(s.clamp_changes, [])) AS clamp_changes,
+               len(coalesce(s.filter_cuts, [])) AS filter_cuts,
+               EXISTS (
+                   SELECT 1 FROM undos u
+                   WHERE u.session_id = s.session_id AND u.removed_turn = s.turn_number
+                     AND u.ts > s.ts AND (s.next_commit_ts IS NULL OR u.ts < s.next_commit_ts)
+               ) AS undone,
+               p.attempts, p.ok_calls, p.model_ms, s.campaign, s.arm, s.run
+        FROM spans s JOIN per_turn p USING (session_id, turn_number, ts)
+        """,
+    ),
+    View(
+        "turn_calls",
+        "Every call attributed to its committed turn (calls of a turn that never committed, "
+        "and calls outside turns such as suggestions, have no row).",
+        "SELECT role, count(*) FROM turn_calls GROUP BY role ORDER BY role",
+        """
+        SELECT t.committed_ts, t.input_ts, t.undone, k.*
+        FROM turns t JOIN calls k
+          ON k.session_id = t.session_id AND k.turn_number = t.turn_number
+         AND k.ts <= t.committed_ts AND (t.input_ts IS NULL OR k.ts >= t.input_ts)
+        """,
+    ),
+    View(
+        "usage",
+        "Tokens per session and role. `calls_without_tokens` counts attempts with no count "
+        "from the provider or a tokenizer: their tokens are unknown, never guessed.",
+        "SELECT role, attempts, prompt_tokens, calls_without_tokens FROM usage ORDER BY role",
+        """
+        SELECT session_id, role, count(*) AS attempts, count(*) FILTER (WHERE ok) AS successes,
+               count(*) FILTER (WHERE token_source = 'none') AS calls_without_tokens,
+               sum(prompt_tokens) AS prompt_tokens, sum(completion_tokens) AS completion_tokens,
+               sum(prompt_estimated_tokens) AS prompt_estimated_tokens,
+               median(duration_ms) AS median_ms, any_value(campaign) AS campaign,
+               any_value(arm) AS arm, any_value(run) AS run
+        FROM calls GROUP BY session_id, role
+        """,
+    ),
+    View(
+        "prompt_diffs",
+        "One row per attempt: its prompt compared, block by block (`## Title` sections of "
+        "`tavern.agents.blocks`), with the previous prompt of its role in the session (what "
+        "a per-role cache slot last held) and with its own agent's previous prompt. "
+        "`first_changed_block` is the first block that differs from the role's previous "
+        "prompt, where the reusable prefix ends (`(first prompt)` for a role's first call, "
+        "NULL when the prompt repeats whole); `shared_prefix_chars` is the exact common "
+        "prefix of the two prompts' text (`text_chars` long); `agent_first_changed_block` "
+        "and `agent_shared_prefix_chars` compare with the same agent instead.",
+        "SELECT role, agent, turn_number, first_changed_block, shared_prefix_chars, text_chars "
+        "FROM prompt_diffs ORDER BY ts LIMIT 5",
+        f"""
+        WITH blocked AS (
+            SELECT session_id, agent, role, turn_number, ts, file, line_no, prompt_chars,
+                   cache_hit_tokens, cache_miss_tokens, campaign, arm, run,
+                   array_to_string(list_transform(messages, lambda m: m.content), chr(10)) AS text,
+                   flatten(list_transform(messages, lambda m: list_transform(
+                       string_split(m.content, {_SEPARATOR_SQL}),
+                       lambda b: {{'title': m.role || ': ' || {_TITLE_SQL}, 'h': hash(b)}})))
+                       AS blocks
+            FROM calls
+        ), paired AS (
+            SELECT *,
+                   lag(blocks) OVER by_role AS role_blocks, lag(text) OVER by_role AS role_text,
+                   lag(blocks) OVER by_agent AS agent_blocks,
+                   lag(text) OVER by_agent AS agent_text
+            FROM blocked
+            WINDOW by_role AS (PARTITION BY session_id, role ORDER BY ts, line_no),
+                   by_agent AS (PARTITION BY session_id, agent ORDER BY ts, line_no)
+        )
+        SELECT session_id, agent, role, turn_number, ts, len(blocks) AS blocks,
+               first_changed_block(blocks, role_blocks) AS first_changed_block,
+               coalesce(common_prefix_chars(role_text, text), 0) AS shared_prefix_chars,
+               first_changed_block(blocks, agent_blocks) AS agent_first_changed_block,
+               coalesce(common_prefix_chars(agent_text, text), 0) AS agent_shared_prefix_chars,
+               length(text) AS text_chars, prompt_chars, cache_hit_tokens, cache_miss_tokens,
+               file, line_no, campaign, arm, run
+        FROM paired
+        """,
+    ),
+    View(
+        "cache",
+        "Per role and per prompt block: how many prompts first differed at that block from "
+        "the previous prompt, and the provider's cache counters for them (`hit_share` is "
+        "NULL when the provider reported no counters). `lineage` says which previous prompt: "
+        "the role's (`role`) or the same agent's (`agent`); a server that keeps agents of "
+        "one role in separate slots follows the second.",
+        "SELECT role, first_changed_block, prompts, hit_share FROM cache "
+        "WHERE lineage = 'role' ORDER BY role, prompts DESC",
+        """
+        WITH lineages AS (
+            SELECT 'role' AS lineage, role, first_changed_block AS block,
+                   shared_prefix_chars AS shared, text_chars, cache_hit_tokens,
+                   cache_miss_tokens
+            FROM prompt_diffs
+            UNION ALL
+            SELECT 'agent', role, agent_first_changed_block, agent_shared_prefix_chars,
+                   text_chars, cache_hit_tokens, cache_miss_tokens
+            FROM prompt_diffs
+        )
+        SELECT lineage, role, coalesce(block, '(identical)') AS first_changed_block,
+               count(*) AS prompts, count(cache_hit_tokens) AS prompts_with_counters,
+               sum(cache_hit_tokens) AS hit_tokens, sum(cache_miss_tokens) AS miss_tokens,
+               sum(cache_hit_tokens) / nullif(sum(cache_hit_tokens)
+                   + sum(cache_miss_tokens), 0) AS hit_share,
+               sum(shared) / nullif(sum(text_chars), 0) AS shared_prefix_share
+        FROM lineages GROUP BY lineage, role, block
+        """,
+    ),
+    View(
+        "cost",
+        "One row per attempt with its price (`prices` table: provider, model or `*`, per "
+        "million tokens, with the date the prices were read). Cached prompt tokens are "
+        "priced at the cached rate; `cost` is NULL when the tokens are unknown or the model "
+        "has no price (`priced` says which).",
+        "SELECT provider, model, sum(cost) AS cost, any_value(currency) AS currency, "
+        "any_value(price_as_of) AS as_of FROM cost GROUP BY provider, model",
+        """
+        SELECT k.session_id, k.turn_number, k.agent, k.role, k.provider, k.model,
+               k.prompt_tokens, k.completion_tokens, k.cache_hit_tokens, k.token_source,
+               p.currency, p.as_of AS price_as_of, p.provider IS NOT NULL AS priced,
+               CASE WHEN p.provider IS NULL OR k.token_source = 'none' THEN NULL
+                    ELSE (least(coalesce(k.cache_hit_tokens, 0), k.prompt_tokens)
+                              * p.cached_input_per_mtok
+                          + (k.prompt_tokens - least(coalesce(k.cache_hit_tokens, 0),
+                                                     k.prompt_tokens)) * p.input_per_mtok
+                          + coalesce(k.completion_tokens, 0) * p.output_per_mtok) / 1e6
+               END AS cost,
+               k.file, k.line_no, k.campaign, k.arm, k.run
+        FROM calls k LEFT JOIN prices p
+          ON p.provider = k.provider AND (p.model = k.model OR p.model = '*')
+        QUALIFY row_number() OVER (PARTITION BY k.file, k.line_no ORDER BY p.model = '*') = 1
+        """,
+    ),
+    View(
+        "latency",
+        "Per committed turn: `whole_turn_ms` from the input line to the commit line, "
+        "`first_text_ms` to the end of its first successful prose or Character call (the "
+        "first words the human can read), `model_ms` the sum of its attempts' durations, "
+        "and `critical_path_ms` the longest chain of its calls that ran one after another "
+        "(concurrent calls overlap and count once).",
+        "SELECT session_id, turn_number, whole_turn_ms, critical_path_ms, model_ms "
+        "FROM latency ORDER BY session_id, turn_number",
+        """
+        SELECT t.session_id, t.turn_number, t.committed_ts,
+               (epoch_us(t.committed_ts) - epoch_us(t.input_ts)) / 1000.0 AS whole_turn_ms,
+               (min(epoch_us(k.ts)) FILTER (WHERE k.ok AND k.role IN ('prose', 'character'))
+                   - epoch_us(t.input_ts)) / 1000.0 AS first_text_ms,
+               coalesce(sum(k.duration_ms), 0) AS model_ms,
+               coalesce(critical_path_ms(
+                   list(epoch_us(k.started) / 1000.0) FILTER (WHERE k.ts IS NOT NULL),
+                   list(epoch_us(k.ts) / 1000.0) FILTER (WHERE k.ts IS NOT NULL)), 0)
+                   AS critical_path_ms,
+               count(k.ts) AS attempts, any_value(t.campaign) AS campaign,
+               any_value(t.arm) AS arm, any_value(t.run) AS run
+        FROM turns t LEFT JOIN turn_calls k
+          ON k.session_id = t.session_id AND k.turn_number = t.turn_number
+         AND k.committed_ts = t.committed_ts
+        GROUP BY t.session_id, t.turn_number, t.committed_ts, t.input_ts
+        """,
+    ),
+    View(
+        "clamps",
+        "One row per change a clamp made to a Director proposal, from the commit lines.",
+        "SELECT rule, count(*) AS changes FROM clamps GROUP BY rule ORDER BY changes DESC",
+        """
+        SELECT session_id, turn_number, ts, c.rule, c.path, c.before, c.after,
+               campaign, arm, run
+        FROM (SELECT *, unnest(clamp_changes) AS c FROM journal_lines
+              WHERE kind = 'commit' AND len(clamp_changes) > 0)
+        """,
+    ),
+    View(
+        "filters",
+        "One row per cut a filter rule made to a model's text, from the commit lines: "
+        "`target_kind` is `narration` or `reply`, `emptied` when the rule left nothing.",
+        "SELECT rule, language, count(*) AS cuts FROM filters GROUP BY rule, language",
+        """
+        SELECT session_id, turn_number, ts, f.rule, f.target,
+               split_part(f.target, ':', 1) AS target_kind, f.language, f.before, f.after,
+               trim(f.after) = '' AS emptied, campaign, arm, run
+        FROM (SELECT *, unnest(filter_cuts) AS f FROM journal_lines
+              WHERE kind = 'commit' AND len(filter_cuts) > 0)
+        """,
+    ),
+    View(
+        "events",
+        "One row per Director event in the exported history: its kind, text as stored, text "
+        "as the blind renderer read it, and its witnesses.",
+        "SELECT event_kind, count(*) AS events FROM events GROUP BY event_kind",
+        """
+        SELECT session_id, seq, turn_number, tick, speaker, author, event_kind, text,
+               reader_text, actor_id, utterance_ref, audience.origin AS origin,
+               audience.perceivers AS witnesses, len(audience.perceivers) AS witness_count,
+               campaign, arm, run
+        FROM history WHERE kind = 'event'
+        """,
+    ),
+    View(
+        "speech",
+        "One row per spoken or whispered line in the exported history, with the speaker's "
+        "display name and who heard it (`aware`: noticed a whisper without its words).",
+        "SELECT speaker_name, origin, count(*) AS lines FROM speech GROUP BY speaker_name, origin",
+        """
+        SELECT h.session_id, h.seq, h.turn_number, h.tick, h.speaker,
+               (SELECT c.name FROM sessions s, unnest(s.characters) AS t(c)
+                WHERE s.session_id = h.session_id AND c.slot = h.speaker) AS speaker_name,
+               h.author, h.text, h.reply_to, h.audience.origin AS origin,
+               h.audience.perceivers AS perceivers, h.audience.aware AS aware,
+               h.campaign, h.arm, h.run
+        FROM history h WHERE h.kind = 'speech'
+        """,
+    ),
+    View(
+        "runs",
+        "One row per session (a run): its campaign partition when it has one, what the "
+        "journal shows of it, and how many of its journal lines were skipped or inherited.",
+        "SELECT session_id, turns, attempts, failed_attempts, skipped_lines FROM runs",
+        """
+        WITH by_session AS (
+            SELECT session_id, any_value(campaign) AS campaign, any_value(arm) AS arm,
+                   any_value(run) AS run, min(ts) AS first_ts, max(ts) AS last_ts,
+                   count(*) FILTER (WHERE kind = 'commit') AS commits,
+                   count(*) FILTER (WHERE kind = 'undo') AS undos,
+                   count(*) FILTER (WHERE kind = 'llm_call') AS attempts,
+                   count(*) FILTER (WHERE kind = 'llm_call' AND error_type IS NOT NULL)
+                       AS failed_attempts,
+                   list(DISTINCT provider) FILTER (WHERE provider IS NOT NULL) AS providers,
+                   list(DISTINCT model) FILTER (WHERE model IS NOT NULL) AS models,
+                   list(DISTINCT file) AS files
+            FROM journal_lines GROUP BY session_id
+        )
+        SELECT b.*, (SELECT count(*) FROM turns t
+                     WHERE t.session_id = b.session_id AND NOT t.undone) AS turns,
+               (SELECT coalesce(sum(f.skipped), 0)::BIGINT FROM journal_files f
+                WHERE list_contains(b.files, f.file)) AS skipped_lines,
+               (SELECT coalesce(sum(f.inherited), 0)::BIGINT FROM journal_files f
+                WHERE list_contains(b.files, f.file)) AS inherited_lines
+        FROM by_session b
+        """,
+    ),
+    View(
+        "leaks",
+        "One row per violation the sweeps found in a journaled prompt (`harness.sweeps`): "
+        "`sweep` is `contract` (the prompt contract, with the session's display names) or "
+        "`boundary` (a whisper's or thought's canary outside its audience).",
+        "SELECT sweep, rule, count(*) AS violations FROM leaks GROUP BY sweep, rule",
+        """
+        SELECT l.*, r.campaign, r.arm, r.run
+        FROM leak_rows l LEFT JOIN (
+            SELECT DISTINCT session_id, campaign, arm, run FROM journal_lines
+        ) r USING (session_id)
+        """,
+        swept=True,
+    ),
+)
+"""Every view, in creation order."""
+
+
+def view(name: str) -> View:
+    """The view called `name`.
+
+    >>> view("calls").name
+    'calls'
+    """
+    for candidate in VIEWS:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(name)
+
+
+_FIRST_CHANGED = """
+CREATE OR REPLACE MACRO changed_at(blocks, previous) AS list_position(list_transform(
+    generate_series(1, greatest(len(blocks), len(previous))),
+    lambda i: blocks[i].h IS DISTINCT FROM previous[i].h), true);
+CREATE OR REPLACE MACRO first_changed_block(blocks, previous) AS
+    CASE WHEN previous IS NULL THEN '(first prompt)'
+         WHEN changed_at(blocks, previous) IS NULL THEN NULL
+         WHEN changed_at(blocks, previous) > len(blocks) THEN '(blocks removed)'
+         ELSE blocks[changed_at(blocks, previous)].title END;
+"""
+"""The first block of `blocks` that differs from `previous` (same position, other text)."""
+
+
+def register_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """The Python functions and macros the views call."""
+    con.execute(_FIRST_CHANGED)
+    double_list = duckdb.list_type(sqltypes.DOUBLE)
+    con.create_function(
+        "common_prefix_chars",
+        common_prefix_chars,
+        [sqltypes.VARCHAR, sqltypes.VARCHAR],
+        sqltypes.BIGINT,
+        null_handling=FunctionNullHandling.SPECIAL,
+    )
+    con.create_function(
+        "critical_path_ms",
+        _critical_path_udf,
+        [double_list, double_list],
+        sqltypes.DOUBLE,
+        null_handling=FunctionNullHandling.SPECIAL,
+    )
+
+
+def _critical_path_udf(
+    starts: Sequence[float] | None, ends: Sequence[float] | None
+) -> float | None:
+    if starts is None or ends is None:
+        return None
+    return critical_path_ms(list(zip(starts, ends, strict=True)))
+
+
+def create_views(con: duckdb.DuckDBPyConnection, *, swept: bool = False) -> None:
+    """Register the helper functions and create the views (their tables must exist).
+
+    Args:
+        con: The connection holding the loaded tables.
+        swept: Create the views over the sweeps' table instead of the others.
+    """
+    if not swept:
+        register_functions(con)
+    for item in VIEWS:
+        if item.swept == swept:
+            con.execute(f"CREATE OR REPLACE VIEW {item.name} AS {item.sql}")

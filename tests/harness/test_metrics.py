@@ -1,0 +1,210 @@
+"""`harness.metrics`: every metric of the battery on a planted run whose values are known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from analysis_planted import Planted, role_prompt
+
+from harness import metrics
+from harness.analysis import connect
+from tavern.records import (
+    ActionRecord,
+    Audience,
+    EventRecord,
+    FilterCut,
+    NarrationRecord,
+    SpeechRecord,
+    ThoughtRecord,
+)
+
+ALL = Audience(origin="public", perceivers=["C1", "C2", "C3"])
+NOBODY = Audience(origin="zone", perceivers=[])
+HUMAN_1 = "Open the north gate at once, Maren Holt."
+USAGE = {"prompt_tokens": 1000, "completion_tokens": 50}
+
+
+def _event(seq: int, turn: int, text: str, audience: Audience = ALL, **kw: object) -> EventRecord:
+    return EventRecord(
+        seq=seq, turn_number=turn, speaker="World", author="director", event_kind="world_event",
+        text=text, reader_text=kw.get("reader_text", text), audience=audience,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+HISTORY = [
+    SpeechRecord(seq=1, turn_number=1, speaker="C1", author="human", text=HUMAN_1, audience=ALL),
+    _event(2, 1, "Maren Holt opens the north gate at once."),  # echoes the human's words
+    _event(3, 2, "I will not open it."),  # dialogue the Director wrote
+    SpeechRecord(seq=4, turn_number=2, speaker="C2", author="character", text="Not tonight.",
+                 audience=ALL),
+    NarrationRecord(seq=5, turn_number=2, speaker="Narrator", author="renderer",
+                    text="The rain thickens.", audience=Audience(origin="public")),
+    _event(6, 3, "Maren Holt opens the north gate.", reader_text="[...] opens the gate."),
+    _event(7, 3, "Thunder rolls.", audience=NOBODY),  # nobody perceives it
+    ThoughtRecord(seq=8, turn_number=3, speaker="C2", author="character",
+                  text="Keep Quill7731 hidden.", audience=Audience(origin="private",
+                                                                   perceivers=["C2"])),
+    ActionRecord(seq=9, turn_number=3, speaker="C2", author="character", text="waits",
+                 audience=ALL),
+    SpeechRecord(seq=10, turn_number=4, speaker="C1", author="human", text="Well?", audience=ALL),
+]  # fmt: skip
+
+
+def _decision(*texts: str) -> str:
+    return json.dumps({"events": [{"kind": "world_event", "text": t, "witness_ids": ["C2"]}
+                                  for t in texts], "next_speakers": ["C2"]})  # fmt: skip
+
+
+def _plant(data_dir: Path, *, usage: bool = True) -> duckdb.DuckDBPyConnection:
+    run = Planted(data_dir)
+    state = run.state()
+    ledgers = dict(state.ledgers)
+    identities = dict(ledgers["C3"].identities)
+    identities["C2"] = identities["C2"].model_copy(  # learned at seq 4, in turn 2
+        update={"name": "Maren Holt", "learned_from_seq": 4}
+    )
+    identities["C1"] = identities["C1"].model_copy(  # a false name: the true one stays unknown
+        update={"name": "Ilsa", "learned_from_seq": 1}
+    )
+    ledgers["C3"] = ledgers["C3"].model_copy(update={"identities": identities})
+    run.export(HISTORY, state.model_copy(update={"ledgers": ledgers}))  # type: ignore[arg-type]
+    kw = {"provider": "deepseek", "model": "deepseek-chat", "usage": USAGE, "hit": 600,
+          "miss": 400} if usage else {}  # fmt: skip
+    answers = {
+        1: _decision("Maren Holt opens the north gate at once."),
+        2: _decision("I will not open it.", "Do you hear that?"),  # the question is clamped
+        3: _decision("Maren Holt opens the north gate.", "Thunder rolls."),
+        4: _decision(),
+    }
+    for turn in (1, 2, 3, 4):
+        base = turn * 1000
+        run.turn_input(turn, base, speech=HUMAN_1 if turn == 1 else "Well?")
+        run.call(turn, "director", end_ms=base + 100, duration_ms=90, response=answers[turn], **kw)
+        prose = "The rain thickens." if turn == 2 else "Nothing moves."
+        run.call(turn, "prose", end_ms=base + 300, duration_ms=150, response=prose, **kw)
+        cuts = []
+        if turn == 4:
+            cuts = [FilterCut(rule="loop", target="narration", language="en",
+                              before="Nothing moves. Nothing moves.", after="")]  # fmt: skip
+        run.commit(turn, base + 400, cuts=cuts)
+    character = json.dumps({"speech": "Not tonight.", "thought": None, "action_intent": None})
+    run.call(2, "character:C2", end_ms=2350, duration_ms=20, response=character, **kw)
+    run.call(1, "character:C3", end_ms=1200, messages=role_prompt(now="Maren Holt waves."), **kw)
+    run.call(2, "character:C3", end_ms=2200, messages=role_prompt(now="Maren Holt waves."), **kw)
+    run.call(2, "character:C3", end_ms=2210, messages=role_prompt(now="Ilse Brandt waits."), **kw)
+    run.call(2, "character:C2", end_ms=2220, messages=role_prompt(now="Ilse Brandt waits."), **kw)
+    return connect(data_dir)
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+    return _plant(tmp_path_factory.mktemp("planted"))
+
+
+def test_director_speech_raw_and_committed(con: duckdb.DuckDBPyConnection) -> None:
+    row = metrics.director_speech(con).iloc[0]
+    assert (row.raw_events, row.raw_authored, row.events, row.authored) == (5, 2, 4, 1)
+    assert (row.raw_rate, row.rate) == (2 / 5, 1 / 4)
+
+
+def test_empty_audience(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.empty_audience(con)[["kind", "records", "empty_audience"]].values.tolist()
+    assert rows == [["action", 1, 0], ["event", 4, 1], ["speech", 3, 0]]
+
+
+def test_redaction_markers_by_channel(con: duckdb.DuckDBPyConnection) -> None:
+    frame = metrics.redaction_markers(con).set_index("channel")
+    assert frame.loc["event:reader", "masks"] == 1
+    assert frame.loc["event", "masks"] == 0
+    assert frame.loc["prompt:director", "texts"] == 4
+
+
+def test_leak_counts_count_planted_canaries(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.leak_counts(con)
+    assert rows["canaries"].tolist() == [1] and rows["violations"].sum() == 0
+
+
+def test_unlearned_names(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.unlearned_names(con)[["turn_number", "viewer", "other", "form"]]
+    assert rows.values.tolist() == [
+        [1, "C3", "C2", "Maren Holt"],  # C3 learns Maren's name in turn 2
+        [1, "C3", "C2", "Maren"],
+        [1, "C3", "C2", "Holt"],
+        [2, "C3", "C1", "Ilse Brandt"],  # C3 learned a false name for Ilse
+        [2, "C3", "C1", "Ilse"],
+        [2, "C3", "C1", "Brandt"],
+    ]  # C2 was introduced to Ilse by the scenario: its prompt naming her is fine
+
+
+def test_director_repetition_pairwise_and_echo(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.director_repetition(con)[["seq", "repeats", "echoes"]].values.tolist()
+    assert rows == [[2, False, True], [3, False, False], [6, True, False], [7, False, False]]
+
+
+def test_clamps_filters_and_probes(con: duckdb.DuckDBPyConnection) -> None:
+    assert metrics.clamps_by_rule(con).empty
+    assert metrics.filter_cuts(con)[["rule", "cuts", "emptied"]].values.tolist() == [["loop", 1, 1]]
+    assert metrics.probe_pass_rates(con).empty
+
+
+def test_tokens_cost_and_cache(con: duckdb.DuckDBPyConnection) -> None:
+    row = metrics.tokens_and_cost(con).iloc[0]
+    attempts = 4 * 2 + 5
+    assert (row.turns, row.attempts, row.prompt_tokens) == (4, attempts, attempts * 1000)
+    assert row.prompt_tokens_per_turn == attempts * 1000 / 4
+    per_call = (600 * 0.028 + 400 * 0.28 + 50 * 0.42) / 1e6
+    assert row.cost_per_turn == pytest.approx(attempts * per_call / 4)
+    shares = metrics.cache_hit_share(con)
+    assert shares["hit_share"].tolist() == [0.6, 0.6, 0.6]
+
+
+def test_unknown_tokens_leave_cost_unknown(tavern_data_dir: Path) -> None:
+    con = _plant(tavern_data_dir, usage=False)
+    row = metrics.tokens_and_cost(con).iloc[0]
+    assert row.prompt_tokens is None or row.prompt_tokens != row.prompt_tokens  # NULL
+    assert metrics.cache_hit_share(con)["hit_share"].isna().all()
+
+
+def test_story_yield_per_role(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.story_yield(con).set_index("role")
+    # Director: 5 + 5 + 2 + 4... words in its answers' event texts against those committed.
+    generated = sum(
+        len(t.split()) for t in ["Maren Holt opens the north gate at once.", "I will not open it.",
+                                 "Do you hear that?", "Maren Holt opens the north gate.",
+                                 "Thunder rolls."]
+    )  # fmt: skip
+    committed = generated - len("Do you hear that?".split())
+    assert rows.loc["director", ["committed_words", "generated_words"]].tolist() == [
+        committed,
+        generated,
+    ]
+    assert rows.loc["prose", ["committed_words", "generated_words"]].tolist() == [3, 3 + 2 * 3]
+    # Character C2: "Not tonight." (2) and the thought and attempt it never generated here.
+    assert rows.loc["character", "generated_words"] == 2
+
+
+def test_turn_yield_and_empty_turns_per_filter(con: duckdb.DuckDBPyConnection) -> None:
+    rows = metrics.turn_yield(con)[["turn_number", "model_records", "silent", "empty"]]
+    assert rows.values.tolist() == [[1, 1, True, False], [2, 3, False, False],
+                                    [3, 4, True, False], [4, 0, True, True]]  # fmt: skip
+    by_filter = metrics.empty_turns_by_filter(con)
+    assert by_filter[["rule", "turns_emptied_by_rule", "empty_turns"]].values.tolist() == [
+        ["loop", 1, 1]
+    ]
+
+
+def test_run_metrics_collect_the_battery(con: duckdb.DuckDBPyConnection) -> None:
+    row = metrics.run_metrics(con).iloc[0]
+    assert row.turns == 4
+    assert row.director_speech_rate == 0.25 and row.raw_director_speech_rate == 0.4
+    assert row.empty_audience_rate == pytest.approx(1 / 8)
+    assert row.unlearned_name_prompts == 2
+    assert row.director_repeat_rate == 0.25 and row.director_echo_rate == 0.25
+    assert row.filter_cuts_per_turn == 0.25 and row.clamp_changes_per_turn == 0
+    assert row.silent_turn_share == 0.75 and row.empty_turn_share == 0.25
+    assert row.cache_hit_share == pytest.approx(0.6)
+    assert row.leaks == 0 and row.canaries == 1
+    assert row.whole_turn_ms == 400.0
