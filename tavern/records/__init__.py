@@ -6,6 +6,11 @@ this package. `data_schemas/` is generated from these models (`tavern schemas ex
 
 from tavern.records._base import Record
 from tavern.records.character import Body, Character, Mind
+from tavern.records.compaction import (
+    CompactionCheckpoint,
+    checkpoint_hash,
+    seal_checkpoint,
+)
 from tavern.records.decisions import (
     CharacterReply,
     ClampChange,
@@ -49,7 +54,9 @@ from tavern.records.journal import (
 from tavern.records.scenario import ActDeadline, Language, Scenario
 from tavern.records.scene import Scene, Zone, ZoneLink
 from tavern.records.session import (
+    DEFAULT_RETENTION_TURNS,
     SESSION_SCHEMA_VERSION,
+    CompactionSettings,
     IdentityEntry,
     NarrativeClock,
     PerspectiveLedger,
@@ -59,6 +66,7 @@ from tavern.records.session import (
 from tavern.records.turn import TurnInput
 
 __all__ = [
+    "DEFAULT_RETENTION_TURNS",
     "HISTORY_RECORD_ADAPTER",
     "JOURNAL_LINE_ADAPTER",
     "JOURNAL_SCHEMA_VERSION",
@@ -76,6 +84,8 @@ __all__ = [
     "FilterCut",
     "CommitLine",
     "CompactLine",
+    "CompactionCheckpoint",
+    "CompactionSettings",
     "DirectorDecision",
     "EventRecord",
     "HistoryRecord",
@@ -105,9 +115,11 @@ __all__ = [
     "TurnInputLine",
     "UndoLine",
     "VariantLine",
+    "checkpoint_hash",
     "Zone",
     "ZoneLink",
     "ZoneMove",
     "estimate_tokens",
+    "seal_checkpoint",
     "utc_now",
 ]

@@ -52,6 +52,27 @@ class PerspectiveLedger(Record):
     """Recent digest lines, one per perceived record, in the owner's own names."""
 
 
+DEFAULT_RETENTION_TURNS = 12
+"""Distinct turns a compaction keeps live by default: more than the Director's usual window
+of recent turns (`KernelLimits.perception_turns` is 8), so a compaction never takes away what
+the observation and the secret guards still look back over."""
+
+
+class CompactionSettings(Record):
+    """How a session's history is compacted (`tavern.runner.compaction`)."""
+
+    auto: bool = False
+    """Opt-in: compact after a turn when the upcoming Director prompt passes `threshold`."""
+    threshold: float = Field(default=0.75, gt=0, le=1)
+    """Share of the model's context the upcoming Director prompt may take before an
+    automatic compaction."""
+    retention_turns: int = Field(default=DEFAULT_RETENTION_TURNS, ge=1)
+    """Distinct turns of history left live by a compaction (the newest ones)."""
+    context_tokens: int | None = Field(default=None, ge=256)
+    """The model context the threshold is a share of, over the runner's
+    (`KernelLimits.context_tokens`); None: the runner's, else 4,096."""
+
+
 class SessionState(Record):
     """The mutable state of one play session. History rows live beside it in the store."""
 
@@ -94,6 +115,8 @@ class SessionState(Record):
     """Incremented by every commit, undo or compaction."""
     turn_number: int = 0
     """Number of the last committed turn (0 before the first)."""
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    """How this session's history is compacted (automatic compaction is off by default)."""
     filter_profile: FilterProfile | None = None
     """The filter profile this session's narration and replies are repaired under, over the
     provider's (a campaign compares profiles on one provider); None: the provider's."""

@@ -9,6 +9,8 @@ from tavern.store._variants import TurnVariant
 from tavern.store.atomic import write_atomic
 from tavern.store.errors import (
     BuiltinReadOnly,
+    CheckpointError,
+    CompactedTurn,
     InvalidIdError,
     InvalidTurn,
     JournalError,
@@ -39,6 +41,7 @@ from tavern.store.materialize import materialize_session
 from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
 from tavern.store.sessions import (
     CommittedTurn,
+    Evictable,
     RerunBase,
     SessionStore,
     SessionSummary,
@@ -47,7 +50,10 @@ from tavern.store.sessions import (
 
 __all__ = [
     "BuiltinReadOnly",
+    "CheckpointError",
     "CommittedTurn",
+    "CompactedTurn",
+    "Evictable",
     "InvalidIdError",
     "InvalidTurn",
     "JournalError",
