@@ -11,6 +11,7 @@ from typing import Protocol
 from tavern.records import ChatMessage, SessionState, TurnInput
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
+    CompactResult,
     InterviewResult,
     SessionView,
     Suggestion,
@@ -89,6 +90,26 @@ class TurnRunner(Protocol):
 
     async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    async def compact(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        progress: Progress | None = None,
+        retention_turns: int | None = None,
+    ) -> CompactResult:
+        """Fold the history older than the retention window into the story summary, in
+        one transaction; reversible by `restore`."""
+        ...
+
+    async def restore(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        checkpoint_id: str | None = None,
+    ) -> CompactResult:
+        """Undo the last compaction from its checkpoint (last in, first out)."""
         ...
 
     def variants(self, session_id: str) -> list[TurnVariant]:
