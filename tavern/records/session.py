@@ -52,10 +52,12 @@ class PerspectiveLedger(Record):
     """Recent digest lines, one per perceived record, in the owner's own names."""
 
 
-DEFAULT_RETENTION_TURNS = 12
-"""Distinct turns a compaction keeps live by default: more than the Director's usual window
-of recent turns (`KernelLimits.perception_turns` is 8), so a compaction never takes away what
-the observation and the secret guards still look back over."""
+DEFAULT_RETENTION_TURNS = 16
+"""Distinct turns a compaction keeps live by default: every turn the observation, the secret
+guards and the ledgers' memory masks look back over with the default limits (at least
+`KernelLimits.perception_turns`, 8, from a start that moves in steps of `window_step`, 8:
+at most 15), so a compaction takes from later turns only what the Director's own window
+would have shown of older history, and that is what the summary stands in for."""
 
 
 class CompactionSettings(Record):

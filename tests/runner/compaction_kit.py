@@ -16,19 +16,26 @@ CANARY_WHISPER = "ZEBRAQUARTZ"
 CANARY_THOUGHT = "MOLTENHARP"
 
 
+_PLACES = ["shutters", "cellar door", "vines", "courtyard", "chapel", "well", "stable", "loft"]
+_SOUNDS = ["Rain drums on", "Wind worries", "A dog barks by", "Frost creeps over", "Fog hides"]
+_WORDS = ["Not tonight.", "Ask the steward.", "Keep walking.", "I saw nothing.", "Later, then."]
+
+
 def answers(request: ProviderRequest) -> Any:
-    """Fixed answers for the story's roles (so two sessions given the same inputs commit the
-    same records whatever their prompts hold); the summarizer parrots its own prompt, so
+    """Answers fixed by the turn number for the story's roles (so two sessions given the same
+    inputs commit the same records whatever their prompts hold, and no filter cuts a repeat
+    that one of them still sees); the summarizer parrots its own prompt, so
     anything that reached its prompt may surface in the summary."""
     if request.agent == "director":
         return director_answer([])
-    if request.agent == "prose":
-        return {"narration": "Rain on the shutters."}
+    n = request.turn_number
+    if request.agent == "prose":  # a sentence of its own each turn: no repeat to cut
+        return {"narration": f"{_SOUNDS[n % 5]} the {_PLACES[n % 8]}."}
     if request.agent == "summarizer":
         assert request.schema is not None
         return generate_answer(request.schema, request, "parrot")
     if request.agent.startswith("character"):
-        return {"speech": "Not tonight.", "thought": None, "action_intent": None}
+        return {"speech": _WORDS[n % 5], "thought": None, "action_intent": None}
     return {"outcome": "Nothing comes of it."}
 
 
