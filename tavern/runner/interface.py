@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from tavern.records import ChatMessage, SessionState, TurnInput
+from tavern.records import ChatMessage, CompactionSettings, SessionState, TurnInput
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
     CompactResult,
@@ -62,9 +62,11 @@ class TurnRunner(Protocol):
         scenario_id: str,
         controlled_character_id: str | None = None,
         filter_profile: FilterProfile | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
-        `filter_profile`: the session's own filter profile, over the runner's."""
+        `filter_profile`: the session's own filter profile, over the runner's;
+        `compaction`: its compaction settings (automatic compaction is opt-in)."""
         ...
 
     async def view(self, session_id: str) -> SessionView:

@@ -22,6 +22,7 @@ from tavern.records import (
     Audience,
     ChatMessage,
     CommitLine,
+    CompactionSettings,
     LlmCallLine,
     SessionState,
     SystemRecord,
@@ -181,11 +182,13 @@ class Runner:
         scenario_id: str,
         controlled_character_id: str | None = None,
         filter_profile: FilterProfile | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
 
         `controlled_character_id` may be a cast slot (`C2`) or a library character id;
-        `filter_profile`, when given, is the session's own over the runner's.
+        `filter_profile`, when given, is the session's own over the runner's; `compaction`,
+        the session's compaction settings (automatic compaction is opt-in there).
         """
         try:
             scenario = self.library.get_scenario(scenario_id)
@@ -205,6 +208,8 @@ class Runner:
             raise InvalidTurnError(str(exc)) from exc
         if filter_profile is not None:
             state = state.model_copy(update={"filter_profile": filter_profile})
+        if compaction is not None:
+            state = state.model_copy(update={"compaction": compaction})
         start = SystemRecord(
             seq=0,
             turn_number=0,
