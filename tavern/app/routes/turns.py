@@ -1,6 +1,6 @@
 """Play: turns, undo, reruns and variants of the last turn, compaction and restore,
-suggestions, opening sparks and interviews. Long calls stream over SSE on request; writes take the view's `revision` (a stale
-one: 409)."""
+suggestions, opening sparks and interviews. Long calls stream over SSE on request; writes
+take the view's `revision` (a stale one: 409)."""
 
 from __future__ import annotations
 
