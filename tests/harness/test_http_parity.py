@@ -13,6 +13,7 @@ from serve_process import tavern_serve
 
 from harness.cli import main
 from harness.config import resolve_config
+from harness.loading import bundled_scripts
 from harness.records.results import ProbeResult
 from harness.records.script import ConfigOverrides
 from harness.results import read_results
@@ -22,8 +23,10 @@ from tavern.records import LlmCallLine
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.store import read_journal
 
-SCRIPTS = ["whisper-secrecy", "routing-by-address", "undo-replay", "idle-scene"]
-"""Between them: every event and probe kind."""
+SCRIPTS = sorted(set(bundled_scripts()) - {"soak"})
+"""Every bundled script but the soak, whose sampling settings a server cannot be given
+(`test_over_http_only_what_the_server_can_set_is_accepted`): between them every event and
+probe kind, both languages, and the 40-turn session."""
 
 
 def _verdicts(probe: ProbeResult) -> tuple[object, ...]:

@@ -336,7 +336,9 @@ def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
             answer = await honest(session_id, character_id, question)
             state = store.load(session_id)
             clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
-            store.replace_state(session_id, state.model_copy(update={"clock": clock}), state.revision)
+            store.replace_state(
+                session_id, state.model_copy(update={"clock": clock}), state.revision
+            )
             return answer
 
         target.runner.interview = interview  # type: ignore[method-assign]
@@ -359,4 +361,3 @@ def test_an_undo_never_journaled_fails_the_journal_invariant(
     faulty = play("undo-replay", tavern_data_dir)
     [journal] = failed_checks(faulty, "journal")
     assert journal.label == "journal_disagrees" and "0 undo lines removing turn 1" in journal.detail
-

@@ -16,7 +16,9 @@ from harness.loading import load_script
 from harness.progress import CampaignProgress, RunProgress, planned_plays
 from harness.results import read_results
 
-PLAIN = re.compile(r"^\[(\d+)/(\d+)\] (\S+) (.+): (\d+) calls, (\d+) tokens \((\d+\.\d) s so far\)$")
+PLAIN = re.compile(
+    r"^\[(\d+)/(\d+)\] (\S+) (.+): (\d+) calls, (\d+) tokens \((\d+\.\d) s so far\)$"
+)
 
 
 def test_run_prints_one_plain_line_per_play_off_a_terminal(
