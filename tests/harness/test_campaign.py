@@ -151,3 +151,30 @@ def test_the_dask_executor_gives_the_local_executors_results(tmp_path: Path) -> 
         return out
 
     assert verdicts(dask) == verdicts(local) and len(verdicts(dask)) == 8
+
+
+def test_an_arm_running_a_local_gguf_file_records_its_sha256(tmp_path: Path) -> None:
+    import hashlib
+
+    from harness.fingerprint import local_model_sha256
+
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF" + bytes(range(256)) * 64)
+    expected = hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert local_model_sha256("llama_cpp", str(weights)) == expected
+    assert local_model_sha256("llama_cpp", str(tmp_path / "absent.gguf")) is None
+    assert local_model_sha256("llama_cpp", "qwen2.5-0.5b") is None  # a server's model name
+    assert local_model_sha256("fake", None) is None
+
+    path = _campaign(tmp_path / "exp")
+    text = path.read_text().replace(
+        'config = { provider = "fake" }',
+        f'config = {{ provider = "llama_cpp", model = "{weights}", '
+        'api_base = "http://127.0.0.1:9/v1" }',
+    )
+    path.write_text(text)
+    parrot, adversary = plan_campaign(path).arms
+    assert parrot.provider == "llama_cpp" and parrot.model_sha256 == expected
+    assert adversary.model_sha256 is None
+    weights.write_bytes(b"GGUF changed")  # another file under the same name: another hash
+    assert plan_campaign(path).arms[0].model_sha256 != expected
