@@ -2,10 +2,11 @@
 fails with its label; the same script on the clean kernel passes.
 
 The faults are monkeypatched into the kernel's own modules (a whisper audience that lets a
-bystander in, names taught before anyone says them, a question routed to the wrong hearer,
-memory never captured, a prompt builder that names the operator, a clock that stops, a
-commit never journaled, a failed turn that commits, an undo that keeps the tick, an
-interview that writes). The probes compute what they expect from the script and the kernel's
+bystander in, a thought every character perceives, the cellar hearing the hall, names
+taught before anyone says them, a question routed to the wrong hearer, memory never
+captured, a prompt builder that names the operator, a clock that stops or runs backwards,
+an interview that moves it, a commit or an undo never journaled, a failed turn that
+commits, an undo that keeps the tick, an interview that writes). The probes compute what they expect from the script and the kernel's
 definitions, not from what the faulty kernel stored.
 """
 
