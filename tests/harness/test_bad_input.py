@@ -132,7 +132,10 @@ def test_the_command_refuses_an_unknown_character_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "out"
-    events = [{"kind": "turn", "skip": True}, {"kind": "recall", "character": "C7", "forbid": ["x"]}]
+    events = [
+        {"kind": "turn", "skip": True},
+        {"kind": "recall", "character": "C7", "forbid": ["x"]},
+    ]
     bad = _write(tmp_path / "bad.json", {**BASE, "events": events})
     assert main(["run", "whisper-secrecy", str(bad), "--data-dir", str(target)]) == 2
     assert not target.exists()

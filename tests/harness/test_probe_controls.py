@@ -6,8 +6,10 @@ bystander in, a thought every character perceives, the cellar hearing the hall, 
 taught before anyone says them, a question routed to the wrong hearer, memory never
 captured, a prompt builder that names the operator, a clock that stops or runs backwards,
 an interview that moves it, a commit or an undo never journaled, a failed turn that
-commits, an undo that keeps the tick, an interview that writes). The probes compute what they expect from the script and the kernel's
-definitions, not from what the faulty kernel stored.
+commits, an undo that keeps the tick, an interview that writes). The probes compute what
+they expect from the script and the kernel's definitions, not from what the faulty kernel
+stored. The reply levels of `recall` and `interview` are checked against a planted model
+(the only author of a reply).
 """
 
 from __future__ import annotations
@@ -362,3 +364,41 @@ def test_an_undo_never_journaled_fails_the_journal_invariant(
     faulty = play("undo-replay", tavern_data_dir)
     [journal] = failed_checks(faulty, "journal")
     assert journal.label == "journal_disagrees" and "0 undo lines removing turn 1" in journal.detail
+
+
+def test_the_reply_level_catches_what_a_character_says_or_leaves_unsaid(
+    tavern_data_dir: Path,
+) -> None:
+    """The planted fault is in the model, the only author of a reply: a bystander who blurts
+    the code when interviewed, and an insider who never repeats it."""
+
+    def blurting(request: ProviderRequest) -> Any:
+        if request.agent == "interview:C3":
+            return {"speech": "Quill7731?", "thought": None, "action_intent": None}
+        return narrator_director(request)
+
+    clean = play("whisper-secrecy", tavern_data_dir / "clean")
+    assert clean.run.probes_passed == clean.run.probes, failed(clean)  # the parrot repeats it
+    faulty = play("whisper-secrecy", tavern_data_dir / "faulty", fn=blurting)
+    asked = probe(faulty, "bystander-asked")
+    prompt, reply = (c for c in asked.checks if c.name in ("prompt", "reply"))
+    assert prompt.passed  # the kernel kept the secret; the model said it anyway
+    assert reply.label == "forbidden_in_reply" and "Quill7731" in (reply.detail or "")
+    assert probe(faulty, "bystander-never-heard-it").passed
+    prompt, reply = probe(faulty, "insider-heard-it").checks
+    assert prompt.passed and reply.label == "missing_in_reply"
+    assert "'Quill7731'" in (reply.detail or "")
+
+
+def test_a_failed_turn_fails_routing_with_its_own_label(tavern_data_dir: Path) -> None:
+    def broken_director(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return {"next": "whoever"}  # not the Director's schema: the turn fails
+        return narrator_director(request)
+
+    faulty = play("routing-by-address", tavern_data_dir, fn=broken_director)
+    assert faulty.run.turns_failed == [1, 1]  # nothing committed: both plays are turn 1
+    for probe_id in ("named-aloud", "whispered-to"):
+        routed = probe(faulty, probe_id)
+        assert routed.label == "turn_failed" and "model_failure" in (routed.checks[0].detail or "")
+    assert not failed_checks(faulty, "atomic")
