@@ -47,6 +47,7 @@ from tavern.records import (
 )
 from tavern.records.views import TurnResult
 from tavern.runner import ModelFailureError
+from tavern.runner.calls import AgentCaller
 from tavern.runner.gate import ContractGate
 from tavern.store import JournalWriter
 
@@ -402,3 +403,21 @@ def test_a_failed_turn_fails_routing_with_its_own_label(tavern_data_dir: Path) -
         routed = probe(faulty, probe_id)
         assert routed.label == "turn_failed" and "model_failure" in (routed.checks[0].detail or "")
     assert not failed_checks(faulty, "atomic")
+
+
+def test_an_interview_journaled_as_the_character_fails_with_no_character_call(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    honest = AgentCaller.call
+
+    async def disguised(self: AgentCaller, agent: str, *args: Any, **kwargs: Any) -> Any:
+        if agent.startswith("interview:"):
+            agent = agent.replace("interview:", "character:")  # passes for an in-story call
+        return await honest(self, agent, *args, **kwargs)
+
+    monkeypatch.setattr(AgentCaller, "call", disguised)
+    faulty = play("learned-names", tavern_data_dir)
+    asked = probe(faulty, "who-is-she")
+    labels = {c.name: c.label for c in asked.checks}
+    assert labels == {"prompt": "no_character_call", "reply": "no_character_call",
+                      "state_unchanged": None}  # fmt: skip
