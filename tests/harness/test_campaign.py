@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -178,3 +179,37 @@ def test_an_arm_running_a_local_gguf_file_records_its_sha256(tmp_path: Path) -> 
     assert adversary.model_sha256 is None
     weights.write_bytes(b"GGUF changed")  # another file under the same name: another hash
     assert plan_campaign(path).arms[0].model_sha256 != expected
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 8])
+def test_the_local_executor_keeps_at_most_concurrency_runs_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+) -> None:
+    import asyncio
+
+    import harness.executors as executors_module
+    from harness.executors import LocalExecutor
+
+    honest = executors_module.run_script
+    flying, peak = 0, 0
+
+    async def metered(*args: Any, **kwargs: Any) -> Any:
+        nonlocal flying, peak
+        flying += 1
+        peak = max(peak, flying)
+        try:
+            await asyncio.sleep(0.02)  # a model's wait: the others get their turn
+            return await honest(*args, **kwargs)
+        finally:
+            flying -= 1
+
+    monkeypatch.setattr(executors_module, "run_script", metered)
+    cells = plan_campaign(_campaign(tmp_path / "exp")).cells
+
+    async def drain() -> list[str]:
+        executor = LocalExecutor(tmp_path / f"out{concurrency}", concurrency)
+        return [outcome.run.run_id async for outcome in executor.run(cells)]
+
+    done = asyncio.run(drain())
+    assert sorted(done) == sorted(c.run_id for c in cells)
+    assert peak == min(concurrency, len(cells))  # bounded, and the bound is reached
