@@ -197,3 +197,16 @@ def test_a_final_state_divergence_is_reported_by_its_field() -> None:
     assert compare_state(snapshot, snapshot.model_copy(update={"view": view})) == (
         "view.turn_number differs"
     )
+
+
+def test_a_call_is_picked_by_its_occurrence_in_the_turn() -> None:
+    lines = read_journal(FAKE / "journal.jsonl")
+    outcomes = [
+        x for x in lines if x.kind == "llm_call" and x.agent == "director:outcome"
+        and x.turn_number == 2 and x.attempt_number == 1
+    ]  # fmt: skip
+    assert len(outcomes) == 2 and outcomes[0].request != outcomes[1].request
+    assert pick_call(lines, "director:outcome", 2) is outcomes[0]
+    assert pick_call(lines, "director:outcome", 2, occurrence=2) is outcomes[1]
+    with pytest.raises(CallNotFound, match="no call #3 of 'director:outcome' in turn 2 \\(2 found"):
+        pick_call(lines, "director:outcome", 2, occurrence=3)
