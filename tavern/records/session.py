@@ -73,6 +73,10 @@ class CompactionSettings(Record):
     context_tokens: int | None = Field(default=None, ge=256)
     """The model context the threshold is a share of, over the runner's
     (`KernelLimits.context_tokens`); None: the runner's, else 4,096."""
+    auto_min_turns: int = Field(default=8, ge=1)
+    """An automatic compaction runs only when it would evict at least this many distinct
+    turns: a prompt that the retention window alone keeps past the threshold is compacted
+    once every this many turns, not after every turn (one summarizer call each)."""
 
 
 class SessionState(Record):

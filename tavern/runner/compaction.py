@@ -97,8 +97,10 @@ async def compact(
     expected_revision: int | None = None,
     progress: Progress | None = None,
     fold_chars: int = summarizer.FOLD_CHARS,
+    min_turns: int = 1,
 ) -> Compacted | None:
-    """Compact a session whose lock the caller holds; None when nothing is old enough.
+    """Compact a session whose lock the caller holds; None when fewer than `min_turns`
+    distinct turns are old enough.
 
     Args:
         store, journal, caller: The runner's store, journal and the session's model caller.
@@ -111,6 +113,8 @@ async def compact(
             ("compacted", 1.0) after the commit: the share is the evicted public records
             folded so far over all of them (plus the commit, counted as one more).
         fold_chars: Characters of event lines per summarizer call.
+        min_turns: Fewest distinct turns worth a compaction (an automatic one's
+            `CompactionSettings.auto_min_turns`).
 
     Raises:
         ConflictError: a stale `expected_revision`, or the session moved during the calls.
@@ -122,7 +126,7 @@ async def compact(
         raise ConflictError(
             f"session {session_id!r} is at revision {state.revision}, not {expected_revision}"
         )
-    if base.cutoff_turn < 0:
+    if base.cutoff_turn < 0 or base.evicted_turns < min_turns:
         return None
     runs = summarizer.chunks(state, base.records, fold_chars)
     total = sum(len(r) for r in runs) + 1

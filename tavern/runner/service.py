@@ -388,6 +388,7 @@ class Runner:
                 trigger="auto",
                 measured=measured,
                 progress=progress,
+                min_turns=stored.compaction.auto_min_turns,
             )
         except RunnerError as exc:
             log.warning("automatic compaction of %s failed: %s", session_id, exc)

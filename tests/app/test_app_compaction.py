@@ -82,7 +82,7 @@ async def test_nothing_to_compact_is_409_and_a_stale_revision_too(api: Api) -> N
 
 
 async def test_automatic_compaction_is_opt_in_at_creation(api: Api) -> None:
-    settings = {"auto": True, "threshold": 0.01, "retention_turns": 2}
+    settings = {"auto": True, "threshold": 0.01, "retention_turns": 2, "auto_min_turns": 1}
     auto = await _played(api, 4, compaction=settings)
     manual = await _played(api, 4)
     assert api.services.sessions.compacted_through(auto) >= 0

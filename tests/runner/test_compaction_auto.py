@@ -16,7 +16,7 @@ from tavern.store import JournalWriter, Library, SessionStore, journal_path, rea
 from .compaction_kit import answers
 from .kit import Kit, KitFactory, no_sleep, run
 
-AUTO = CompactionSettings(auto=True, threshold=0.05, retention_turns=2)
+AUTO = CompactionSettings(auto=True, threshold=0.05, retention_turns=2, auto_min_turns=1)
 
 
 def _session(kit: Kit, settings: CompactionSettings, turns: int = 5) -> str:
@@ -50,6 +50,16 @@ def test_negative_controls_off_by_default_and_below_the_threshold(make_kit: KitF
     high = _session(kit, CompactionSettings(auto=True, threshold=1.0, retention_turns=2))
     assert _compact_lines(kit.data_dir, off) == [] and _compact_lines(kit.data_dir, high) == []
     assert kit.store.compacted_through(off) == -1 == kit.store.compacted_through(high)
+
+
+def test_auto_compaction_waits_for_enough_turns_to_evict(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=answers)
+    sid = _session(kit, AUTO.model_copy(update={"auto_min_turns": 3}), turns=10)
+    lines = _compact_lines(kit.data_dir, sid)
+    assert lines and all(x.evicted_turns >= 3 for x in lines)
+    assert len(lines) <= 3  # not after every turn past the threshold
+    once = _session(kit, AUTO, turns=10)  # negative control: one turn is enough
+    assert len(_compact_lines(kit.data_dir, once)) > len(lines)
 
 
 class _Tokenizing(FakeProvider):
