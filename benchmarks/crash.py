@@ -48,7 +48,9 @@ from tavern.store import (
     Library,
     SessionStore,
     journal_commits,
+    journal_compactions,
     journal_path,
+    read_compaction_markers,
     read_journal,
     read_markers,
     reconcile_journal,
@@ -157,6 +159,7 @@ class Reopened:
     beyond_ack: int = 0
     recovered: int = 0
     voided: int = 0
+    compactions_marked: int = 0
 
 
 def reopen(data_dir: Path, sessions: list[str], acked: dict[str, int]) -> Reopened:
@@ -168,6 +171,7 @@ def reopen(data_dir: Path, sessions: list[str], acked: dict[str, int]) -> Reopen
             done = reconcile_journal(store, journal, sid)
             found.recovered += len(done.recovered)
             found.voided += len(done.voided)
+            found.compactions_marked += len(done.compactions) + len(done.restores)
             problems, beyond = check_session(store, journal, sid, acked.get(sid, 0))
             found.problems += problems
             found.beyond_ack += beyond
@@ -213,6 +217,9 @@ def check_session(
     for t, line in marked.items():
         if isinstance(line, CommitLine) and t in held and line.record_count != held[t]:
             problems.append(f"{sid}: turn {t} journaled {line.record_count}, holds {held[t]}")
+    live = journal_compactions(read_compaction_markers(path))
+    if live != [c.id for c in store.checkpoints(sid)]:
+        problems.append(f"{sid}: journal's live compactions {live} are not the store's")
     return problems, int(turn != acked)
 
 
@@ -279,6 +286,8 @@ class CrashReport:
     """Session -> compaction checkpoints it holds at the end."""
     recovered_commits: int = 0
     voided_commits: int = 0
+    compaction_lines_marked: int = 0
+    """Recovered compact and restore lines appended on reopen."""
     final_turns: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -310,6 +319,7 @@ def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.4)
         report.kills_with_unacknowledged_op += found.beyond_ack
         report.recovered_commits += found.recovered
         report.voided_commits += found.voided
+        report.compaction_lines_marked += found.compactions_marked
         report.problems += [f"kill {k}: {p}" for p in found.problems]
         # The store is the truth from here on: resync the acknowledgements to it.
         with SessionStore(data_dir) as store:
@@ -338,6 +348,7 @@ def main() -> None:
           f"{report.kills_with_unacknowledged_op}")  # fmt: skip
     print(f"recovered commit lines appended on reopen: {report.recovered_commits}")
     print(f"journal commits the store did not hold, marked on reopen: {report.voided_commits}")
+    print(f"compact/restore lines recovered on reopen: {report.compaction_lines_marked}")
     print(f"final turns: {report.final_turns}")
     print(f"problems (lost or torn turns, journal/store disagreements): {len(report.problems)}")
     for problem in report.problems[:20]:

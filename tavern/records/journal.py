@@ -211,6 +211,10 @@ class CompactLine(_LineBase):
     llama.cpp `/tokenize`), `estimate` when the provider has no tokenizer endpoint."""
     context_tokens: int | None = None
     """Automatic only: the model context the threshold is a share of."""
+    recovered: bool = False
+    """Appended when the session was opened again: the store held this compaction and the
+    journal had no line for it (the process ended between the two); the counts but
+    `evicted_records` are unknown (0) and the trigger reads `manual`."""
 
 
 class RestoreLine(_LineBase):
@@ -225,6 +229,10 @@ class RestoreLine(_LineBase):
     """The restored compaction's cutoff turn."""
     restored_records: int
     """How many records came back."""
+    recovered: bool = False
+    """Appended when the session was opened again: the journal marked this compaction and
+    the store no longer holds it (a restore whose line was lost); `restored_records` is
+    0."""
 
 
 JournalLine = Annotated[

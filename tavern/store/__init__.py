@@ -31,6 +31,7 @@ from tavern.store.ids import (
 from tavern.store.journal import (
     JournalWriter,
     journal_path,
+    read_compaction_markers,
     read_journal,
     read_markers,
     session_dir,
@@ -38,7 +39,12 @@ from tavern.store.journal import (
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
-from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
+from tavern.store.reconcile import (
+    Reconciled,
+    journal_commits,
+    journal_compactions,
+    reconcile_journal,
+)
 from tavern.store.sessions import (
     CommittedTurn,
     Evictable,
@@ -78,9 +84,11 @@ __all__ = [
     "check_scenario_id",
     "check_session_id",
     "journal_commits",
+    "journal_compactions",
     "journal_path",
     "materialize_session",
     "new_session_id",
+    "read_compaction_markers",
     "read_journal",
     "read_markers",
     "reconcile_journal",

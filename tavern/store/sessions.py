@@ -794,6 +794,19 @@ class SessionStore:
             found = _compactions.rows(db, session_id)
         return [CompactionCheckpoint.model_validate_json(r.body) for r in found]
 
+    def checkpoint_heads(self, session_id: str) -> builtins.list[tuple[str, int, int]]:
+        """(id, cutoff turn, evicted records) of each live checkpoint, oldest first, read
+        from the rows without parsing their bodies."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            session_head(db, session_id)
+            rows = db.execute(
+                "SELECT id, cutoff_turn, json_array_length(body, '$.records') FROM compactions"
+                " WHERE session_id = ? ORDER BY position",
+                (session_id,),
+            ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def compacted_through(self, session_id: str) -> int:
         """The highest cutoff turn of the session's live compactions (-1: none)."""
         check_session_id(session_id)
