@@ -393,6 +393,9 @@ class Runner:
         except RunnerError as exc:
             log.warning("automatic compaction of %s failed: %s", session_id, exc)
             return stored
+        except BaseException:
+            self._reconciled.discard(session_id)  # a line may be missing: recheck
+            raise
         return stored if done is None else done.state
 
     async def compact(
@@ -413,15 +416,19 @@ class Runner:
             self._reconcile(session_id)
             state = self._load(session_id)
             check_revision(state, expected_revision)
-            done = await compaction.compact(
-                self.store,
-                self.journal,
-                AgentCaller(self.client, session_id, self._gate(state)),
-                session_id,
-                retention_turns=retention_turns,
-                expected_revision=state.revision,
-                progress=progress,
-            )
+            try:
+                done = await compaction.compact(
+                    self.store,
+                    self.journal,
+                    AgentCaller(self.client, session_id, self._gate(state)),
+                    session_id,
+                    retention_turns=retention_turns,
+                    expected_revision=state.revision,
+                    progress=progress,
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # a line may be missing: recheck
+                raise
             if done is None:
                 raise ConflictError(
                     f"session {session_id!r} has nothing older than its retention window of"
@@ -456,13 +463,17 @@ class Runner:
             self._reconcile(session_id)
             state = self._load(session_id)
             check_revision(state, expected_revision)
-            stored, checkpoint = compaction.restore(
-                self.store,
-                self.journal,
-                session_id,
-                checkpoint_id=checkpoint_id,
-                expected_revision=state.revision,
-            )
+            try:
+                stored, checkpoint = compaction.restore(
+                    self.store,
+                    self.journal,
+                    session_id,
+                    checkpoint_id=checkpoint_id,
+                    expected_revision=state.revision,
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # a line may be missing: recheck
+                raise
             return CompactResult(
                 session_id=session_id,
                 action="restore",

@@ -7,12 +7,15 @@ failure inside the compaction's transaction leaves the session byte-equal.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 
 from tavern.agents import summarizer
 from tavern.records import CompactLine, RestoreLine, seal_checkpoint
+from tavern.runner import compaction
+from tavern.runner.calls import AgentCaller
 from tavern.runner.compaction import restore as restore_fn
 from tavern.runner.interface import ConflictError, ModelFailureError
 from tavern.store import journal_path, read_journal
@@ -243,3 +246,38 @@ def test_nothing_old_enough_is_a_conflict(make_kit: KitFactory) -> None:
     with pytest.raises(ConflictError, match="nothing older"):
         run(kit.runner.compact(sid, retention_turns=10))
     assert dump(kit.data_dir, sid) == before
+
+
+def test_a_long_eviction_is_folded_in_runs_each_reading_the_last_summary(
+    make_kit: KitFactory,
+) -> None:
+    kit = make_kit(fn=answers)
+    sid = _story(kit, turns=8)
+    state = kit.state(sid)
+    caller = AgentCaller(kit.runner.client, sid, kit.runner._gate(state))
+    shares: list[float] = []
+
+    async def progress(stage: str, share: float | None) -> None:
+        shares.append(share or 0.0)
+
+    done = run(
+        compaction.compact(
+            kit.store,
+            kit.journal,
+            caller,
+            sid,
+            retention_turns=1,
+            fold_chars=150,
+            progress=progress,
+        )  # fmt: skip
+    )
+    assert done is not None
+    asked = kit.requests("summarizer")
+    assert len(asked) >= 3 and len(shares) == len(asked) + 1
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    told = [
+        json.loads(c.response or "{}")["summary"] for c in kit.calls(sid) if c.agent == "summarizer"
+    ]
+    for summary, later in zip(told, asked[1:], strict=False):
+        assert summary[:30] in later.messages[-1].content  # each run reads the last summary
+    assert done.state.story_summary == told[-1]
