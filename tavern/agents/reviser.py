@@ -51,9 +51,10 @@ Rules:
 - Call each person exactly as the lines call them. Use no other name.
 - What someone said stays something they said: "the tall man said the seal was forged",
   not "the seal was forged".
-- At most {limit} characters. Answer as {{"summary": "..."}}."""
+- Keep it under {words} words. Answer as {{"summary": "..."}}."""
 """Opens every reviser prompt. It speaks to the character as the Character prompt does:
-never a word of fiction, story or role."""
+never a word of fiction, story or role ("characters" included: its length is told in
+words)."""
 
 NOTHING_YET = "(nothing yet)"
 """The account so far of a character whose memory was never folded."""
@@ -75,7 +76,7 @@ def head(name: str, sheet: Character) -> str:
     mind = sheet.mind
     looks, nature, secrets, goals = SHEET_LABELS
     return (
-        INSTRUCTIONS.format(name=name, limit=SUMMARY_MAX_CHARS)
+        INSTRUCTIONS.format(name=name, words=SUMMARY_MAX_CHARS // 6)
         + f"\n\n{looks} {sheet.body.appearance or '(plain)'}"
         + f"\n{nature} {mind.personality or '(unremarkable)'}"
         + f"\n{secrets} {'; '.join(mind.secrets) or '(none)'}"
