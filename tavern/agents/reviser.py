@@ -59,8 +59,10 @@ words)."""
 NOTHING_YET = "(nothing yet)"
 """The account so far of a character whose memory was never folded."""
 
-ASK = "Write your new account: your account so far and these lines, folded into one."
-"""The request that closes the prompt."""
+ASK = "Now write your new account, in your own words, as I remember it."
+"""The request that closes the prompt (a small model copies a request that names the
+blocks: "Your account so far and these lines, folded into one." opened two live summaries
+of four)."""
 
 
 def head(name: str, sheet: Character) -> str:
@@ -85,7 +87,7 @@ def head(name: str, sheet: Character) -> str:
 
 
 def build_messages(
-    name: str, sheet: Character, summary: str, lines: list[str]
+    name: str, sheet: Character, summary: str, lines: list[str], keep: list[str] | None = None
 ) -> list[ChatMessage]:
     """Build a reviser prompt.
 
@@ -95,6 +97,9 @@ def build_messages(
             (`runner.own_view.own_sheet`).
         summary: Its summary so far, '' when none.
         lines: The oldest memory lines to fold, oldest first, as its ledger holds them.
+        keep: The codes of `lines` the summary must hold verbatim (`physics.verbatim.codes`),
+            listed again on their own: a small model told only in the rules dropped them (two
+            live summaries of four lost "4471" and "23:15").
 
     Returns:
         System (the stable head) and user messages.
@@ -103,21 +108,25 @@ def build_messages(
         >>> from tavern.records import Body, Mind
         >>> sheet = Character(id="ana", mind=Mind(), body=Body(display_name="Ana",
         ...     description_ref="the woman"))
-        >>> messages = build_messages("Ana", sheet, "", ['Someone said: "Gate code 4471."'])
-        >>> print(messages[1].content)
+        >>> lines = ['Someone said: "Gate code 4471."']
+        >>> print(build_messages("Ana", sheet, "", lines, ["4471"])[1].content)
         ## Your account so far
         (nothing yet)
         <BLANKLINE>
         ## Older lines to fold in
         · Someone said: "Gate code 4471."
         <BLANKLINE>
+        ## Words to copy exactly
+        4471
+        <BLANKLINE>
         ## Now
-        Write your new account: your account so far and these lines, folded into one.
+        Now write your new account, in your own words, as I remember it.
     """
     blocks = [
         PromptBlock("Who you are", head(name, sheet), Stability.IDENTITY),
         PromptBlock("Your account so far", summary or NOTHING_YET, Stability.SLOW),
         PromptBlock("Older lines to fold in", log_lines(lines), Stability.VOLATILE),
+        PromptBlock("Words to copy exactly", ", ".join(keep or ()), Stability.VOLATILE),
         PromptBlock("Now", ASK, Stability.VOLATILE),
     ]
     return assemble(blocks)

@@ -26,7 +26,7 @@ from tavern.physics.identity import name_learner, renderer, unlearned_names
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
 from tavern.physics.redaction import salient_tokens
-from tavern.physics.verbatim import dropped
+from tavern.physics.verbatim import codes, dropped
 from tavern.records import (
     Character,
     ChatMessage,
@@ -257,9 +257,11 @@ def reviser_prompt(
     all of them, or the oldest half again and again until the prompt fits `room` tokens."""
     sheet = own_sheet(state, owner)
     name = state.cast[owner].body.display_name
+    lex = lexicon_for(state.language)
     count = len(lines)
     while True:
-        messages = reviser.build_messages(name, sheet, ledger.memory_summary, lines[:count])
+        keep = codes("\n".join(lines[:count]), lex)
+        messages = reviser.build_messages(name, sheet, ledger.memory_summary, lines[:count], keep)
         if room is None or count <= 1 or prompt_tokens_ceiling(messages) <= room:
             return messages, count
         count //= 2
