@@ -242,7 +242,7 @@ def test_negative_control_a_summary_in_the_head_breaks_it(
     """A builder that keeps the summary so far in the head (where the sheet is) loses the
     cached prefix at every revision: the same check goes red."""
 
-    def leaky(name: str, sheet: Any, summary: str, lines: list[str]) -> Any:
+    def leaky(name: str, sheet: Any, summary: str, lines: list[str], keep: Any = None) -> Any:
         head = reviser.head(name, sheet) + "\n" + summary
         return reviser.assemble(
             [
