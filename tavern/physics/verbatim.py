@@ -13,11 +13,13 @@ two of them) that:
 - is written in capitals, three letters or more (HERON, ALFA), or
 - holds an underscore or a capital after a small letter (CANARY_7, blueHeron), or
 - follows a code noun of the language (`Lexicon.code_nouns`: password, code-word; senha,
-  palavra-chave), past auxiliaries and articles, and is no stop word: "the password is
-  heron" keeps "heron", "a senha é garça" keeps "garça".
+  palavra-chave): the word after a linking verb a few words on, or else the next word,
+  articles skipped, and no stop word: "the password is heron" keeps "heron", "a senha do
+  portão é garça" keeps "garça", "the password heron" keeps "heron".
 
 Numbers written as words ("three") are not codes: they are ordinary prose in both
-languages ("um homem").
+languages ("um homem"). A code noun may name an ordinary word ("the code of the vault is
+lost" keeps "lost"): a summary that must copy one word too many costs a refusal at most.
 
 Example:
     >>> from tavern.text import lexicon_for
@@ -36,6 +38,9 @@ CODE_TOKEN = re.compile(r"\w+(?:[-./:]\w+)*")
 """A token as codes are written: word characters (underscores too), joined across `-`,
 `.`, `/` or `:` between two of them ("R-17", "12:30", "CANARY_7")."""
 
+CUE_REACH = 4
+"""How many words after a code noun its linking verb may come ("the code of the gate is")."""
+
 _MARKED = re.compile(r"\d|_|[a-zà-ÿ][A-ZÀ-Ý]")
 _CAPITALS = re.compile(r"[A-ZÀ-Ý]{3,}")
 
@@ -52,29 +57,39 @@ def codes(text: str, lex: Lexicon) -> list[str]:
         >>> from tavern.text import lexicon_for
         >>> codes('A senha é "garça". O barco R-17 parte.', lexicon_for("pt-BR"))
         ['garça', 'R-17']
-        >>> codes("The code of the vault is lost.", lexicon_for("en"))
+        >>> codes("Nobody knows the code of the vault.", lexicon_for("en"))
         []
     """
     tokens = CODE_TOKEN.findall(text)
     folded = [fold(t) for t in tokens]
-    found: dict[str, None] = {}
-    cue_end, pending = -1, False  # the last word of a code noun; its code not yet found
-    for i, token in enumerate(tokens):
-        word = folded[i]
-        if _marked(token):
-            found.setdefault(token, None)
-        if i <= cue_end:
-            continue  # the second word of a two-word code noun
+    found: dict[str, None] = {token: None for token in tokens if _marked(token)}
+    for i, word in enumerate(folded):
         pair = f"{word}-{folded[i + 1]}" if i + 1 < len(tokens) else ""
-        if pair in lex.code_nouns or word in lex.code_nouns:
-            cue_end, pending = (i + 1 if pair in lex.code_nouns else i), True
+        if pair in lex.code_nouns:
+            after = i + 2
+        elif word in lex.code_nouns and (i == 0 or f"{folded[i - 1]}-{word}" not in lex.code_nouns):
+            after = i + 1
+        else:
             continue
-        if pending and (word in lex.auxiliaries or word in lex.articles):
-            continue
-        if pending and not lex.is_stop(word):
-            found.setdefault(token, None)
-        pending = False
-    return list(found)
+        code = _code_after(folded, after, lex)
+        if code is not None:
+            found.setdefault(tokens[code], None)
+    ordered = [token for token in tokens if token in found]
+    return list(dict.fromkeys(ordered))
+
+
+def _code_after(folded: list[str], start: int, lex: Lexicon) -> int | None:
+    """Index of the code a code noun ending before `start` names, or None: the word after
+    a linking verb within the next `CUE_REACH` words ("senha do portão é garça"), else
+    the next word ("the password heron"), articles skipped; never a stop word."""
+    window = folded[start : start + CUE_REACH]
+    links = [j for j, word in enumerate(window) if word in lex.auxiliaries]
+    at = start + links[0] + 1 if links else start
+    while at < len(folded) and (folded[at] in lex.articles or folded[at] in lex.auxiliaries):
+        at += 1
+    if at >= len(folded) or lex.is_stop(folded[at]) or folded[at] in lex.code_nouns:
+        return None
+    return at
 
 
 def present(token: str, text: str) -> bool:

@@ -169,6 +169,33 @@ def test_a_summary_dropping_a_code_is_refused(tmp_path: Path) -> None:
     assert "4471" in store.load(sid).ledgers["C2"].memory[0]
 
 
+PT_LINES = ["A senha do portão é garça.", "O tabelião guarda o testamento.", "Ninguém sai.",
+            "As velas não duram a noite.", "A escada está molhada."]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("summary", "outcome"),
+    [("Lembro: a senha é garça.", "revised"), ("Lembro da senha do portão.", "refused")],
+)
+def test_a_portuguese_session_keeps_its_password_verbatim(
+    tmp_path: Path, summary: str, outcome: str
+) -> None:
+    runner, store, _ = recording_runner(
+        tmp_path,
+        _answers(lambda request: {"summary": summary}),
+        KernelLimits(character_memory_tokens=BUDGET_TOKENS),
+    )
+    sid = run(runner.create_session(SCENARIO, "C1")).id
+    state = store.load(sid)
+    store.replace_state(sid, state.model_copy(update={"language": "pt-BR"}), state.revision)
+    for line in PT_LINES:
+        run(runner.play_turn(sid, TurnInput(speech=line)))
+    first = [r for _, r in revisions(tmp_path, sid) if r.owner == "C2"][0]
+    assert first.outcome == outcome
+    if outcome == "refused":
+        assert (first.reason, first.detail) == ("dropped_code", ["garça"])
+
+
 @pytest.mark.parametrize(
     ("failure", "reason"),
     [
