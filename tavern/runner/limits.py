@@ -38,7 +38,8 @@ class KernelLimits:
     prose_transcript_tokens: int = prose.TRANSCRIPT_BUDGET_TOKENS
     """Token budget of the prose renderer's reader transcript."""
     character_memory_tokens: int = character.MEMORY_BUDGET_TOKENS
-    """Token budget of the memory lines in a Character prompt."""
+    """Token budget of the memory lines in a Character prompt; lines past it are folded into
+    the ledger's summary (`runner.memory.revise_memory`). 0: no memory is kept at all."""
     context_tokens: int | None = None
     """The model's context per request. When set, each prompt's history part (the Director's
     window, the prose transcript, a Character's memory) shrinks until the prompt, counted

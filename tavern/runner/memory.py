@@ -209,6 +209,7 @@ async def revise_memory(
 
     A ledger whose lines outgrow `limits.character_memory_tokens` (in characters, 4 a
     token) gets one reviser call folding its oldest lines (`to_fold`) into its summary.
+    A budget of 0 turns memory off: every line goes, with no call (as before revisions).
     An answer `summary_problem` accepts replaces the summary and drops the folded lines; a
     refused answer or a failed call (a model failure, `limits.revision_seconds` passed, a
     prompt the contract gate refused) leaves both; past `MEMORY_CEILING` times the budget
@@ -225,6 +226,11 @@ async def revise_memory(
     budget = limits.character_memory_tokens * 4
     ledgers = dict(state.ledgers)
     revisions: list[MemoryRevision] = []
+    if budget <= 0:  # memory off: nothing to fold, nothing kept (a harness arm starves it)
+        for owner, ledger in ledgers.items():
+            if ledger.memory:
+                ledgers[owner] = ledger.model_copy(update={"memory": []})
+        return ledgers, revisions
     known: Knowledge | None = None
     for owner in state.cast:
         ledger = ledgers.get(owner)

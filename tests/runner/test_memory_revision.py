@@ -237,6 +237,19 @@ def test_lines_past_the_ceiling_are_evicted_when_every_revision_is_refused(
     assert ("evicted", "unlearned_name") in outcomes
 
 
+def test_a_budget_of_zero_keeps_no_memory_and_asks_no_reviser(tmp_path: Path) -> None:
+    runner, store, calls = recording_runner(
+        tmp_path, _answers(faithful), KernelLimits(character_memory_tokens=0)
+    )
+    sid = run(runner.create_session(SCENARIO, "C1")).id
+    for line in LINES[:3]:
+        run(runner.play_turn(sid, TurnInput(speech=line)))
+    assert not [c for c in calls if c.agent.startswith("reviser:")]
+    assert all(
+        not led.memory and not led.memory_summary for led in store.load(sid).ledgers.values()
+    )
+
+
 def _heads(requests: list[ProviderRequest], agent: str) -> list[str]:
     return [r.messages[0].content for r in requests if r.agent == agent]
 
