@@ -227,10 +227,8 @@ async def revise_memory(
     ledgers = dict(state.ledgers)
     revisions: list[MemoryRevision] = []
     if budget <= 0:  # memory off: nothing to fold, nothing kept (a harness arm starves it)
-        for owner, ledger in ledgers.items():
-            if ledger.memory:
-                ledgers[owner] = ledger.model_copy(update={"memory": []})
-        return ledgers, revisions
+        emptied = {o: led.model_copy(update={"memory": []}) for o, led in ledgers.items()}
+        return emptied, revisions
     known: Knowledge | None = None
     for owner in state.cast:
         ledger = ledgers.get(owner)
