@@ -73,6 +73,11 @@ class Turn:
 
     kernel_ms: float
     prompt_tokens: int
+    """Estimated tokens of every prompt the turn sent but the summarizer's."""
+    director_tokens: int
+    """Estimated tokens of the turn's Director prompt (the one compaction keeps bounded)."""
+    revisions: int
+    """Ledger memory revisions the turn asked for (`reviser:<slot>` calls)."""
     compacted: bool
 
 
@@ -122,6 +127,10 @@ def play(data_dir: Path, turns: int) -> Report:
                 Turn(
                     kernel_ms=(wall - (provider.waited - waited)) * 1000,
                     prompt_tokens=sum(c.prompt_estimated_tokens for c in sent),
+                    director_tokens=sum(
+                        c.prompt_estimated_tokens for c in sent if c.agent == "director"
+                    ),
+                    revisions=sum(1 for c in sent if c.agent.startswith("reviser:")),
                     compacted=store.compacted_through(sid) != before,
                 )
             )
@@ -160,19 +169,26 @@ def main() -> None:
     for name, part in ((short_name, first), (long_name, last)):
         ms = [t.kernel_ms for t in part]
         tokens = [t.prompt_tokens for t in part]
+        director = [t.director_tokens for t in part]
         print(
             f"{name}: kernel ms median {statistics.median(ms):.1f} p95 {_p95(ms):.1f};"
             f" prompt tokens per turn median {statistics.median(tokens):.0f}"
-            f" max {max(tokens)}; compactions among them {sum(t.compacted for t in part)}"
+            f" max {max(tokens)}; Director prompt median {statistics.median(director):.0f}"
+            f" max {max(director)}; memory revisions {sum(t.revisions for t in part)};"
+            f" compactions among them {sum(t.compacted for t in part)}"
         )
     ms_first, ms_last = [t.kernel_ms for t in first], [t.kernel_ms for t in last]
     tok_first = [t.prompt_tokens for t in first]
     tok_last = [t.prompt_tokens for t in last]
+    dir_first = [t.director_tokens for t in first]
+    dir_last = [t.director_tokens for t in last]
     print(
         f"ratio last/first: kernel p95 {_p95(ms_last) / _p95(ms_first):.2f},"
         f" median {statistics.median(ms_last) / statistics.median(ms_first):.2f};"
         f" prompt tokens median"
-        f" {statistics.median(tok_last) / statistics.median(tok_first):.2f}"
+        f" {statistics.median(tok_last) / statistics.median(tok_first):.2f},"
+        f" Director prompt median"
+        f" {statistics.median(dir_last) / statistics.median(dir_first):.2f}"
     )
     plain_first = [t.kernel_ms for t in first if not t.compacted]
     plain_last = [t.kernel_ms for t in last if not t.compacted]
