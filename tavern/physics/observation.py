@@ -20,7 +20,7 @@ from tavern.physics.identity import (
     renderer,
 )
 from tavern.physics.perception import perceives
-from tavern.physics.redaction import redact
+from tavern.physics.redaction import Tokenizer, redact, salient_tokens
 from tavern.physics.zones import can_hear, can_see, zone_of
 from tavern.records import (
     ActionRecord,
@@ -220,11 +220,17 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
     return roster
 
 
-def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) -> Observation:
+def observe(
+    state: SessionState,
+    history: Sequence[HistoryRecord],
+    viewer: str,
+    tokens: Tokenizer = salient_tokens,
+) -> Observation:
     """Project the session for one character: only what it perceived, in its own names.
 
     Names heard in `history` are learned on the way (a pure fold over `learn_names`), so the
-    observation never depends on the caller having updated the ledger first.
+    observation never depends on the caller having updated the ledger first. `tokens`
+    tokenizes the record texts (the turn's `redaction.TokenTable`).
 
     Example:
         >>> from tavern.records import Body, Mind, Scene
@@ -243,7 +249,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     )
     ledger = learn_all(ledger, history, cast, viewer)
     scene = state.scene
-    hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
+    hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast), tokens)
     render = renderer(viewer, ledger, cast)
     lines = []
     for record in history:

@@ -15,6 +15,7 @@ from tavern.physics.guards import cast_public_texts, knowledge_of
 from tavern.physics.identity import name_learner, renderer
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
+from tavern.physics.redaction import Tokenizer, salient_tokens
 from tavern.records import (
     Character,
     HistoryRecord,
@@ -40,6 +41,7 @@ def capture_memory(
     context: Sequence[HistoryRecord],
     scene: Scene,
     budget_chars: int = character.MEMORY_BUDGET_TOKENS * 4,
+    tokens: Tokenizer = salient_tokens,
 ) -> dict[str, PerspectiveLedger]:
     """Every ledger after the beat: names learned and one digest line per perceived record.
 
@@ -50,6 +52,7 @@ def capture_memory(
         context: Recent history including the beat (for the secret-token guards).
         scene: The stage after the beat.
         budget_chars: Memory budget of a Character prompt, in characters (`evict`).
+        tokens: What the guards tokenize texts with (the turn's `redaction.TokenTable`).
 
     Returns:
         New ledgers (unchanged ones are the same objects).
@@ -57,7 +60,7 @@ def capture_memory(
     out = dict(ledgers)
     # The same public words as the viewer's observation (`physics.observe`): its memory
     # line of a record then masks exactly what its view of it masked.
-    known = knowledge_of(context, scene, cast_public_texts(cast))
+    known = knowledge_of(context, scene, cast_public_texts(cast), tokens)
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)

@@ -142,3 +142,22 @@ def test_what_a_speech_names_follows_the_cast_names() -> None:
     """The same record names Rui for one cast and nobody where C2 is called otherwise."""
     other = _renamed(_CAST, "C2", "Vasco")
     assert [_learned_rui(c) for c in (_CAST, other, _CAST)] == ["Rui", None, "Rui"]
+
+
+def test_token_table_is_per_turn_and_gives_what_the_plain_walk_gives() -> None:
+    """The turn's `TokenTable` tokenizes each text once and changes no verdict; a table
+    that answered one text for another (keyed on too little) is caught."""
+    from tavern.physics.guards import knowledge_of
+    from tavern.physics.redaction import TokenTable
+
+    history = [_whisper("meet at the mill", ["C1", "C2"]), _thought("the ledger 4471")]
+    table = TokenTable()
+    assert knowledge_of(history, SCENE, (), table) == knowledge_of(history, SCENE)
+    assert table("meet at the mill") is table("meet at the mill")
+    assert table("Vault 4471") == salient_tokens("Vault 4471")
+
+    class Stale(TokenTable):  # planted: one answer for every text
+        def __call__(self, text: str) -> frozenset[str]:
+            return super().__call__("meet at the mill")
+
+    assert knowledge_of(history, SCENE, (), Stale()) != knowledge_of(history, SCENE)
