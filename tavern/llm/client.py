@@ -172,17 +172,3 @@ class LlmClient:
         if not isinstance(value, dict):
             raise LlmCallError("schema", "answer is not a JSON object")
         return value
-
-    async def call_text(
-        self,
-        *,
-        agent: str,
-        messages: list[ChatMessage],
-        session_id: str,
-        turn_number: int,
-        max_tokens: int | None = None,
-    ) -> str:
-        """Ask for free text (no schema); same policy, retry and journaling as `call_json`."""
-        request = self._request(agent, messages, None, session_id, turn_number, max_tokens)
-        response = await self._stack.complete(request)
-        return response.content
