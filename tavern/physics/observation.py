@@ -125,7 +125,7 @@ _Parts = tuple[LineMode, str, str, str]
 
 def _redacted(parts: _Parts, hidden: frozenset[str]) -> tuple[LineMode, str]:
     mode, before, shown, after = parts
-    return mode, before + (redact(shown, hidden) if shown else "") + after
+    return mode, before + (redact(shown, hidden, normalized=True) if shown else "") + after
 
 
 def _line_parts(
@@ -178,7 +178,7 @@ def digest_line(
         viewer: Slot id whose memory it is.
         ledger: The viewer's ledger (names to render with).
         cast: The session cast.
-        hidden: Tokens to redact (see `guards.hidden_tokens_for`).
+        hidden: Normalized tokens to redact (as `guards.hidden_tokens_for` gives them).
         render: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
 
     Example:
@@ -259,7 +259,7 @@ def observe(
             lines.append(ObservedLine(record.seq, record.turn_number, record.kind, mode, text))
 
     def public(text: str) -> str:
-        return redact(render(text), hidden)
+        return redact(render(text), hidden, normalized=True)
 
     own_zone = zone_of(scene, viewer)
     labels = {z.id: z.label for z in scene.zones}

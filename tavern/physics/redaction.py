@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 
 MASK = "[...]"
 """What a redacted token becomes. It holds no word characters, so redaction is idempotent."""
@@ -105,14 +106,20 @@ def tokens_of(texts: Iterable[str], tokens: Tokenizer = salient_tokens) -> set[s
     return found
 
 
-def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
+def redact(text: str, tokens: Iterable[str], mask: str = MASK, *, normalized: bool = False) -> str:
     """Replace every whole-word occurrence of any of `tokens` (case-insensitive) by `mask`.
+
+    `normalized`: `tokens` is a set already in `normalize`'s form (as `salient_tokens` and
+    `guards.Knowledge` give them), so a caller redacting many texts with one set does not
+    normalize it again for each.
 
     Example:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
-    hidden = {normalize(t) for t in tokens}
+    hidden = (
+        tokens if normalized and isinstance(tokens, AbstractSet) else set(map(normalize, tokens))
+    )
     if not hidden:
         return text
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)

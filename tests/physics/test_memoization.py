@@ -161,3 +161,14 @@ def test_token_table_is_per_turn_and_gives_what_the_plain_walk_gives() -> None:
             return super().__call__("meet at the mill")
 
     assert knowledge_of(history, SCENE, (), Stale()) != knowledge_of(history, SCENE)
+
+
+def test_redaction_of_a_normalized_set_is_the_same_redaction() -> None:
+    """`normalized=True` skips normalizing a set the guards built; it must mask exactly what
+    the plain call masks. Control: a set that is not in normalized form is then not read as
+    such, so the flag is only for sets from `salient_tokens` and `Knowledge`."""
+    text = "The VAULT code is 4471; Ação na Vault."
+    hidden = frozenset(salient_tokens("vault 4471 ação"))
+    assert redact(text, hidden, normalized=True) == redact(text, hidden)
+    assert redact(text, hidden) == "The [...] code is [...]; [...] na [...]."
+    assert redact(text, frozenset({"VAULT"}), normalized=True) == text  # control
