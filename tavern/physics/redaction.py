@@ -69,7 +69,9 @@ def salient_tokens(text: str) -> frozenset[str]:
         >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
         ['4471', 'code', 'lamp', 'red', 'vault']
     """
-    return frozenset(t for t in map(normalize, _WORD.findall(text)) if _salient_normalized(t))
+    # ASCII: lowering the whole text lowers each word in place, as `normalize` would.
+    found = _WORD.findall(text.lower()) if text.isascii() else map(normalize, _WORD.findall(text))
+    return frozenset(t for t in found if _salient_normalized(t))
 
 
 Tokenizer = Callable[[str], frozenset[str]]

@@ -172,3 +172,22 @@ def test_redaction_of_a_normalized_set_is_the_same_redaction() -> None:
     assert redact(text, hidden, normalized=True) == redact(text, hidden)
     assert redact(text, hidden) == "The [...] code is [...]; [...] na [...]."
     assert redact(text, frozenset({"VAULT"}), normalized=True) == text  # control
+
+
+def test_salient_tokens_reads_each_word_as_normalize_does() -> None:
+    """The ASCII fast path (the whole text lowered at once) gives what normalizing word by
+    word gives, in both languages; a fast path that lost the digits rule would fail here."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tavern.physics.redaction import _WORD, _salient_normalized, normalize
+
+    def by_word(text: str) -> frozenset[str]:
+        return frozenset(t for t in map(normalize, _WORD.findall(text)) if _salient_normalized(t))
+
+    @given(st.text(alphabet=st.sampled_from("aZ9_ .,'Çãé\u0301İ-"), max_size=40))
+    def same(text: str) -> None:
+        assert salient_tokens(text) == by_word(text)
+
+    same()
+    assert salient_tokens("Vault 42 é o CÓDIGO") == frozenset({"vault", "42", "código"})
