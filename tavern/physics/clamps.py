@@ -292,15 +292,8 @@ last, as the guards left them (two can become one)."""
 def clamp_decision(
     decision: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Make a Director proposal admissible and report each change.
-
-    Args:
-        decision: The parsed, schema-valid proposal (possibly hostile).
-        ctx: The scene, history and limits to judge it against.
-
-    Returns:
-        The admissible decision and the list of changes, in rule order. Clamping the result
-        again returns it unchanged with no changes.
+    """Make a (possibly hostile) schema-valid Director proposal admissible, and report each
+    change in rule order; clamping the result again changes nothing.
 
     Example:
         >>> ctx = ClampContext(scene=Scene(location="inn", present=["C1", "C2"]))

@@ -171,15 +171,9 @@ def digest_line(
     hidden: frozenset[str] = frozenset(),
     render: Callable[[str], str] | None = None,
 ) -> str | None:
-    """One memory line for a perceived speech, action or event; None for anything else.
-
-    Args:
-        record: The record to capture.
-        viewer: Slot id whose memory it is.
-        ledger: The viewer's ledger (names to render with).
-        cast: The session cast.
-        hidden: Normalized tokens to redact (as `guards.hidden_tokens_for` gives them).
-        render: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
+    """One memory line of `viewer` for a perceived speech, action or event; None for anything
+    else. `hidden`: normalized tokens to redact (as `guards.hidden_tokens_for` gives them);
+    `render`: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
 
     Example:
         >>> from tavern.records import Audience
