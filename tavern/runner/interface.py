@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from tavern.records import ChatMessage, SessionState, TurnInput
+from tavern.records import ChatMessage, CompactionSettings, SessionState, TurnInput
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
+    CompactResult,
     InterviewResult,
     SessionView,
     Suggestion,
@@ -61,9 +62,11 @@ class TurnRunner(Protocol):
         scenario_id: str,
         controlled_character_id: str | None = None,
         filter_profile: FilterProfile | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
-        `filter_profile`: the session's own filter profile, over the runner's."""
+        `filter_profile`: the session's own filter profile, over the runner's;
+        `compaction`: its compaction settings (automatic compaction is opt-in)."""
         ...
 
     async def view(self, session_id: str) -> SessionView:
@@ -89,6 +92,26 @@ class TurnRunner(Protocol):
 
     async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    async def compact(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        progress: Progress | None = None,
+        retention_turns: int | None = None,
+    ) -> CompactResult:
+        """Fold the history older than the retention window into the story summary, in
+        one transaction; reversible by `restore`."""
+        ...
+
+    async def restore(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        checkpoint_id: str | None = None,
+    ) -> CompactResult:
+        """Undo the last compaction from its checkpoint (last in, first out)."""
         ...
 
     def variants(self, session_id: str) -> list[TurnVariant]:

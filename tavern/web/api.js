@@ -109,6 +109,8 @@ export const api = {
   deleteSession: (id) => request("DELETE", `/sessions/${e(id)}`),
   turn: (id, input, revision, onProgress) => stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress),
   undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
+  compact: (id, revision, onProgress) => stream(`/sessions/${e(id)}/compact${rev(revision)}`, {}, onProgress),
+  restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
   rerun: (id, input, revision, onProgress) =>
     stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
   variants: (id) => request("GET", `/sessions/${e(id)}/variants`),

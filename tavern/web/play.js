@@ -330,6 +330,24 @@ export async function undo() {
   if (isOpen(sessionId)) await openPlay(sessionId);
 }
 
+/** Compact the open session's old history (`kind` "compact") or restore the last compaction
+ * ("restore"), then reload the view. */
+async function compaction(kind) {
+  if (!current) return;
+  const sessionId = current.view.id;
+  const sentAt = sentFrom();
+  try {
+    const result = await inflight.track(sessionId, kind, (progress) =>
+      kind === "compact" ? api.compact(sessionId, sentAt.revision, progress) : api.restore(sessionId, sentAt.revision),
+    );
+    toast(t(kind === "compact" ? "play.compacted" : "play.restored", { turn: result.cutoff_turn }), { error: false });
+  } catch (error) {
+    failed(sessionId, sentAt.title, error);
+    return;
+  }
+  if (isOpen(sessionId)) await openPlay(sessionId);
+}
+
 export async function suggest() {
   if (!current) return;
   const sessionId = current.view.id;
@@ -380,4 +398,6 @@ export function relabelPlay() {
 
 export function wirePlay() {
   $("load-earlier").addEventListener("click", () => loadEarlier());
+  $("play-compact").addEventListener("click", () => compaction("compact"));
+  $("play-restore").addEventListener("click", () => compaction("restore"));
 }
