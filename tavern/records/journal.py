@@ -147,6 +147,9 @@ class CommitLine(_LineBase):
     `off`); None on lines written before profiles existed."""
     filter_skipped: list[str] = Field(default_factory=list)
     """Rules of that profile skipped because they do not read the session's language."""
+    quiet: bool = False
+    """A legal silence: the admitted decision said nothing material happens and held no
+    event, so no narration was asked; the turn holds a `quiet` kernel marker instead."""
 
 
 class UndoLine(_LineBase):

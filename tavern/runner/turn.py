@@ -44,10 +44,11 @@ from tavern.runner.filtering import (
 from tavern.runner.fit import fitted
 from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
-from tavern.runner.interface import ModelFailureError, Progress
+from tavern.runner.interface import Lines, ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.screen import QUIET_MARKER, display_names, perceived_by
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
@@ -65,6 +66,21 @@ class TurnOutcome:
     filter_cuts: list[FilterCut] = field(default_factory=list)
     filter_profile: FilterProfile = "small_local"
     filter_skipped: list[str] = field(default_factory=list)
+    quiet: bool = False
+    """A legal silence: the Director admitted nothing material, so no narration was asked."""
+
+
+def is_quiet(decision: DirectorDecision) -> bool:
+    """Whether an admitted decision is a legal silence: it says nothing material happens and
+    holds no event. A small model often says `nothing_happens` beside events it lists; the
+    events win (the prose renderer is asked), so a flag alone never silences a beat.
+
+    >>> is_quiet(DirectorDecision(nothing_happens=True))
+    True
+    >>> is_quiet(DirectorDecision(nothing_happens=False))
+    False
+    """
+    return decision.nothing_happens and not decision.events
 
 
 class TurnTransaction:
@@ -80,8 +96,12 @@ class TurnTransaction:
         limits: KernelLimits,
         progress: Progress | None = None,
         filter_profile: FilterProfile = "small_local",
+        lines: Lines | None = None,
     ) -> None:
         self.progress = progress
+        self.lines = lines
+        self._shown = 0
+        """How many of the beat's records `lines` has been given (or passed over)."""
         self.filter_profile: FilterProfile = state.filter_profile or filter_profile
         self.cuts: list[FilterCut] = []
         self.skipped: list[str] = []
@@ -110,6 +130,18 @@ class TurnTransaction:
         if self.progress is not None:
             await self.progress(stage, fraction)
 
+    async def _show(self) -> None:
+        """Give `lines` the beat's records added since the last call, as the human's screen
+        shows them. Called only once those records are final (clamped, filtered)."""
+        fresh = self.log.records[self._shown :]
+        self._shown = len(self.log.records)
+        if self.lines is None or not fresh:
+            return
+        state = self.state
+        seen = perceived_by(fresh, state.controlled_id, display_names(state))
+        if seen:
+            await self.lines(seen)
+
     async def run(self) -> TurnOutcome:
         """Play the beat and return the new state and records (not yet committed)."""
         state, turn = self.state, self.effective.turn
@@ -129,15 +161,24 @@ class TurnTransaction:
             ),
             invited,
         )
-        await self._report("prose", 0.4)
         self.log.mark_actions_resolved()
         scene = apply_canon(state.scene, decision)
         staged = state.model_copy(update={"scene": scene})
         self.log.add_events(decision, self._reader_mask(staged))
-        narration, _ = await asyncio.gather(
-            self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
-        )
-        self._add_narration(narration)
+        await self._show()  # the human's own lines and the clamped events are final
+        quiet = is_quiet(decision)
+        if quiet:
+            # Legal silence: no prose call; the marker carries no words (the screen's are the
+            # interface's own, never a model's) and no prompt builder renders it as an event.
+            self.log.add_system(QUIET_MARKER, "")
+            await self._prepare_ledgers(staged, decision.next_speakers)
+        else:
+            await self._report("prose", 0.4)
+            narration, _ = await asyncio.gather(
+                self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
+            )
+            self._add_narration(narration)
+        await self._show()
         await self._report("speakers", 0.6)
         returned, next_speaker = await self._speakers(staged, decision.next_speakers)
         moods = {**state.moods, **decision.mood_updates}
@@ -163,6 +204,7 @@ class TurnTransaction:
             self.cuts,
             self.filter_profile,
             sorted(set(self.skipped)),
+            quiet,
         )
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
@@ -293,6 +335,7 @@ class TurnTransaction:
             heard = self._context()  # what this speaker heard; its reply is not in it yet
             observation = prepared or observe(staged, heard, slot)
             first = False
+            await self._report(f"character:{slot}", 0.6)
             answer = await self._character(staged, slot, observation)
             ctx = reply_context(staged, slot, heard, self.turn_number)
             reply, result = filtered_reply(answer, ctx, self.filter_profile)
@@ -300,6 +343,7 @@ class TurnTransaction:
             self.skipped += result.skipped
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
+                await self._show()  # the reply as the filters left it
         return False, None
 
     async def _character(
