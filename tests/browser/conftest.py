@@ -54,9 +54,9 @@ class _Delayed:
         self.inner = inner
         self.delay = delay
 
-    async def play_turn(self, *args: Any) -> Any:
+    async def play_turn(self, *args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(self.delay)
-        return await self.inner.play_turn(*args)
+        return await self.inner.play_turn(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -9,6 +9,8 @@ it is allowed to (a positive control), so the sweep is looking at live data.
 from __future__ import annotations
 
 from tavern.physics.perception import perceives
+from tavern.records import CommitLine
+from tavern.store import journal_path, read_journal
 
 from .kit import Kit, KitFactory
 from .sweeps import call_texts, leaks, outsider_agents, prompt_of, unlearned_names
@@ -66,7 +68,9 @@ def test_spoken_words_never_reach_a_prose_prompt(make_kit: KitFactory) -> None:
     kit.play(sid, speech=f"Mark my words: {SPOKEN} before midnight.", force_speaker="C4")
     _play_many(kit, sid, 8)
     prose = [prompt_of(r) for r in kit.requests("prose")]
-    assert len(prose) == 9
+    commits = read_journal(journal_path(kit.data_dir, sid))
+    quiet = sum(1 for c in commits if isinstance(c, CommitLine) and c.quiet)
+    assert len(prose) + quiet == 9 and len(prose) >= 5  # a quiet beat asks no narration
     assert not leaks(SPOKEN, prose)
     # Positive control: a hearer in the hall got the words.
     assert leaks(SPOKEN, [prompt_of(kit.requests("character:C4")[0])])
