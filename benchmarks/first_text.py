@@ -92,9 +92,7 @@ def config_for(provider: str) -> AppConfig:
 
 async def bench(args: argparse.Namespace, data_dir: Path) -> list[Timing]:
     store = SessionStore(data_dir)
-    runner = build_runner(
-        config=config_for(args.provider), library=Library(data_dir), store=store
-    )
+    runner = build_runner(config=config_for(args.provider), library=Library(data_dir), store=store)
     try:
         view = await runner.create_session(args.scenario)
         timings = []

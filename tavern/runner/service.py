@@ -463,9 +463,7 @@ class Runner:
             known = self.store.variants(session_id)
             offset = RERUN_SEED_STEP * (1 + max(v.variant for v in known))
             client = _Reseeded(self.client, offset)
-            outcome = await self._transact(
-                session_id, base.snapshot, turn, progress, client, lines
-            )
+            outcome = await self._transact(session_id, base.snapshot, turn, progress, client, lines)
             try:
                 stored = self.store.replace_last_turn(
                     session_id, outcome.records, outcome.state, base.revision, turn

@@ -190,9 +190,7 @@ async def test_lines_arrive_before_the_turn_ends_and_cut_sentences_never(tmp_pat
     assert leaked(client.frames, [ASSISTANT, REFUSAL]) == []
     # The filter did fire: the cut sentences were in the model's answers.
     commits = [
-        line
-        for line in read_journal(journal_path(tmp_path, sid))
-        if isinstance(line, CommitLine)
+        line for line in read_journal(journal_path(tmp_path, sid)) if isinstance(line, CommitLine)
     ]
     assert {c.rule for c in commits[-1].filter_cuts} == {"out_of_world"}
     stages = [d["stage"] for e, d in client.frames if e == "progress"]
@@ -225,4 +223,3 @@ async def test_a_failed_turn_ends_in_an_error_after_its_lines(tmp_path: Path) ->
     assert "line" in events and events[-1] == "error"
     assert services.sessions.load(sid).turn_number == 0
     services.sessions.close()
-

@@ -129,7 +129,9 @@ def test_lines_arrive_in_order_as_the_filters_leave_them(make_kit: KitFactory) -
     async def progress(stage: str, fraction: float | None) -> None:
         stages.append(stage)
 
-    result = run(kit.runner.play_turn(sid, TurnInput(action="opens the door"), progress, None, lines))
+    result = run(
+        kit.runner.play_turn(sid, TurnInput(action="opens the door"), progress, None, lines)
+    )
     kinds = [[r.kind for r in batch] for batch in batches]
     # C2's speech is cut whole and its thought is its own: C2 adds no line; C4's speech does.
     assert kinds == [["action", "event"], ["narration"], ["speech"]]
