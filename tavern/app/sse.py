@@ -7,8 +7,10 @@ has already been sent by then.
 
 A turn (`stream_turn`) also carries `line` events (`{"records": [...]}`): the records of the
 turn in flight as the human's screen shows them, each batch once the runner holds it final
-(`runner.interface.Lines`). The `result` event's records are what was committed; a client
-draws the lines as they come and replaces them with the result (or drops them on `error`).
+(`runner.interface.Lines`), and `partial` events (one narration record: its complete,
+filtered sentences so far, each replacing the last, until the narration's `line`). The
+`result` event's records are what was committed; a client draws the lines as they come and
+replaces them with the result (or drops them on `error`).
 """
 
 from __future__ import annotations
@@ -68,9 +70,9 @@ def stream_turn(work: Callable[[Progress, Lines], Awaitable[BaseModel]]) -> Stre
     async def progress(stage: str, fraction: float | None) -> None:
         await queue.put(format_event("progress", {"stage": stage, "fraction": fraction}))
 
-    async def lines(records: Sequence[HistoryRecord]) -> None:
+    async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
         data = [HISTORY_RECORD_ADAPTER.dump_python(r, mode="json") for r in records]
-        await queue.put(format_event("line", {"records": data}))
+        await queue.put(format_event("partial" if partial else "line", {"records": data}))
 
     async def run() -> None:
         try:

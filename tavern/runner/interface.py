@@ -23,11 +23,19 @@ Progress = Callable[[str, float | None], Awaitable[None]]
 """Progress callback: (stage name, fraction done or None). Used for SSE. A Character call
 reports `character:<slot>` before it starts (per-actor progress: "Teodor is answering...")."""
 
-Lines = Callable[[Sequence[HistoryRecord]], Awaitable[None]]
-"""Lines callback: records of the turn in flight as the human's screen shows them
-(`screen.perceived_by`), each batch once it is final: after the clamps (the Director's
-events), after the filter layer (a narration, a reply). Nothing shown through it is later
-cut; the turn's result still replaces it (a failed turn commits nothing). Used for SSE."""
+
+class Lines(Protocol):
+    """Lines callback: records of the turn in flight as the human's screen shows them
+    (`screen.perceived_by`), each batch once it is final: after the clamps (the Director's
+    events), after the filter layer (a narration, a reply), so no filter cuts it later; the
+    turn's result still replaces it (a failed turn commits nothing). With `partial`,
+    the one record is a narration still being written: its complete sentences so far, as the
+    filter layer leaves them (`runner.partial`); the next partial or the final narration
+    replaces it. Used for SSE."""
+
+    def __call__(
+        self, records: Sequence[HistoryRecord], partial: bool = False
+    ) -> Awaitable[None]: ...
 
 
 class RunnerError(Exception):

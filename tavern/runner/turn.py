@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from tavern.agents import character, director, outcome, prose
+from tavern.llm.early_stop import StopEarly
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
@@ -48,6 +49,7 @@ from tavern.runner.interface import Lines, ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.partial import PartialNarration
 from tavern.runner.screen import QUIET_MARKER, display_names, perceived_by
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
@@ -280,13 +282,22 @@ class TurnTransaction:
             self.limits.prose_transcript_tokens,
             self.limits.room("prose"),
         )
-        raw = await self.caller.call(
-            "prose",
-            messages,
-            prose.OUTPUT_SCHEMA,
-            self.turn_number,
-            stop_early=partial(prose.runaway, language=staged.language),
-        )
+        runaway = partial(prose.runaway, language=staged.language)
+        shows: list[asyncio.Task[None]] = []
+        watch = None if self.lines is None else self._partial_narration(staged, beat, shows)
+
+        def watching(answer_so_far: str) -> bool:
+            if watch is not None:
+                watch.see(answer_so_far)
+            return runaway(answer_so_far)
+
+        stop_early: StopEarly = runaway if watch is None else watching
+        try:
+            raw = await self.caller.call(
+                "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=stop_early
+            )
+        finally:
+            await asyncio.gather(*shows)  # every partial goes out before the narration
         text = prose.parse(raw)
         capped = len(text) >= prose.NARRATION_MAX_CHARS
         ctx = narration_context(
@@ -296,6 +307,39 @@ class TurnTransaction:
         self.cuts += result.cuts
         self.skipped += result.skipped
         return result.texts.get("narration", "")
+
+    def _partial_narration(
+        self, staged: SessionState, beat: list[HistoryRecord], shows: list[asyncio.Task[None]]
+    ) -> PartialNarration:
+        """A watch over the streamed narration that shows its filtered complete sentences
+        (`runner.partial`); each showing is a task, gathered before the narration is used."""
+        assert self.lines is not None
+        lines = self.lines
+        ctx = narration_context(
+            staged, self.state.scene.facts, self.history, beat, self.turn_number, False
+        )
+        log = self.log
+
+        def repair(text: str) -> str:
+            return filtered_narration(text, ctx, self.filter_profile).texts.get("narration", "")
+
+        def show(text: str) -> None:
+            record = NarrationRecord(
+                seq=log.next_seq,  # not taken: the final narration takes it
+                turn_number=log.turn_number,
+                speaker=NARRATOR,
+                author="renderer",
+                audience=Audience(origin="public"),
+                tick=log.tick,
+                text=text,
+            )
+
+            async def send() -> None:
+                await lines([record], True)
+
+            shows.append(asyncio.get_running_loop().create_task(send()))
+
+        return PartialNarration(repair, show)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""

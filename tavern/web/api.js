@@ -55,7 +55,8 @@ export async function request(method, path, body, contentType) {
 
 /**
  * A long operation over SSE: calls onProgress(stage, fraction) for each progress event,
- * onLine(records) for each line event (a turn's records once final, before its result) and
+ * onLine(records, partial) for each line event (a turn's records once final, before its
+ * result) and each partial event (a narration's sentences so far, replacing the last), and
  * resolves to the result event's body (or throws the error event as ApiError).
  */
 export async function stream(path, body, onProgress, onLine) {
@@ -73,7 +74,8 @@ export async function stream(path, body, onProgress, onLine) {
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "null");
       if (event === "progress") onProgress?.(data.stage, data.fraction);
-      else if (event === "line") onLine?.(data.records);
+      else if (event === "line") onLine?.(data.records, false);
+      else if (event === "partial") onLine?.(data.records, true);
       else if (event === "result") return data;
       else if (event === "error") throw new ApiError(data.status, data.detail);
     }

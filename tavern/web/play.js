@@ -261,9 +261,9 @@ export async function sendTurn(input) {
   $("suggestions").hidden = true;
   const turnNumber = current.view.turn_number + 1;
   // Lines are drawn only into their own session, still at the revision they were sent from.
-  const drawLines = (records) => {
+  const drawLines = (records, partial) => {
     if (isOpen(sessionId) && current.view.revision === sentAt.revision) {
-      appendLines($("transcript"), turnNumber, records, current.view, hooks);
+      appendLines($("transcript"), turnNumber, records, current.view, hooks, partial);
     }
   };
   let result;

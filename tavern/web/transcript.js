@@ -149,18 +149,22 @@ export function appendTurn(list, mark, records, view, hooks, note = "") {
 }
 
 /** Draw lines of turn `turnNumber` while it runs, under a separator of their own; the
- * committed turn replaces them (`appendTurn` after `dropStreamed`). */
-export function appendLines(list, turnNumber, records, view, hooks) {
+ * committed turn replaces them (`appendTurn` after `dropStreamed`). A `partial` batch is a
+ * narration still being written: it replaces the last partial one, and the next final
+ * batch replaces it. */
+export function appendLines(list, turnNumber, records, view, hooks, partial = false) {
   const fresh = [];
   if (!list.querySelector(`li[data-streaming][data-turn='${turnNumber}']`)) {
     fresh.push(separator({ turn_number: turnNumber, tick: null }, {}));
   }
+  for (const el of list.querySelectorAll("li[data-partial]")) el.remove();
   fresh.push(...records.map((r) => bubble(r, view, hooks)));
   for (const node of fresh) {
     node.dataset.streaming = "true";
     node.dataset.turn = String(turnNumber);
     node.classList.add("streaming");
   }
+  if (partial) for (const node of fresh.slice(-records.length)) node.dataset.partial = "true";
   list.append(...fresh);
   list.scrollTop = list.scrollHeight;
 }

@@ -187,7 +187,15 @@ async def test_lines_arrive_before_the_turn_ends_and_cut_sentences_never(tmp_pat
     assert texts == [r["text"] for r in result["records"]]  # the lines are what committed
     first_line = events.index("line")
     assert first_line < events.index("result") - 1  # several lines before the result
-    assert leaked(client.frames, [ASSISTANT, REFUSAL]) == []
+    assert leaked(client.frames, [ASSISTANT, REFUSAL]) == []  # nor in a `partial` frame
+    # The narration's first sentence went out while the renderer still wrote the next.
+    partials = [d["records"][0]["text"] for e, d in client.frames if e == "partial"]
+    assert partials == [RAIN]
+    narration_line = next(
+        i for i, (e, d) in enumerate(client.frames)
+        if e == "line" and d["records"][0]["kind"] == "narration"
+    )  # fmt: skip
+    assert [e for e, _ in client.frames].index("partial") < narration_line
     # The filter did fire: the cut sentences were in the model's answers.
     commits = [
         line for line in read_journal(journal_path(tmp_path, sid)) if isinstance(line, CommitLine)

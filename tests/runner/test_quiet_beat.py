@@ -121,10 +121,15 @@ def test_lines_arrive_in_order_as_the_filters_leave_them(make_kit: KitFactory) -
     kit = make_kit(fn=director(["C2", "C4"], nothing=False, events=[EVENT]))
     sid = kit.create(controlled="C1")
     batches: list[list[HistoryRecord]] = []
+    partials: list[str] = []
     stages: list[str] = []
 
-    async def lines(records: Sequence[HistoryRecord]) -> None:
-        batches.append(list(records))
+    async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
+        if partial:
+            partials.extend(r.text for r in records)
+            assert not any(r.kind == "narration" for batch in batches for r in batch)
+        else:
+            batches.append(list(records))
 
     async def progress(stage: str, fraction: float | None) -> None:
         stages.append(stage)
@@ -137,8 +142,9 @@ def test_lines_arrive_in_order_as_the_filters_leave_them(make_kit: KitFactory) -
     assert kinds == [["action", "event"], ["narration"], ["speech"]]
     streamed = [r for batch in batches for r in batch]
     assert [r.text for r in streamed] == [r.text for r in result.records]  # what commits
-    texts = " ".join(r.text for r in streamed)
+    texts = " ".join(r.text for r in streamed) + " ".join(partials)
     assert ASSISTANT not in texts and REFUSAL not in texts  # cut before they were shown
+    assert partials == [RAIN]  # its first sentence, complete once the second began
     assert {c.rule for c in commit_of(kit, sid).filter_cuts} == {"out_of_world"}
     assert stages.index("character:C2") < stages.index("character:C4")
     assert "character:C1" not in stages
@@ -159,7 +165,7 @@ def test_lines_carry_only_what_the_human_perceived(make_kit: KitFactory) -> None
     sid = kit.create(controlled="C1")
     batches: list[HistoryRecord] = []
 
-    async def lines(records: Sequence[HistoryRecord]) -> None:
+    async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
         batches.extend(records)
 
     run(kit.runner.play_turn(sid, TurnInput(speech="Hello."), None, None, lines))
