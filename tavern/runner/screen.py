@@ -24,7 +24,10 @@ WHISPER_MARKER = "(whispered)"
 """What the human reads of a whisper their character only noticed."""
 QUIET_MARKER = "quiet"
 """The kernel marker of a legal silence (the Director admitted nothing material, no
-narration was asked). It carries no text: the screen words it in the interface's language."""
+narration was asked). The screen words it in the interface's language, never with its text."""
+QUIET_TEXT = "Nothing material happens."
+"""The marker's text: what later prompts read of the beat (the Director's window, the prose
+renderer's transcript), in the words the prose prompt uses for an empty beat."""
 
 
 def perceived_by(

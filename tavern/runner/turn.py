@@ -50,7 +50,7 @@ from tavern.runner.limits import KernelLimits
 from tavern.runner.memory import capture_memory
 from tavern.runner.own_view import own_reply, own_sheet
 from tavern.runner.partial import PartialNarration
-from tavern.runner.screen import QUIET_MARKER, display_names, perceived_by
+from tavern.runner.screen import QUIET_MARKER, QUIET_TEXT, display_names, perceived_by
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
@@ -170,9 +170,9 @@ class TurnTransaction:
         await self._show()  # the human's own lines and the clamped events are final
         quiet = is_quiet(decision)
         if quiet:
-            # Legal silence: no prose call; the marker carries no words (the screen's are the
-            # interface's own, never a model's) and no prompt builder renders it as an event.
-            self.log.add_system(QUIET_MARKER, "")
+            # Legal silence: no prose call. The marker's kernel words are for later prompts;
+            # the screen shows the interface's own words for it, never a model's.
+            self.log.add_system(QUIET_MARKER, QUIET_TEXT)
             await self._prepare_ledgers(staged, decision.next_speakers)
         else:
             await self._report("prose", 0.4)

@@ -84,6 +84,7 @@ def test_a_quiet_beat_shows_as_one_in_both_languages(scripted_page: Any) -> None
     quiet = transcript.locator("[data-testid=quiet-beat][data-turn='1']")
     expect(quiet).to_have_text("A quiet moment: nothing of note happens.")
     expect(transcript.locator("li.narration")).to_have_count(0)
+    assert "Nothing material happens." not in (transcript.text_content() or "")  # kernel's
     assert "prose" not in asked  # the beat cost no narration call
     shoot(page, "stream-03-quiet-beat")
     page.click("[data-testid=setup-open]")

@@ -1,7 +1,7 @@
 """Legal silence and the turn's lines as they become final.
 
 A Director that admits nothing material (`nothing_happens` and no event) gets no prose call:
-the turn commits a wordless `quiet` marker, the commit line says `quiet`, and the human's
+the turn commits a `quiet` kernel marker, the commit line says `quiet`, and the human's
 screen shows the marker (the interface words it). The `lines` callback receives the human's
 records and the clamped events, then the narration, then each reply, each as the filter
 layer left it.
@@ -20,7 +20,7 @@ from tavern.records import (
     SystemRecord,
     TurnInput,
 )
-from tavern.runner.screen import QUIET_MARKER, perceived_by
+from tavern.runner.screen import QUIET_MARKER, QUIET_TEXT, perceived_by
 from tavern.store import journal_path, read_journal
 
 from .kit import KitFactory, director_answer, run
@@ -54,7 +54,7 @@ def commit_of(kit: Any, sid: str) -> CommitLine:
     return [line for line in lines if isinstance(line, CommitLine)][-1]
 
 
-def test_a_quiet_beat_asks_no_narration_and_commits_a_wordless_marker(
+def test_a_quiet_beat_asks_no_narration_and_commits_a_kernel_marker(
     make_kit: KitFactory,
 ) -> None:
     kit = make_kit(fn=director([NARRATOR], nothing=True))
@@ -63,7 +63,7 @@ def test_a_quiet_beat_asks_no_narration_and_commits_a_wordless_marker(
     assert kit.requests("prose") == []  # no model call for a beat where nothing happens
     assert commit_of(kit, sid).quiet
     [marker] = [r for r in kit.history(sid) if isinstance(r, SystemRecord) and r.turn_number]
-    assert (marker.marker, marker.text) == (QUIET_MARKER, "")  # no model words in it
+    assert (marker.marker, marker.text) == (QUIET_MARKER, QUIET_TEXT)  # kernel words
     shown = [r for r in result.records if r.kind == "system"]
     assert shown == [marker]  # the human's screen carries it; the interface words it
     assert not any(r.kind == "narration" for r in result.records)
@@ -72,7 +72,7 @@ def test_a_quiet_beat_asks_no_narration_and_commits_a_wordless_marker(
     # The next Director sees the marker as a kernel line, never as a narration.
     kit.play(sid, speech="Hello?")
     prompt = kit.requests("director")[-1].messages[-1].content
-    assert "quiet |" in prompt
+    assert f"quiet | {QUIET_TEXT}" in prompt
 
 
 def test_a_quiet_beat_still_runs_its_speakers(make_kit: KitFactory) -> None:
