@@ -9,7 +9,8 @@ has been played a while has it) and then `--turns` turns of a built-in scenario 
 (`tavern.app.sse.stream_turn` forwards each batch as it comes). For each turn it takes the
 time from the call (Send) to the first batch holding a record the player did not write (an
 event, the narration, another character's line, or a quiet beat's marker: what the page
-draws first that is not the player's own words) and to the end of the turn (committed).
+draws first that is not the player's own words; `narration*` marks a narration's first
+complete sentences, shown while the rest is written) and to the end of the turn (committed).
 Prints each turn, then the median and p90 of both (goal: first visible text within 12 s on
 the local model, 2 cores, warm cache), with the load average before and after: on a shared
 machine the figures include waiting for a core.
@@ -63,10 +64,11 @@ async def timed_turn(runner: object, sid: str, turn: TurnInput) -> Timing:
     start = time.perf_counter()
     first: list[tuple[float, str]] = []
 
-    async def lines(records: Sequence[HistoryRecord]) -> None:
+    async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
         theirs = [r for r in records if r.author != "human"]
         if theirs and not first:
-            first.append((time.perf_counter() - start, theirs[0].kind))
+            kind = f"{theirs[0].kind}{'*' if partial else ''}"
+            first.append((time.perf_counter() - start, kind))
 
     try:
         await runner.play_turn(sid, turn, None, None, lines)  # type: ignore[attr-defined]

@@ -63,9 +63,12 @@ class _Delayed:
 
 
 @contextmanager
-def _serve(data_dir: Path, delay: float = 0.0, fn: Any = None) -> Iterator[str]:
+def _serve(
+    data_dir: Path, delay: float = 0.0, fn: Any = None, provider: Any = None
+) -> Iterator[str]:
     """A server over `data_dir`; `fn`, when given, answers every model call (the fake
-    provider's function mode) in place of the seeded fake."""
+    provider's function mode) in place of the seeded fake; `provider`, when given, is the
+    provider (a fake of the test's own) over `fn`."""
     import uvicorn
 
     from tavern.app.main import create_app
@@ -85,7 +88,7 @@ def _serve(data_dir: Path, delay: float = 0.0, fn: Any = None) -> Iterator[str]:
 
             journal = runner.journal
             runner.client = LlmClient(
-                FakeProvider("function", fn=fn),
+                provider or FakeProvider("function", fn=fn),
                 sink=lambda line: journal.append(line.session_id, line),
             )
         return _Delayed(runner, delay) if delay else runner
@@ -168,11 +171,12 @@ def _open(browser: Any, url: str, **context: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def scripted_page(browser: Any, tavern_data_dir: Path) -> Iterator[Callable[[Any], Any]]:
-    """`scripted_page(fn)`: a page on a server whose model calls `fn` answers."""
+    """`scripted_page(fn)`: a page on a server whose model calls `fn` answers
+    (`scripted_page(fn, provider)`: through that fake provider)."""
     with ExitStack() as stack:
 
-        def make(fn: Any) -> Any:
-            url = stack.enter_context(_serve(tavern_data_dir, fn=fn))
+        def make(fn: Any, provider: Any = None) -> Any:
+            url = stack.enter_context(_serve(tavern_data_dir, fn=fn, provider=provider))
             return stack.enter_context(contextmanager(_open)(browser, url))
 
         yield make

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import replace
 from typing import Any
 
 from browser_kit import idle, send, shoot, start
 from playwright.sync_api import expect
 
-from tavern.llm.fake import generate_answer
-from tavern.llm.provider import ProviderRequest
+from tavern.llm.early_stop import EarlyStop, word_pieces
+from tavern.llm.fake import FakeProvider, generate_answer
+from tavern.llm.provider import ProviderRequest, ProviderResponse
 
 RAIN = "Rain drums on the shutters."
 ASSISTANT = "What can I assist you with today?"
@@ -96,3 +98,54 @@ def test_a_quiet_beat_shows_as_one_in_both_languages(scripted_page: Any) -> None
     page.wait_for_selector("body[data-ready=true]")
     idle(page)
     expect(quiet).to_have_text("Um momento tranquilo: nada digno de nota acontece.")
+
+
+class Dripping(FakeProvider):
+    """The function fake, streaming a narration word by word as a server would, and holding
+    before the word that opens its `hold_at` sentence until `gate` is set."""
+
+    def __init__(self, fn: Any, gate: threading.Event, hold_before: str) -> None:
+        super().__init__("function", fn=fn)
+        self.gate = gate
+        self.hold_before = hold_before
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        if request.stop_early is None:
+            return await super().complete(request)
+        whole = await super().complete(replace(request, stop_early=None))
+        answer = EarlyStop(request.stop_early)
+        for piece in word_pieces(whole.content):
+            if piece.strip() == self.hold_before:
+                await asyncio.to_thread(self.gate.wait, GATE_S)
+            if answer.feed(piece):
+                return ProviderResponse(content=answer.content, stopped_early=True)
+            await asyncio.sleep(0)
+        return whole
+
+
+def test_a_narration_shows_its_sentences_while_it_is_written(scripted_page: Any) -> None:
+    gate = threading.Event()
+    narration = f"{RAIN} {ASSISTANT} The fire gutters low. A dog barks outside."
+
+    def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return {"events": [], "next_speakers": [], "time_skip_ticks": 0,
+                    "nothing_happens": False}  # fmt: skip
+        if request.agent == "prose":
+            return {"narration": narration}
+        return _other(request)
+
+    page = scripted_page(answer, Dripping(answer, gate, hold_before="dog"))
+    start(page, "the-toll-house")
+    page.fill("[data-testid=c-speech]", "Is anyone awake?")
+    page.click("[data-testid=c-send]")
+    partial = page.locator("[data-testid=transcript] li.narration[data-partial] .text")
+    # Held before "dog": the complete sentences so far are drawn, the cut one never.
+    expect(partial).to_have_text(f"{RAIN} The fire gutters low.")
+    assert ASSISTANT not in (page.locator("[data-testid=transcript]").text_content() or "")
+    shoot(page, "stream-04-partial-narration")
+    gate.set()
+    idle(page)
+    expect(page.locator("li[data-partial]")).to_have_count(0)
+    final = page.locator("[data-testid=transcript] li.narration[data-turn='1'] .text")
+    expect(final).to_have_text(f"{RAIN} The fire gutters low. A dog barks outside.")
