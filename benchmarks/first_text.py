@@ -11,7 +11,7 @@ time from the call (Send) to the first batch holding a record the player did not
 event, the narration, another character's line, or a quiet beat's marker: what the page
 draws first that is not the player's own words; `narration*` marks a narration's first
 complete sentences, shown while the rest is written) and to the end of the turn (committed).
-Prints each turn, then the median and p90 of both (goal: first visible text within 12 s on
+Prints each turn (with its model time by role, from the journal), then the median and p90 of both (goal: first visible text within 12 s on
 the local model, 2 cores, warm cache), with the load average before and after: on a shared
 machine the figures include waiting for a core.
 """
@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tavern.records import HistoryRecord, TurnInput
+from tavern.records import HistoryRecord, LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.runner import ModelFailureError, build_runner
-from tavern.store import Library, SessionStore
+from tavern.store import Library, SessionStore, journal_path, read_journal
 
 INPUTS = [
     TurnInput(speech="Good evening. Is the ferry still running tonight?"),
@@ -80,6 +80,16 @@ async def timed_turn(runner: object, sid: str, turn: TurnInput) -> Timing:
     return Timing(at, end, kind)
 
 
+def model_seconds(data_dir: Path, sid: str, turn: int) -> str:
+    """The turn's model time by role, from its journal (every attempt's `duration_ms`)."""
+    spent: dict[str, float] = {}
+    for line in read_journal(journal_path(data_dir, sid)):
+        if isinstance(line, LlmCallLine) and line.turn_number == turn:
+            role = line.agent.split(":")[0]
+            spent[role] = spent.get(role, 0.0) + (line.duration_ms or 0) / 1000
+    return ", ".join(f"{role} {s:.1f}" for role, s in spent.items())
+
+
 def p90(values: list[float]) -> float:
     """The 90th percentile (inclusive method; the largest of fewer than two values)."""
     if len(values) < 2:
@@ -104,9 +114,10 @@ async def bench(args: argparse.Namespace, data_dir: Path) -> list[Timing]:
             counted = i >= args.warmup
             first = "-" if timing.first_s is None else f"{timing.first_s:6.1f}"
             label = "turn" if counted else "warm-up"
+            spent = model_seconds(data_dir, view.id, i + 1)
             print(
-                f"   {label:8s} {i + 1:2d}  first text {first} s ({timing.first_kind:9s})"
-                f"  end {timing.end_s:6.1f} s{'  FAILED' if timing.failed else ''}",
+                f"   {label:8s} {i + 1:2d}  first text {first} s ({timing.first_kind:10s})"
+                f"  end {timing.end_s:6.1f} s{'  FAILED' if timing.failed else ''}  [{spent}]",
                 flush=True,
             )
             if counted:
