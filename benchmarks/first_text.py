@@ -11,9 +11,10 @@ time from the call (Send) to the first batch holding a record the player did not
 event, the narration, another character's line, or a quiet beat's marker: what the page
 draws first that is not the player's own words; `narration*` marks a narration's first
 complete sentences, shown while the rest is written) and to the end of the turn (committed).
-Prints each turn (with its model time by role, from the journal), then the median and p90 of both (goal: first visible text within 12 s on
-the local model, 2 cores, warm cache), with the load average before and after: on a shared
-machine the figures include waiting for a core.
+Prints each turn (with its model time by role, from the journal), then the median and p90
+of both (goal: first visible text within 12 s on the local model, 2 cores, warm cache), with
+the load average before and after: on a shared machine the figures include waiting for a
+core.
 """
 
 from __future__ import annotations
