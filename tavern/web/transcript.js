@@ -1,10 +1,9 @@
 // The transcript: a separator per turn (turn number, story time, its footer and tools), then
 // one typed bubble per record the player's character perceived. A turn that shows nothing,
-// and a quiet beat (the kernel's `quiet` marker, its text
-// left to prompts), say so in the interface's words.
-// A turn in flight draws its lines as they come (marked `data-streaming`) and the committed
-// turn replaces them. Text always goes in via textContent, never innerHTML: model output is
-// untrusted.
+// and a quiet beat (the kernel's `quiet` marker, whose text is for prompts), say so in the
+// interface's words. A turn in flight draws its lines as they come (marked `data-streaming`)
+// and the committed turn replaces them. Text always goes in via textContent, never
+// innerHTML: model output is untrusted.
 
 import { t } from "./i18n.js";
 import { tint } from "./cast.js";
