@@ -325,6 +325,7 @@ class Runner:
                     filter_cuts=outcome.filter_cuts,
                     filter_profile=outcome.filter_profile,
                     filter_skipped=outcome.filter_skipped,
+                    memory_revisions=outcome.memory_revisions,
                     quiet=outcome.quiet,
                 ),
             )
