@@ -175,6 +175,9 @@ class CommitLine(_LineBase):
     """Rules of that profile skipped because they do not read the session's language."""
     memory_revisions: list[MemoryRevision] = Field(default_factory=list)
     """Every ledger memory revision of the turn, in cast order."""
+    quiet: bool = False
+    """A legal silence: the admitted decision said nothing material happens and held no
+    event, so no narration was asked; the turn holds a `quiet` kernel marker instead."""
 
 
 class UndoLine(_LineBase):

@@ -5,10 +5,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from tavern.records import ChatMessage, CompactionSettings, SessionState, TurnInput
+from tavern.records import (
+    ChatMessage,
+    CompactionSettings,
+    HistoryRecord,
+    SessionState,
+    TurnInput,
+)
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
     CompactResult,
@@ -21,7 +27,22 @@ from tavern.records.views import (
 from tavern.store import TurnVariant
 
 Progress = Callable[[str, float | None], Awaitable[None]]
-"""Progress callback: (stage name, fraction done or None). Used for SSE."""
+"""Progress callback: (stage name, fraction done or None). Used for SSE. A Character call
+reports `character:<slot>` before it starts (per-actor progress: "Teodor is answering...")."""
+
+
+class Lines(Protocol):
+    """Lines callback: records of the turn in flight as the human's screen shows them
+    (`screen.perceived_by`), each batch once it is final: after the clamps (the Director's
+    events), after the filter layer (a narration, a reply), so no filter cuts it later; the
+    turn's result still replaces it (a failed turn commits nothing). With `partial`,
+    the one record is a narration still being written: its complete sentences so far, as the
+    filter layer leaves them (`runner.partial`); the next partial or the final narration
+    replaces it. Used for SSE."""
+
+    def __call__(
+        self, records: Sequence[HistoryRecord], partial: bool = False
+    ) -> Awaitable[None]: ...
 
 
 class RunnerError(Exception):
@@ -85,9 +106,11 @@ class TurnRunner(Protocol):
         turn: TurnInput,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically; a
-        stale `expected_revision` is a `ConflictError` and nothing is written."""
+        stale `expected_revision` is a `ConflictError` and nothing is written. `lines`
+        receives the turn's visible records while it runs."""
         ...
 
     async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
@@ -124,6 +147,7 @@ class TurnRunner(Protocol):
         turn: TurnInput | None = None,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Play the last turn again (its own input, or `turn`), keeping the old variant."""
         ...

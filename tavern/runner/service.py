@@ -50,6 +50,7 @@ from tavern.runner.input_filter import filter_input
 from tavern.runner.interface import (
     ConflictError,
     InvalidTurnError,
+    Lines,
     ModelFailureError,
     Progress,
     RunnerError,
@@ -273,6 +274,7 @@ class Runner:
         turn: TurnInput,
         progress: Progress | None,
         client: JsonClient,
+        lines: Lines | None = None,
     ) -> TurnOutcome:
         """Journal the input, filter it and run the transaction from `base` (nothing is
         committed here), then put the turn's lines on disk at one fsync: every line of a
@@ -299,7 +301,15 @@ class Runner:
             await progress("director", None)
         caller = AgentCaller(client, session_id, self._gate(state))
         outcome = await TurnTransaction(
-            state, history, effective, first_seq, caller, self.limits, progress, self.filter_profile
+            state,
+            history,
+            effective,
+            first_seq,
+            caller,
+            self.limits,
+            progress,
+            self.filter_profile,
+            lines,
         ).run()
         # The commit line after the commit is synced with the next turn's lines; a process
         # that ends before it is written leaves a turn that the next opening of the session
@@ -326,6 +336,7 @@ class Runner:
                     filter_profile=outcome.filter_profile,
                     filter_skipped=outcome.filter_skipped,
                     memory_revisions=outcome.memory_revisions,
+                    quiet=outcome.quiet,
                 ),
             )
         except BaseException:
@@ -338,11 +349,13 @@ class Runner:
         turn: TurnInput,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically.
 
         With `expected_revision`, a session that moved on since (another tab played or
-        undid) is refused with `ConflictError` before anything is journaled.
+        undid) is refused with `ConflictError` before anything is journaled. `lines`
+        receives the turn's visible records while it runs (`interface.Lines`).
         """
         async with self.locks.get(session_id):
             self._reconcile(session_id)
@@ -350,7 +363,7 @@ class Runner:
             check_revision(base.state, expected_revision)
             state = base.state
             number = state.turn_number + 1
-            outcome = await self._transact(session_id, base, turn, progress, self.client)
+            outcome = await self._transact(session_id, base, turn, progress, self.client, lines)
             try:
                 stored = self.store.commit_turn(
                     session_id,
@@ -552,6 +565,7 @@ class Runner:
         turn: TurnInput | None = None,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Play the last turn again from its pre-turn state, with its own input (regenerate)
         or with `turn` (an edited input); the committed variant is kept as an alternative.
@@ -579,7 +593,7 @@ class Runner:
             known = self.store.variants(session_id)
             offset = RERUN_SEED_STEP * (1 + max(v.variant for v in known))
             client = _Reseeded(self.client, offset)
-            outcome = await self._transact(session_id, base.snapshot, turn, progress, client)
+            outcome = await self._transact(session_id, base.snapshot, turn, progress, client, lines)
             try:
                 stored = self.store.replace_last_turn(
                     session_id, outcome.records, outcome.state, base.revision, turn

@@ -19,7 +19,7 @@ from tavern.app.schemas import (
     SuggestionsPublic,
     VariantsPublic,
 )
-from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
+from tavern.app.sse import EVENT_STREAM, stream_turn, stream_work, wants_event_stream
 from tavern.records import TurnInput
 from tavern.records.views import CompactResult, InterviewResult, SessionView, TurnResult
 from tavern.runner.interface import Progress
@@ -47,9 +47,12 @@ async def play_turn(
     request: Request,
     revision: RevisionQuery = None,
 ) -> TurnResult | StreamingResponse:
-    """Run one turn; returns what the human may see and whether control returned."""
+    """Run one turn; returns what the human may see and whether control returned. As a
+    stream, the turn's lines come as they are final (`line` events), before the result."""
     if wants_event_stream(request):
-        return stream_work(lambda progress: runner.play_turn(session_id, body, progress, revision))
+        return stream_turn(
+            lambda progress, lines: runner.play_turn(session_id, body, progress, revision, lines)
+        )
     return await runner.play_turn(session_id, body, None, revision)
 
 
@@ -111,8 +114,8 @@ async def rerun_turn(
     """Play the last turn again, with its own input or an edited one; the committed variant
     is kept, to flip back to."""
     if wants_event_stream(request):
-        return stream_work(
-            lambda progress: runner.rerun(session_id, body.input, progress, revision)
+        return stream_turn(
+            lambda progress, lines: runner.rerun(session_id, body.input, progress, revision, lines)
         )
     return await runner.rerun(session_id, body.input, None, revision)
 
