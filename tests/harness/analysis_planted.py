@@ -27,6 +27,7 @@ from tavern.records import (
     TurnInput,
     TurnInputLine,
     UndoLine,
+    VariantLine,
 )
 from tavern.store import JournalWriter, Library, materialize_session, session_dir
 
@@ -126,22 +127,33 @@ class Planted:
         records: int = 3,
         clamps: list[ClampChange] | None = None,
         cuts: list[FilterCut] | None = None,
+        recovered: bool = False,
     ) -> None:
-        """The commit line of `turn`."""
+        """The commit line of `turn` (`recovered`: appended by reconciling after a crash)."""
         self.write(
             CommitLine(
                 ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn,
-                record_count=records, tick=turn, control_returned=True,
-                clamp_changes=clamps or [], filter_cuts=cuts or [],
+                record_count=records, tick=turn, control_returned=not recovered,
+                clamp_changes=clamps or [], filter_cuts=cuts or [], recovered=recovered,
             )
         )  # fmt: skip
 
-    def undo(self, turn: int, at_ms: float) -> None:
-        """An undo of `turn`."""
+    def undo(self, turn: int, at_ms: float, *, recovered: bool = False) -> None:
+        """An undo of `turn` (`recovered`: a commit the store did not hold, voided)."""
         self.write(
             UndoLine(
                 ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn + 1,
-                removed_turn=turn, removed_records=3,
+                removed_turn=turn, removed_records=0 if recovered else 3, recovered=recovered,
+            )
+        )  # fmt: skip
+
+    def variant(self, turn: int, at_ms: float, action: str, committed: int, aside: int) -> None:
+        """A `variant` line: a rerun (its commit line follows) or a flip of `turn`."""
+        self.write(
+            VariantLine(
+                ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn,
+                action="rerun" if action == "rerun" else "flip", committed_variant=committed,
+                set_aside_variant=aside, record_count=3,
             )
         )  # fmt: skip
 
