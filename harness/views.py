@@ -90,9 +90,10 @@ VIEWS: tuple[View, ...] = (
         "record_count, attempts FROM turns ORDER BY session_id, committed_ts",
         """
         WITH marks AS (
-            SELECT session_id, coalesce(removed_turn, turn_number) AS turn, ts, file, line_no,
-                   kind, action, committed_variant, recovered, revision, record_count, tick,
-                   control_returned, clamp_changes, filter_cuts, campaign, arm, run
+            SELECT session_id, coalesce(removed_turn, turn_number) AS turn, ts, line_no, kind,
+                   action, committed_variant, recovered, revision, record_count, tick,
+                   control_returned, len(coalesce(clamp_changes, [])) AS clamp_changes,
+                   len(coalesce(filter_cuts, [])) AS filter_cuts, campaign, arm, run
             FROM journal_lines WHERE kind IN ('commit', 'variant', 'undo')
         ),
         chained AS (
@@ -105,7 +106,7 @@ VIEWS: tuple[View, ...] = (
                             THEN lag(committed_variant) OVER by_turn ELSE 0 END
                         WHEN kind = 'variant' THEN committed_variant END AS now_committed
             FROM marks
-            WINDOW by_turn AS (PARTITION BY session_id, turn ORDER BY ts, file, line_no)
+            WINDOW by_turn AS (PARTITION BY session_id, turn ORDER BY ts, line_no)
         ),
         settled AS (
             SELECT *,
@@ -113,16 +114,17 @@ VIEWS: tuple[View, ...] = (
                    bool_or(kind = 'undo') OVER whole AS chain_undone,
                    bool_or(kind = 'undo' AND recovered) OVER whole AS chain_voided
             FROM chained
-            WINDOW whole AS (PARTITION BY session_id, turn, chain ORDER BY ts, file, line_no
+            WINDOW whole AS (PARTITION BY session_id, turn, chain ORDER BY ts, line_no
                              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
         ),
+        commits AS (SELECT * FROM settled WHERE kind = 'commit'),
         inputs AS (
             SELECT session_id, turn_number, ts, input FROM journal_lines
             WHERE kind = 'turn_input'
         ),
         spans AS (
             SELECT c.*, c.turn AS turn_number, i.ts AS input_ts, i.input
-            FROM (SELECT * FROM settled WHERE kind = 'commit') c ASOF LEFT JOIN inputs i
+            FROM commits c ASOF LEFT JOIN inputs i
               ON c.session_id = i.session_id AND c.turn = i.turn_number AND c.ts >= i.ts
         ),
         per_turn AS (
@@ -135,9 +137,7 @@ VIEWS: tuple[View, ...] = (
         )
         SELECT s.session_id, s.turn_number, s.input_ts, s.ts AS committed_ts, s.input,
                s.revision, s.record_count, s.tick, s.control_returned,
-               len(coalesce(s.clamp_changes, [])) AS clamp_changes,
-               len(coalesce(s.filter_cuts, [])) AS filter_cuts,
-               s.now_committed AS variant, s.now_committed <> s.final_variant AS set_aside,
+               s.clamp_changes, s.filter_cuts, s.now_committed AS variant, s.now_committed <> s.final_variant AS set_aside,
                s.recovered, s.chain_undone AS undone, s.chain_voided AS voided,
                NOT s.chain_undone AND s.now_committed = s.final_variant AS kept,
                coalesce(p.attempts, 0) AS attempts, coalesce(p.ok_calls, 0) AS ok_calls,
