@@ -25,6 +25,7 @@ Tables made:
 | `history` | exported history record, with `session_id` |
 | `memory` | exported ledger memory line |
 | `sessions` | exported session (cast, identities) |
+| `results` | line of a harness results file: a probe's or a finished run's (`kind`) |
 
 Example:
     >>> import duckdb
@@ -46,6 +47,7 @@ from typing import Any
 import duckdb
 
 from harness.analysis_records import MemoryLine, SessionExport
+from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
 from harness.columns import TableSpec, quote, table_spec
 from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION
 from tavern.store.journal import JOURNAL_NAME
@@ -72,6 +74,10 @@ EXPORTS: dict[str, TableSpec] = {
 }
 """Export name (file stem beside a journal) -> its table's columns."""
 EXPORT_TABLES = {"history": "history", "memory": "memory", "session": "sessions"}
+RESULTS_SPEC = table_spec(RESULT_LINE_ADAPTER.json_schema())
+"""The harness's results files (`results.jsonl`: probe and run lines) as columns."""
+RESULTS_NAME = "results.jsonl"
+
 
 @dataclass(frozen=True)
 class Found:
@@ -80,6 +86,8 @@ class Found:
     journals_json: list[str]
     journals_parquet: list[str]
     exports: dict[str, list[str]]
+    results: list[str]
+    """The harness's results files (`results.jsonl`) under a searched directory."""
 
 
 def is_remote(path: str | Path) -> bool:
@@ -99,13 +107,15 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
     is read whatever its name (a `.parquet` file as a journal partition). A URL or glob of
     journal files (`s3://bucket/c/**/journal.parquet`) is expanded by DuckDB's `glob` on
     `con` (so object storage works once `httpfs` is loaded), and the same glob with each
-    export's name finds the exports.
+    export's name finds the exports. A directory's `results.jsonl` files (the harness's
+    probe and run lines) are found too.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
     json_files: list[str] = []
     parquet_files: list[str] = []
     exports: dict[str, list[str]] = {name: [] for name in EXPORTS}
+    results: list[str] = []
     for item in paths:
         if is_remote(item):
             if con is None:
@@ -126,6 +136,7 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
             for name in EXPORTS:
                 for suffix in (".jsonl", ".parquet"):
                     exports[name].extend(str(p) for p in sorted(path.rglob(name + suffix)))
+            results.extend(str(p) for p in sorted(path.rglob(RESULTS_NAME)))
         elif path.suffix == ".parquet":
             parquet_files.append(str(path))
         else:
@@ -135,7 +146,7 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
                     beside = path.with_name(name + suffix)
                     if beside.exists():
                         exports[name].append(str(beside))
-    return Found(json_files, parquet_files, exports)
+    return Found(json_files, parquet_files, exports, results)
 
 
 def _glob(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str]:
@@ -229,22 +240,25 @@ def _read_rows(
     valid: str,
 ) -> None:
     """Create table `table`: one row per line read, with the spec's columns (defaults
-    applied), `file`, `line_no`, the campaign partition keys, and `file_seq` (the file's
-    position in the load), `line_hash` and `valid` for the caller to count and prune.
+    applied), `file`, `line_no`, the campaign partition keys the spec lacks, and `file_seq`
+    (the file's position in the load), `line_hash` and `valid` for the caller to count and
+    prune.
 
     JSON lines are read, split, cast and written in one statement with no insertion order
     kept (`_json_lines`); the file-level columns come from a table of the file names, joined
     in the same statement. Parquet partitions are appended by name.
     """
     files = [*json_files, *parquet_files]
+    keys = [k for k in ("campaign", "arm", "run") if k not in spec.columns]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {table}_files AS
-        SELECT file, file_seq, {_partition("campaign")}, {_partition("arm")}, {_partition("run")}
+        SELECT {", ".join(["file", "file_seq", *(_partition(k) for k in keys)])}
         FROM (SELECT unnest(?::VARCHAR[]) AS file,
                      unnest(generate_series(1, len(?::VARCHAR[]))) AS file_seq)""",
         [files, files],
     )
     nulls = ", ".join(f"CAST(NULL AS {t}) AS {quote(c)}" for c, t in spec.columns.items())
+    partition = "".join(f"f.{k}, " for k in keys)
     source = (
         _json_lines(json_files, spec)
         if json_files
@@ -255,7 +269,7 @@ def _read_rows(
     try:
         con.execute(
             f"""CREATE OR REPLACE TABLE {table} AS
-            SELECT {spec.select_list()}, t.file, t.line_no, f.campaign, f.arm, f.run,
+            SELECT {spec.select_list()}, t.file, t.line_no, {partition}
                    f.file_seq, t.line_hash, coalesce(t.clean AND {valid}, false) AS valid
             FROM ({source}) t JOIN {table}_files f USING (file)"""
         )
@@ -276,7 +290,7 @@ def _read_rows(
             line_no = "line_no" if "line_no" in present else "NULL::BIGINT"
             con.execute(
                 f"""INSERT INTO {table} BY NAME
-                SELECT {spec.select_list()}, t.file, t.line_no, f.campaign, f.arm, f.run,
+                SELECT {spec.select_list()}, t.file, t.line_no, {partition}
                        f.file_seq, t.line_hash, coalesce({valid}, false) AS valid
                 FROM (SELECT *, hash({columns}) AS line_hash
                       FROM (SELECT file, coalesce({line_no}, file_row_number + 1) AS line_no,
@@ -311,6 +325,11 @@ def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths, *, reuse: bool = F
     _load_journals(con, found)
     for name, spec in EXPORTS.items():
         _load_export(con, EXPORT_TABLES[name], found.exports[name], spec)
+    valid = f"(schema_version = {RESULTS_SCHEMA_VERSION} AND {RESULTS_SPEC.valid_sql()})"
+    _read_rows(con, "results", found.results, [], RESULTS_SPEC, valid)
+    con.execute("DELETE FROM results WHERE NOT valid")
+    for column in ("valid", "line_hash", "file_seq"):
+        con.execute(f"ALTER TABLE results DROP COLUMN {column}")
     # One statement: `executemany` inserts row by row (22 s for 14,493 journals).
     listed = sorted(sources or ())
     con.execute(
@@ -328,7 +347,7 @@ Source = tuple[str, int, int]
 
 def _sources(found: Found) -> set[Source] | None:
     """What the files under a load are now, or None when one of them is not local."""
-    files = [*found.journals_json, *found.journals_parquet]
+    files = [*found.journals_json, *found.journals_parquet, *found.results]
     files += [f for names in found.exports.values() for f in names]
     out = set()
     for name in files:

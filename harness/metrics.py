@@ -302,16 +302,13 @@ def filter_cuts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def probe_pass_rates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per session and probe kind: probes run and passed (the harness's probe results, in a
-    `probes` view when the runs wrote any; none otherwise)."""
-    known = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'probes'").fetchone()
-    if not known or not known[0]:
-        return pd.DataFrame(columns=["session_id", "probe", "probes", "passed", "pass_rate"])
+    """Per session and probe kind: probes run and passed (the `probes` view: the harness's
+    results files, finished runs only)."""
     return _df(
         con,
         """SELECT session_id, probe, count(*) AS probes, count(*) FILTER (WHERE passed) AS passed,
-                  passed / count(*) AS pass_rate
-           FROM probes GROUP BY ALL ORDER BY ALL""",
+                  count(*) FILTER (WHERE passed) / count(*) AS pass_rate
+           FROM probes GROUP BY session_id, probe ORDER BY session_id, probe""",
     )
 
 

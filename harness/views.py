@@ -378,6 +378,25 @@ VIEWS: tuple[View, ...] = (
         """,
     ),
     View(
+        "probes",
+        "One row per probe result of a finished run, from the harness's results files "
+        "(`results.jsonl`; a run whose `run` line is missing did not finish and is left "
+        "out): the probe, its verdict and failing label, its checks, and the run's "
+        "campaign, arm, script and repeat.",
+        "SELECT probe, count(*) AS probes, count(*) FILTER (WHERE passed) AS passed "
+        "FROM probes GROUP BY probe ORDER BY probe",
+        """
+        SELECT p.session_id, p.run_id, r.campaign, r.arm, r.script, r.repeat, p.probe,
+               p.probe_id, p.event_index, p.turn_number, p.character, p.passed, p.label,
+               len(p.checks) AS checks,
+               len(list_filter(p.checks, lambda c: NOT c.passed)) AS failed_checks,
+               r.status AS run_status, p.file, p.line_no
+        FROM results p JOIN results r
+          ON r.kind = 'run' AND r.run_id = p.run_id AND r.file = p.file
+        WHERE p.kind = 'probe'
+        """,
+    ),
+    View(
         "leaks",
         "One row per violation the sweeps found in a journaled prompt (`harness.sweeps`): "
         "`sweep` is `contract` (the prompt contract, with the session's display names) or "

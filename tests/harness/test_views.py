@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import httpx
 import pytest
-from analysis_planted import ALL, Planted, role_prompt
+from analysis_planted import ALL, Planted, probe_result, role_prompt, run_result, write_results
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -339,6 +339,10 @@ def test_every_example_query_runs(tavern_data_dir: Path) -> None:
     run = _plant(tavern_data_dir)
     run.export(_history())  # type: ignore[arg-type]
     run.call(2, "character:C3", end_ms=900, messages=role_prompt(now=f"Heard {CANARY}."))
+    write_results(
+        tavern_data_dir / "results.jsonl",
+        [probe_result("r1", "sess-a", "recall", True), run_result("r1", "sess-a")],
+    )
     con = connect(tavern_data_dir)
     for view in VIEWS:
         assert con.execute(view.example).fetchall(), view.name
