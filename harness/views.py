@@ -351,7 +351,9 @@ VIEWS: tuple[View, ...] = (
     ),
     View(
         "runs",
-        "One row per session (a run): its campaign partition when it has one, what the "
+        "One row per session (a run): its campaign, arm and run from its campaign partition, "
+        "else from the harness's results file (`run` is then `<script>__r<repeat>`, the key "
+        "that pairs one script and seed across arms; `run_id` the harness's own), what the "
         "journal shows of it, and how many of its journal lines were skipped or inherited.",
         "SELECT session_id, turns, attempts, failed_attempts, skipped_lines FROM runs",
         """
@@ -367,14 +369,23 @@ VIEWS: tuple[View, ...] = (
                    list(DISTINCT model) FILTER (WHERE model IS NOT NULL) AS models,
                    list(DISTINCT file) AS files
             FROM journal_lines GROUP BY session_id
+        ),
+        finished AS (
+            SELECT session_id, any_value(campaign) AS campaign, any_value(arm) AS arm,
+                   any_value(script) AS script, any_value(repeat) AS repeat,
+                   any_value(run_id) AS run_id
+            FROM results WHERE kind = 'run' GROUP BY session_id
         )
-        SELECT b.*, (SELECT count(*) FROM turns t
+        SELECT b.* REPLACE (coalesce(b.campaign, r.campaign) AS campaign,
+                            coalesce(b.arm, r.arm) AS arm,
+                            coalesce(b.run, r.script || '__r' || r.repeat) AS run),
+               r.run_id, r.script, r.repeat, (SELECT count(*) FROM turns t
                      WHERE t.session_id = b.session_id AND t.kept) AS turns,
                (SELECT coalesce(sum(f.skipped), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS skipped_lines,
                (SELECT coalesce(sum(f.inherited), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS inherited_lines
-        FROM by_session b
+        FROM by_session b LEFT JOIN finished r USING (session_id)
         """,
     ),
     View(
