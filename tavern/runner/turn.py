@@ -29,6 +29,7 @@ from tavern.records import (
     DirectorDecision,
     FilterCut,
     HistoryRecord,
+    MemoryRevision,
     NarrationRecord,
     SessionState,
 )
@@ -46,7 +47,7 @@ from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
-from tavern.runner.memory import capture_memory
+from tavern.runner.memory import capture_memory, revise_memory
 from tavern.runner.own_view import own_reply, own_sheet
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
@@ -65,6 +66,7 @@ class TurnOutcome:
     filter_cuts: list[FilterCut] = field(default_factory=list)
     filter_profile: FilterProfile = "small_local"
     filter_skipped: list[str] = field(default_factory=list)
+    memory_revisions: list[MemoryRevision] = field(default_factory=list)
 
 
 class TurnTransaction:
@@ -145,15 +147,13 @@ class TurnTransaction:
         if decision.time_skip_ticks:
             self.log.add_system("time_skip", TIME_PASSES)
         await self._report("memory", 0.9)
-        ledgers = capture_memory(
-            state.ledgers,
-            state.cast,
-            self.log.records,
-            self._context(),
-            scene,
-            budget_chars=self.limits.character_memory_tokens * 4,
+        context = self._context()
+        ledgers = capture_memory(state.ledgers, state.cast, self.log.records, context, scene)
+        captured = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
+        ledgers, revisions = await revise_memory(
+            captured, context, self.caller, self.turn_number, self.limits
         )
-        new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
+        new_state = captured.model_copy(update={"ledgers": ledgers})
         return TurnOutcome(
             new_state,
             self.log.records,
@@ -163,6 +163,7 @@ class TurnTransaction:
             self.cuts,
             self.filter_profile,
             sorted(set(self.skipped)),
+            revisions,
         )
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
