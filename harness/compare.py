@@ -102,9 +102,7 @@ def preregistered_rule(pre: Preregistration) -> DecisionRule:
     )
 
 
-def decide_campaign(
-    battery: pd.DataFrame, pre: Preregistration, *, seed: int = 0
-) -> pd.DataFrame:
+def decide_campaign(battery: pd.DataFrame, pre: Preregistration, *, seed: int = 0) -> pd.DataFrame:
     """The campaign's pre-registered decision, applied by code: `compare` of its treatment
     against its control on its primary metric, runs paired on `run` (the partition's run,
     or `<script>__r<repeat>` from the results file: the same script and seed in each arm).

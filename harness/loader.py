@@ -47,8 +47,8 @@ from typing import Any
 import duckdb
 
 from harness.analysis_records import MemoryLine, SessionExport
-from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
 from harness.columns import TableSpec, quote, table_spec
+from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
 from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION
 from tavern.store.journal import JOURNAL_NAME
 

@@ -137,7 +137,8 @@ VIEWS: tuple[View, ...] = (
         )
         SELECT s.session_id, s.turn_number, s.input_ts, s.ts AS committed_ts, s.input,
                s.revision, s.record_count, s.tick, s.control_returned,
-               s.clamp_changes, s.filter_cuts, s.now_committed AS variant, s.now_committed <> s.final_variant AS set_aside,
+               s.clamp_changes, s.filter_cuts, s.now_committed AS variant,
+               s.now_committed <> s.final_variant AS set_aside,
                s.recovered, s.chain_undone AS undone, s.chain_voided AS voided,
                NOT s.chain_undone AND s.now_committed = s.final_variant AS kept,
                coalesce(p.attempts, 0) AS attempts, coalesce(p.ok_calls, 0) AS ok_calls,
