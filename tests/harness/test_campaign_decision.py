@@ -9,8 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from harness.analysis import connect
 from harness.campaign import plan_campaign, run_campaign
 from harness.compare import campaign_decision, decide_campaign
+from harness.export import export_campaign
+from harness.metrics import run_metrics
 from harness.records.campaign import Preregistration
 
 SCRIPT = {
@@ -66,6 +69,21 @@ def test_a_campaign_directory_is_decided_by_its_preregistration(tmp_path: Path) 
     # A metric the battery does not have is listed, never silently dropped.
     assert decision.iloc[1][["metric", "verdict", "reason"]].tolist() == [
         "calls_per_run", "none", "not a metric of the battery",
+    ]  # fmt: skip
+    # Exported beside the journals, the history is SQL too; as partitions, the same runs
+    # under the same arms and pairing keys.
+    assert len(export_campaign(out)) == 6
+    with connect(out) as con:
+        assert con.execute("SELECT count(DISTINCT session_id) FROM speech").fetchone() == (6,)
+    parts = export_campaign(out, tmp_path / "parts")
+    assert sorted(p.relative_to(tmp_path / "parts").as_posix() for p in parts)[:2] == [
+        "campaign=small/arm=adversary/run=tiny__r0",
+        "campaign=small/arm=adversary/run=tiny__r1",
+    ]
+    with connect(tmp_path / "parts") as con:
+        battery = run_metrics(con)
+    assert sorted(zip(battery["arm"], battery["run"], strict=True))[:3] == [
+        ("adversary", "tiny__r0"), ("adversary", "tiny__r1"), ("adversary", "tiny__r2"),
     ]  # fmt: skip
 
 
