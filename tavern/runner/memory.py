@@ -25,7 +25,7 @@ from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
 from tavern.physics.identity import name_learner, renderer, unlearned_names
 from tavern.physics.observation import digest_line
 from tavern.physics.perception import perceives
-from tavern.physics.redaction import salient_tokens
+from tavern.physics.redaction import Tokenizer, salient_tokens
 from tavern.physics.verbatim import codes, dropped
 from tavern.records import (
     Character,
@@ -67,6 +67,7 @@ def capture_memory(
     context: Sequence[HistoryRecord],
     scene: Scene,
     budget_chars: int | None = None,
+    tokens: Tokenizer = salient_tokens,
 ) -> dict[str, PerspectiveLedger]:
     """Every ledger after the beat: names learned and one digest line per perceived record.
 
@@ -79,6 +80,7 @@ def capture_memory(
         budget_chars: When given, lines past this many characters are evicted at once
             (`evict`), with no summary: a model-free capture (the kernel benchmark's
             synthetic sessions). A turn passes None and then calls `revise_memory`.
+        tokens: What the guards tokenize texts with (the turn's `redaction.TokenTable`).
 
     Returns:
         New ledgers (unchanged ones are the same objects).
@@ -86,7 +88,7 @@ def capture_memory(
     out = dict(ledgers)
     # The same public words as the viewer's observation (`physics.observe`): its memory
     # line of a record then masks exactly what its view of it masked.
-    known = knowledge_of(context, scene, cast_public_texts(cast))
+    known = knowledge_of(context, scene, cast_public_texts(cast), tokens)
     for viewer in cast:
         perceived = [r for r in beat if perceives(r, viewer) != "none"]
         ledger = ledgers.get(viewer) or PerspectiveLedger(owner=viewer)
