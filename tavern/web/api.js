@@ -116,8 +116,8 @@ export const api = {
   undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
   compact: (id, revision, onProgress) => stream(`/sessions/${e(id)}/compact${rev(revision)}`, {}, onProgress),
   restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
-  rerun: (id, input, revision, onProgress) =>
-    stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
+  rerun: (id, input, revision, onProgress, onLine) =>
+    stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress, onLine),
   variants: (id) => request("GET", `/sessions/${e(id)}/variants`),
   flip: (id, variant, revision) => request("POST", `/sessions/${e(id)}/variants/${variant}${rev(revision)}`),
   suggestions: (id, onProgress) => stream(`/sessions/${e(id)}/suggestions`, undefined, onProgress),
