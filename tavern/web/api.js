@@ -38,7 +38,8 @@ async function send(method, path, body, accept, contentType = "application/json"
   if (method !== "GET") headers["X-Tavern-Token"] = await ensureToken();
   if (body !== undefined) headers["Content-Type"] = contentType;
   let payload = body;
-  if (body !== undefined && contentType === "application/json") payload = JSON.stringify(body);
+  // A file goes as it is, whatever its type (a JSON character card is a file, not a body to encode).
+  if (body !== undefined && contentType === "application/json" && !(body instanceof Blob)) payload = JSON.stringify(body);
   try {
     return await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
   } catch (_) {

@@ -119,6 +119,28 @@ def test_problems_show_beside_their_fields_in_plain_words(page: Any) -> None:
     assert "nobody" not in {e["character"]["id"] for e in listed["data"]}
 
 
+def test_import_a_json_v3_card_as_a_draft(page: Any) -> None:
+    """The card formats users have include JSON files; a V3 card's nickname is its name."""
+    import json
+
+    card = {"spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {**CARD["data"], "name": "Mara Voss-Ilse", "nickname": "Mara Voss"}}  # fmt: skip
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.set_input_files(
+        "[data-testid=ce-import]",
+        files=[{"name": "mara.json", "mimeType": "application/json",
+                "buffer": json.dumps(card).encode()}],
+    )  # fmt: skip
+    report = page.locator("[data-testid=ce-report]")
+    expect(report).to_contain_text("Character Card V3 (JSON)")
+    expect(report).to_contain_text("first_mes")  # says what was dropped
+    expect(page.locator("[data-testid=character-form-name]")).to_have_value("Mara Voss")
+    expect(page.locator("#ce-avatar-preview img")).to_have_count(0)  # a JSON card has none
+    _, missing = api(page, "GET", "/characters/mara-voss")
+    assert missing is not None and "character" not in missing  # a draft, not saved
+
+
 def test_play_this_scenario_and_export_it(page: Any) -> None:
     page.click("[data-testid=nav-editors]")
     page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
