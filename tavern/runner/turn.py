@@ -160,7 +160,7 @@ class TurnTransaction:
         which this decision lacks) and their place, so their seqs are the ones the turn
         commits; a repeat merges into them, widening their witnesses only. So the lines
         given here are final; `_show` passes over them later (`_early`), and gives any
-        that came out otherwise (a bug, `tests/runner/test_lines.py` catches it) as new."""
+        that came out otherwise (a bug; `tests/runner/test_early_events.py` catches it) as new."""
         preview = replace(self.log, records=list(self.log.records))
         staged = self.state.model_copy(update={"scene": apply_canon(self.state.scene, decision)})
         events = preview.add_events(decision, self._reader_mask(staged))
