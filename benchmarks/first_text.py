@@ -175,8 +175,9 @@ def main() -> None:
               f"p90 {p90(firsts):6.1f} s  ({len(firsts)} turns showed model text)")  # fmt: skip
     shares = [t.director_s / t.first_s for t in played if t.first_s]
     if shares:
+        director_median = statistics.median(t.director_s for t in played)
         print(f"   the Director's decision call: median {statistics.median(shares):.0%} of the "
-              f"time to the first text (median {statistics.median(t.director_s for t in played):.1f} s)")  # fmt: skip
+              f"time to the first text (median {director_median:.1f} s)")  # fmt: skip
     if ends:
         print(f"   turn end            median {statistics.median(ends):6.1f} s  "
               f"p90 {p90(ends):6.1f} s")  # fmt: skip

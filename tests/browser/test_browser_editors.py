@@ -123,8 +123,8 @@ def test_import_a_json_v3_card_as_a_draft(page: Any) -> None:
     """The card formats users have include JSON files; a V3 card's nickname is its name."""
     import json
 
-    card = {"spec": "chara_card_v3", "spec_version": "3.0",
-            "data": {**CARD["data"], "name": "Mara Voss-Ilse", "nickname": "Mara Voss"}}  # fmt: skip
+    fields = {**CARD["data"], "name": "Mara Voss-Ilse", "nickname": "Mara Voss"}
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": fields}
     page.click("[data-testid=nav-editors]")
     page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
     page.set_input_files(

@@ -46,7 +46,9 @@ class Recorder:
 def early_lines_kept(streamed: list[HistoryRecord], committed: list[HistoryRecord]) -> list[str]:
     """What the screen was given that the turn did not commit as given, or gave twice."""
     kept = {(r.seq, r.text) for r in committed}
-    problems = [f"not committed: {r.seq} {r.text!r}" for r in streamed if (r.seq, r.text) not in kept]
+    problems = [
+        f"not committed: {r.seq} {r.text!r}" for r in streamed if (r.seq, r.text) not in kept
+    ]
     seqs = [r.seq for r in streamed]
     problems += [f"given twice: {s}" for s in sorted({s for s in seqs if seqs.count(s) > 1})]
     return problems
