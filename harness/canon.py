@@ -306,8 +306,8 @@ def counts_table(reports: Sequence[CanonReport]) -> str:
     >>> report = CanonReport(ledger="l", run_id="r1", session_id="s", provider="fake",
     ...     model="fake", turns_committed=2, rules=1, rules_violated=0,
     ...     counts=dict.fromkeys(FAMILIES, 0))
-    >>> print(counts_table([report]).splitlines()[1])
-    canon_regression                 0
+    >>> print(counts_table([report]).splitlines()[1].split())
+    ['canon_regression', '0']
     """
     width = max(len(f) for f in FAMILIES) + 2
     runs = [r.run_id[-12:] for r in reports]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.canon import CANON_NAME, counts_table, evaluate_dir, load_ledger
 from harness.cli._common import add_override_arguments, overrides_from
-from harness.cli.run_cmd import _play_all, _plan, _prepare_all
+from harness.cli.run_cmd import _plan, _play_all, _prepare_all
 from harness.loading import InputError
 from harness.records.canon import CanonReport
 from harness.run import replace_file

@@ -186,7 +186,7 @@ def test_a_bad_ledger_file_is_refused_naming_the_field(tmp_path: Path) -> None:
         load_ledger("no-such-ledger")
 
 
-def LEDGER_PATH() -> Path:  # noqa: N802
+def LEDGER_PATH() -> Path:
     from harness.canon import bundled_ledgers
 
     return bundled_ledgers()["contracanone"]
@@ -289,9 +289,7 @@ def test_a_call_for_the_humans_character_breaks_the_agency_bound(tmp_path: Path)
         if isinstance(line, LlmCallLine) and line.agent == "character:C2"
     )
     lines[index] = lines[index].model_copy(update={"agent": "character:C1"})
-    report = evaluate(
-        LEDGER, lines, [], cast=list(_cast(tmp_path)), run_id="r", session_id="s"
-    )
+    report = evaluate(LEDGER, lines, [], cast=list(_cast(tmp_path)), run_id="r", session_id="s")
     bound = [f for f in report.findings if f.check == "call_bound"]
     assert bound and {f.family for f in bound} == {"agency_violation"}
     assert bound[0].turn == lines[index].turn_number

@@ -123,6 +123,8 @@ def test_result_lines_round_trip() -> None:
         "harness_campaign",
         "harness_manifest",
         "harness_session_snapshot",
+        "harness_canon_ledger",
+        "harness_canon_report",
     }
 
 
