@@ -286,12 +286,18 @@ def evaluate_run(ledger: CanonLedger, data_dir: Path, run: RunResult) -> CanonRe
         ledger,
         lines,
         history,
-        cast=cast or [f"C{n}" for n in range(1, 100)],
+        cast=cast or _called_slots(lines),
         run_id=run.run_id,
         session_id=run.session_id,
         provider=run.provider,
         model=run.model,
     )
+
+
+def _called_slots(lines: Sequence[JournalLine]) -> list[str]:
+    """Slots of the `character:<slot>` calls in `lines` (the cast, when no snapshot says)."""
+    agents = (line.agent for line in lines if isinstance(line, LlmCallLine))
+    return sorted({a.partition(":")[2] for a in agents if a.startswith("character:")})
 
 
 def evaluate_dir(ledger: CanonLedger, data_dir: Path) -> list[CanonReport]:
