@@ -1,13 +1,24 @@
-"""Campaign progress: cells done, model calls, tokens, elapsed time and an estimate.
+"""Progress of long work: a campaign's runs, and the plays of `tavern-harness run`.
 
-On a terminal it is a `rich` progress bar; elsewhere (a log, a pipe) one plain line per
-finished run, so a killed campaign's output still says how far it got.
+Both count what is done out of what is planned, model calls and tokens so far, and the
+elapsed time. On a terminal each is a `rich` progress bar (with an estimate); elsewhere (a
+log, a pipe) one plain line per step, so a killed process's output still says how far it
+got: per finished run for a campaign, per play (a turn, an undo, an interview...) for `run`.
+
+Example:
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with RunProgress(total=2, stream=out) as progress:
+    ...     progress.step("soak", "turn 1", calls=3, tokens=0)
+    >>> out.getvalue().split(" (")[0]
+    '[1/2] soak turn 1: 3 calls, 0 tokens'
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
 from types import TracebackType
 from typing import TextIO
 
@@ -22,7 +33,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from harness.evidence import Evidence, Play, calls
 from harness.records.results import RunResult
+from harness.records.script import Script
+from tavern.records import LlmCallLine
 
 
 def run_tokens(run: RunResult) -> int:
@@ -30,33 +44,47 @@ def run_tokens(run: RunResult) -> int:
     return (run.prompt_tokens or 0) + (run.completion_tokens or 0)
 
 
-class CampaignProgress:
-    """Progress of one campaign invocation: `total` cells, `done` of them finished before."""
+def _bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[calls]} calls"),
+        TextColumn("{task.fields[tokens]} tokens"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+    )
 
-    def __init__(self, title: str, total: int, done: int, stream: TextIO | None = None) -> None:
+
+class CampaignProgress:
+    """Progress of one campaign invocation: `total` cells, `done` of them finished before.
+
+    `terminal` forces the bar (True) or the plain lines (False); None asks the stream.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        total: int,
+        done: int,
+        stream: TextIO | None = None,
+        terminal: bool | None = None,
+    ) -> None:
         self.title = title
         self.total = total
         self.done = done
         self.calls = 0
         self.tokens = 0
         self.started = time.monotonic()
-        self.console = Console(file=stream or sys.stdout)
+        self.console = Console(file=stream or sys.stdout, force_terminal=terminal)
         self._bar: Progress | None = None
         self._task: TaskID | None = None
 
     def __enter__(self) -> CampaignProgress:
         if self.console.is_terminal:
-            self._bar = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[calls]} calls"),
-                TextColumn("{task.fields[tokens]} tokens"),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                console=self.console,
-            )
+            self._bar = _bar(self.console)
             self._bar.start()
             self._task = self._bar.add_task(
                 self.title, total=self.total, completed=self.done, calls=0, tokens=0
@@ -78,6 +106,105 @@ class CampaignProgress:
             f"{self.tokens} tokens, {elapsed:.1f} s so far)",
             highlight=False,
             soft_wrap=True,
+            markup=False,
+        )
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def planned_plays(script: Script) -> int:
+    """How many calls to the kernel `script` makes: each turn (times its `repeat`), undo
+    (times its `count`), suggestion, openings and interview. Probes that only read make none.
+
+    >>> from harness.loading import load_script
+    >>> planned_plays(load_script("long-session").script)
+    40
+    """
+    total = 0
+    for event in script.events:
+        if event.kind in ("suggest", "openings", "interview"):
+            total += 1
+        total += getattr(event, "repeat", 0) if event.kind == "turn" else 0
+        total += getattr(event, "count", 0) if event.kind == "undo" else 0
+    return total
+
+
+def play_tokens(lines: Iterable[LlmCallLine]) -> int:
+    """Tokens the provider reported for these attempts (0 when none, as the fake does)."""
+    total = 0
+    for call in lines:
+        for key in ("prompt_tokens", "completion_tokens"):
+            value = (call.usage or {}).get(key)
+            total += value if isinstance(value, int) else 0
+    return total
+
+
+class RunProgress:
+    """Progress of `tavern-harness run`: `total` plays over every script, one step per play.
+
+    Use `observe` as the run's `PlayObserver` (it calls `step`). `terminal` as for
+    `CampaignProgress`.
+    """
+
+    def __init__(
+        self, total: int, stream: TextIO | None = None, terminal: bool | None = None
+    ) -> None:
+        self.total = total
+        self.done = 0
+        self.calls = 0
+        self.tokens = 0
+        self.script = ""
+        self.started = time.monotonic()
+        self.console = Console(file=stream or sys.stdout, force_terminal=terminal)
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> RunProgress:
+        if self.console.is_terminal:
+            self._bar = _bar(self.console)
+            self._bar.start()
+            self._task = self._bar.add_task("run", total=self.total, calls=0, tokens=0)
+        return self
+
+    def start_script(self, script_id: str) -> None:
+        """Name the script whose plays come next."""
+        self.script = script_id
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, description=script_id)
+
+    def observe(self, play: Play, evidence: Evidence) -> None:
+        """A `PlayObserver`: count the play and the calls it journaled."""
+        attempts = calls(play.lines)
+        first = sum(1 for c in attempts if c.attempt_number == 1)
+        labels = {"turn": f"turn {play.turn_number}", "undo": f"undo of turn {play.turn_number}"}
+        label = labels.get(play.kind, play.kind)
+        self.step(self.script, label, calls=first, tokens=play_tokens(attempts))
+
+    def step(self, script: str, label: str, *, calls: int, tokens: int) -> None:
+        """Count one play of `script` with its calls and tokens."""
+        self.done += 1
+        self.total = max(self.total, self.done)  # an event kind this count does not know
+        self.calls += calls
+        self.tokens += tokens
+        if self._bar is not None and self._task is not None:
+            self._bar.update(
+                self._task, total=self.total, advance=1, calls=self.calls, tokens=self.tokens
+            )
+            return
+        elapsed = time.monotonic() - self.started
+        self.console.print(
+            f"[{self.done}/{self.total}] {script} {label}: {self.calls} calls, "
+            f"{self.tokens} tokens ({elapsed:.1f} s so far)",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
         )
 
     def __exit__(

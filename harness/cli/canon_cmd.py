@@ -22,6 +22,7 @@ from harness.canon import CANON_NAME, counts_table, evaluate_dir, load_ledger
 from harness.cli._common import add_override_arguments, overrides_from
 from harness.cli.run_cmd import _plan, _play_all, _prepare_all
 from harness.loading import InputError
+from harness.progress import RunProgress, planned_plays
 from harness.records.canon import CanonReport
 from harness.run import replace_file
 
@@ -100,5 +101,6 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tavern-canon-"))
     data_dir.mkdir(parents=True, exist_ok=True)
-    asyncio.run(_play_all(play_args, prepared, data_dir))
+    with RunProgress(sum(planned_plays(item.script) for item in prepared)) as progress:
+        asyncio.run(_play_all(play_args, prepared, data_dir, progress))
     return _report(data_dir, args.ledger, findings=False)

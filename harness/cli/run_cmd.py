@@ -2,7 +2,8 @@
 
 In-process by default: a runner over `--data-dir` (a new temporary folder when omitted),
 whose sessions, journals and `results.jsonl` stay there. With `--url`, the scripts play
-against a running `tavern serve`; the journals are copied beside the results.
+against a running `tavern serve`; the journals are copied beside the results. Progress
+(`harness.progress.RunProgress`): a bar on a terminal, a plain line per play elsewhere.
 Every script is checked (format, scenario, characters, provider) before any plays.
 """
 
@@ -17,7 +18,9 @@ from pathlib import Path
 
 from harness.cli._common import add_override_arguments, overrides_from, play_printer, print_run
 from harness.config import ResolvedConfig, resolve_config
+from harness.evidence import Evidence, Play
 from harness.loading import InputError, LoadedScript, load_script
+from harness.progress import RunProgress, planned_plays
 from harness.records.results import RunResult, SessionSnapshot
 from harness.records.script import ConfigOverrides
 from harness.results import RESULTS_NAME, ResultsFile
@@ -117,15 +120,24 @@ async def _prepare_all(args: argparse.Namespace, planned: list[_Planned]) -> lis
             await close()
 
 
-async def _play_all(args: argparse.Namespace, prepared: list[Prepared], data_dir: Path) -> int:
+async def _play_all(
+    args: argparse.Namespace, prepared: list[Prepared], data_dir: Path, progress: RunProgress
+) -> int:
     results = ResultsFile(data_dir / RESULTS_NAME)
     store = None if args.url else SessionStore(data_dir)
     library = Library(data_dir)
     journal = JournalWriter(data_dir)
-    observe = play_printer() if args.verbose else None
+    printer = play_printer() if args.verbose else None
+
+    def observe(play: Play, evidence: Evidence) -> None:
+        if printer is not None:
+            printer(play, evidence)
+        progress.observe(play, evidence)
+
     status = 0
     try:
         for item in prepared:
+            progress.start_script(item.script.id)
             target = _target(args, item, data_dir, store, library, journal)
             try:
                 outcome = await run_script(target, item, data_dir, observe=observe)
@@ -193,4 +205,6 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tavern-harness-"))
     data_dir.mkdir(parents=True, exist_ok=True)
-    return asyncio.run(_play_all(args, prepared, data_dir))
+    total = sum(planned_plays(item.script) for item in prepared)
+    with RunProgress(total) as progress:
+        return asyncio.run(_play_all(args, prepared, data_dir, progress))

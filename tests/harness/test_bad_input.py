@@ -126,3 +126,81 @@ def test_a_malformed_campaign_names_file_field_and_expectation(tmp_path: Path) -
     path.write_text("scripts = [")
     with pytest.raises(InputError, match="expected TOML"):
         load_campaign(path)
+
+
+def test_the_command_refuses_an_unknown_character_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "out"
+    events = [
+        {"kind": "turn", "skip": True},
+        {"kind": "recall", "character": "C7", "forbid": ["x"]},
+    ]
+    bad = _write(tmp_path / "bad.json", {**BASE, "events": events})
+    assert main(["run", "whisper-secrecy", str(bad), "--data-dir", str(target)]) == 2
+    assert not target.exists()
+    err = capsys.readouterr().err
+    assert f"{bad}: events[1].character: expected a slot or character id" in err
+
+
+CAMPAIGN = """
+scripts = ["whisper-secrecy", "bad.json"]
+[[arms]]
+name = "parrot"
+config = { provider = "fake" }
+[[arms]]
+name = "adversary"
+config = { provider = "fake", options = { mode = "adversary" } }
+[preregistration]
+metrics = ["probe_pass_rate"]
+primary_metric = "probe_pass_rate"
+control = "parrot"
+treatment = "adversary"
+better = "higher"
+decision_rule = "none"
+"""
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ({**BASE, "scenario": "no-such-place", "events": [{"kind": "turn", "skip": True}]},
+         "bad.json: scenario: expected a scenario id of the library"),
+        ({**BASE, "events": [{"kind": "turn", "skip": True, "force_speaker": "nobody"}]},
+         "bad.json: events[0].force_speaker: expected a slot or character id"),
+        ({**BASE, "events": [{"kind": "turn"}]}, "bad.json: events[0]: an empty turn"),
+    ],
+)  # fmt: skip
+def test_a_campaign_with_a_bad_script_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], script: object, expected: str
+) -> None:
+    _write(tmp_path / "bad.json", script)
+    path = _write(tmp_path / "ab.toml", CAMPAIGN)
+    out = tmp_path / "out"
+    for action in ("run", "resume"):
+        assert main(["campaign", action, str(path), "--out", str(out)]) == 2
+        assert not out.exists()
+        assert expected in capsys.readouterr().err
+    assert main(["campaign", "status", str(path), "--out", str(out)]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("scripts = [", "ab.toml: expected TOML (Invalid value (at end of document))"),
+        ('scripts = ["soak"]\nrepeats = = 3\n', "ab.toml: expected TOML (Invalid value (at line 2"),
+        (CAMPAIGN.replace('"bad.json"', '"zones-cellar"') + "\n[[arms]]\nname = 3\n",
+         "ab.toml: arms[2].name: Input should be a valid string"),
+        (CAMPAIGN.replace("[[arms]]", "colour = 'red'\n[[arms]]", 1),
+         "ab.toml: colour: unknown field"),
+    ],
+)  # fmt: skip
+def test_a_malformed_campaign_file_is_refused_by_the_command_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    path = _write(tmp_path / "ab.toml", text)
+    out = tmp_path / "out"
+    for action in ("run", "resume", "status"):
+        assert main(["campaign", action, str(path), "--out", str(out)]) == 2, action
+        assert not out.exists()
+        assert expected in capsys.readouterr().err

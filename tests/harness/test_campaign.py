@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +152,64 @@ def test_the_dask_executor_gives_the_local_executors_results(tmp_path: Path) -> 
         return out
 
     assert verdicts(dask) == verdicts(local) and len(verdicts(dask)) == 8
+
+
+def test_an_arm_running_a_local_gguf_file_records_its_sha256(tmp_path: Path) -> None:
+    import hashlib
+
+    from harness.fingerprint import local_model_sha256
+
+    weights = tmp_path / "tiny.gguf"
+    weights.write_bytes(b"GGUF" + bytes(range(256)) * 64)
+    expected = hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert local_model_sha256("llama_cpp", str(weights)) == expected
+    assert local_model_sha256("llama_cpp", str(tmp_path / "absent.gguf")) is None
+    assert local_model_sha256("llama_cpp", "qwen2.5-0.5b") is None  # a server's model name
+    assert local_model_sha256("fake", None) is None
+
+    path = _campaign(tmp_path / "exp")
+    text = path.read_text().replace(
+        'config = { provider = "fake" }',
+        f'config = {{ provider = "llama_cpp", model = "{weights}", '
+        'api_base = "http://127.0.0.1:9/v1" }',
+    )
+    path.write_text(text)
+    parrot, adversary = plan_campaign(path).arms
+    assert parrot.provider == "llama_cpp" and parrot.model_sha256 == expected
+    assert adversary.model_sha256 is None
+    weights.write_bytes(b"GGUF changed")  # another file under the same name: another hash
+    assert plan_campaign(path).arms[0].model_sha256 != expected
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 8])
+def test_the_local_executor_keeps_at_most_concurrency_runs_in_flight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+) -> None:
+    import asyncio
+
+    import harness.executors as executors_module
+    from harness.executors import LocalExecutor
+
+    honest = executors_module.run_script
+    flying, peak = 0, 0
+
+    async def metered(*args: Any, **kwargs: Any) -> Any:
+        nonlocal flying, peak
+        flying += 1
+        peak = max(peak, flying)
+        try:
+            await asyncio.sleep(0.02)  # a model's wait: the others get their turn
+            return await honest(*args, **kwargs)
+        finally:
+            flying -= 1
+
+    monkeypatch.setattr(executors_module, "run_script", metered)
+    cells = plan_campaign(_campaign(tmp_path / "exp")).cells
+
+    async def drain() -> list[str]:
+        executor = LocalExecutor(tmp_path / f"out{concurrency}", concurrency)
+        return [outcome.run.run_id async for outcome in executor.run(cells)]
+
+    done = asyncio.run(drain())
+    assert sorted(done) == sorted(c.run_id for c in cells)
+    assert peak == min(concurrency, len(cells))  # bounded, and the bound is reached

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,17 +14,20 @@ from serve_process import tavern_serve
 
 from harness.cli import main
 from harness.config import resolve_config
+from harness.loading import bundled_scripts
 from harness.records.results import ProbeResult
 from harness.records.script import ConfigOverrides
 from harness.results import read_results
 from harness.targets import TargetError
 from harness.targets.http import HttpTarget
-from tavern.records import LlmCallLine
+from tavern.records import LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.store import read_journal
 
-SCRIPTS = ["whisper-secrecy", "routing-by-address", "undo-replay", "idle-scene"]
-"""Between them: every event and probe kind."""
+SCRIPTS = sorted(set(bundled_scripts()) - {"soak"})
+"""Every bundled script but the soak, whose sampling settings a server cannot be given
+(`test_over_http_only_what_the_server_can_set_is_accepted`): between them every event and
+probe kind, both languages, and the 40-turn session."""
 
 
 def _verdicts(probe: ProbeResult) -> tuple[object, ...]:
@@ -41,13 +45,33 @@ def _exchanges(path: Path) -> list[tuple[str, int, object, str | None]]:
 
 @pytest.mark.timeout(600)
 def test_the_same_scripts_give_the_same_probe_results_both_ways(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    local, remote = tmp_path / "local", tmp_path / "remote"
+    local, remote, lossy = tmp_path / "local", tmp_path / "remote", tmp_path / "lossy"
     assert main(["run", *SCRIPTS, "--provider", "fake", "--data-dir", str(local)]) == 0
     with tavern_serve(tmp_path / "server") as url:
         args = ["run", *SCRIPTS, "--provider", "fake", "--url", url, "--data-dir", str(remote)]
         assert main(args) == 0, capsys.readouterr().out
+        # Negative control: a client that loses `whisper_to` on the way gives other results.
+        honest = HttpTarget.play_turn
+
+        async def unwhispered(self: HttpTarget, session_id: str, turn: TurnInput) -> Any:
+            return await honest(self, session_id, turn.model_copy(update={"whisper_to": []}))
+
+        monkeypatch.setattr(HttpTarget, "play_turn", unwhispered)
+        args = ["run", "whisper-secrecy", "--url", url, "--data-dir", str(lossy)]
+        assert main(args) == 1
+        monkeypatch.undo()
+    planted = read_results(lossy / "results.jsonl").probes
+    clean = [
+        p
+        for p in read_results(local / "results.jsonl").probes
+        if p.run_id.startswith("whisper-secrecy__")
+    ]
+    assert [_verdicts(p) for p in planted] != [_verdicts(p) for p in clean]
+    assert {p.probe_id: p.label for p in planted if not p.passed}["bystander-never-heard-it"] == (
+        "forbidden_in_prompt"
+    )
     ours, theirs = read_results(local / "results.jsonl"), read_results(remote / "results.jsonl")
     assert [r.target for r in theirs.runs] == ["http"] * len(SCRIPTS)
     assert [r.config_sha256 for r in ours.runs] == [r.config_sha256 for r in theirs.runs]

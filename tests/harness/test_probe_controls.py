@@ -2,11 +2,14 @@
 fails with its label; the same script on the clean kernel passes.
 
 The faults are monkeypatched into the kernel's own modules (a whisper audience that lets a
-bystander in, names taught before anyone says them, a question routed to the wrong hearer,
-memory never captured, a prompt builder that names the operator, a clock that stops, a
-commit never journaled, a failed turn that commits, an undo that keeps the tick, an
-interview that writes). The probes compute what they expect from the script and the kernel's
-definitions, not from what the faulty kernel stored.
+bystander in, a thought every character perceives, the cellar hearing the hall, names
+taught before anyone says them, a question routed to the wrong hearer, memory never
+captured, a prompt builder that names the operator, a clock that stops or runs backwards,
+an interview that moves it, a commit or an undo never journaled, a failed turn that
+commits, an undo that keeps the tick, an interview that writes). The probes compute what
+they expect from the script and the kernel's definitions, not from what the faulty kernel
+stored. The reply levels of `recall` and `interview` are checked against a planted model
+(the only author of a reply).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from harness_kit import failed, failed_checks, play, probe
 import tavern.agents.character as character_module
 import tavern.physics.clamps as clamps_module
 import tavern.physics.clock as clock_module
+import tavern.physics.observation as observation_module
+import tavern.physics.perception as perception_module
 import tavern.physics.structure as questions_module
 import tavern.runner.beat_records as beat_records
 import tavern.runner.memory as memory_module
@@ -36,10 +41,13 @@ from tavern.records import (
     PerspectiveLedger,
     Scene,
     SessionState,
+    ThoughtRecord,
     TurnInput,
+    UndoLine,
 )
 from tavern.records.views import TurnResult
 from tavern.runner import ModelFailureError
+from tavern.runner.calls import AgentCaller
 from tavern.runner.gate import ContractGate
 from tavern.store import JournalWriter
 
@@ -260,3 +268,156 @@ def test_an_interview_that_writes_fails_state_unchanged(tavern_data_dir: Path) -
 
     faulty = play("learned-names", tavern_data_dir, hook=remembering)
     assert failed(faulty)["who-is-she"] == "state_changed"
+
+
+def test_a_thought_heard_by_the_room_fails_boundary_recall_and_interview(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clean = play("thought-privacy", tavern_data_dir / "clean")
+    assert clean.run.probes_passed == clean.run.probes, failed(clean)
+    honest = perception_module.perceives
+
+    def overheard(record: HistoryRecord, viewer: str) -> Any:
+        return "content" if isinstance(record, ThoughtRecord) else honest(record, viewer)
+
+    # The kernel's readers of perception (prompts, memory), not the probe's own import.
+    monkeypatch.setattr(observation_module, "perceives", overheard)
+    monkeypatch.setattr(memory_module, "perceives", overheard)
+    faulty = play("thought-privacy", tavern_data_dir / "faulty")
+    labels = failed(faulty)
+    assert labels["boundary-5"] == "leak"
+    assert labels["ouvinte-nao-sabe"] == "forbidden_in_prompt"
+    assert labels["perguntada"] == "forbidden_in_prompt"
+    [leak] = failed_checks(faulty, "canary:Verde4402")
+    assert "character:C2" in leak.detail
+
+
+def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clean = play("zones-cellar", tavern_data_dir / "clean", fn=narrator_director)
+    assert clean.run.probes_passed == clean.run.probes, failed(clean)
+    honest = beat_records.audience_for
+
+    def walls_down(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
+        audience = honest(scene, speaker, kind, *args, **kwargs)
+        if kind != "speech" or audience.origin == "whisper":
+            return audience
+        return audience.model_copy(update={"perceivers": list(scene.present)})
+
+    monkeypatch.setattr(beat_records, "audience_for", walls_down)
+    faulty = play("zones-cellar", tavern_data_dir / "faulty", fn=narrator_director)
+    labels = failed(faulty)
+    assert labels["cellar-did-not-hear"] == "forbidden_in_prompt"
+    assert labels["boundary-5"] == "leak"
+    [leak] = failed_checks(faulty, "canary:Cellarmoth5150")
+    assert "character:C3" in leak.detail
+    assert "hall-heard" not in labels  # the hall still hears it: only the wall is down
+
+
+def test_a_clock_running_backwards_fails_the_clock_invariant(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    steps = iter([3, -2, 1])  # forward, then back past where it was, then forward again
+
+    def erratic(clock: Any, skip_ticks: int = 0) -> Any:
+        return clock.model_copy(update={"tick": clock.tick + next(steps, 1)})
+
+    monkeypatch.setattr(clock_module, "advance", erratic)
+    faulty = play("whisper-secrecy", tavern_data_dir)
+    [clock] = failed_checks(faulty, "clock")
+    assert clock.label == "clock_backwards" and clock.detail == "tick 3 -> 1"
+
+
+def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
+    tavern_data_dir: Path,
+) -> None:
+    def ticking(target: InProcessTarget) -> None:
+        honest = target.runner.interview
+        store = target.store
+
+        async def interview(session_id: str, character_id: str, question: str) -> Any:
+            answer = await honest(session_id, character_id, question)
+            state = store.load(session_id)
+            clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
+            store.replace_state(
+                session_id, state.model_copy(update={"clock": clock}), state.revision
+            )
+            return answer
+
+        target.runner.interview = interview  # type: ignore[method-assign]
+
+    faulty = play("learned-names", tavern_data_dir, hook=ticking)
+    [clock] = failed_checks(faulty, "clock")
+    assert clock.label == "clock_moved"
+
+
+def test_an_undo_never_journaled_fails_the_journal_invariant(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    honest = JournalWriter.append
+
+    def forgetful(self: JournalWriter, session_id: str, line: JournalLine, **kw: Any) -> None:
+        if not isinstance(line, UndoLine):
+            honest(self, session_id, line, **kw)
+
+    monkeypatch.setattr(JournalWriter, "append", forgetful)
+    faulty = play("undo-replay", tavern_data_dir)
+    [journal] = failed_checks(faulty, "journal")
+    assert journal.label == "journal_disagrees" and "0 undo lines removing turn 1" in journal.detail
+
+
+def test_the_reply_level_catches_what_a_character_says_or_leaves_unsaid(
+    tavern_data_dir: Path,
+) -> None:
+    """The planted fault is in the model, the only author of a reply: a bystander who blurts
+    the code when interviewed, and an insider who never repeats it."""
+
+    def blurting(request: ProviderRequest) -> Any:
+        if request.agent == "interview:C3":
+            return {"speech": "Quill7731?", "thought": None, "action_intent": None}
+        return narrator_director(request)
+
+    clean = play("whisper-secrecy", tavern_data_dir / "clean")
+    assert clean.run.probes_passed == clean.run.probes, failed(clean)  # the parrot repeats it
+    faulty = play("whisper-secrecy", tavern_data_dir / "faulty", fn=blurting)
+    asked = probe(faulty, "bystander-asked")
+    prompt, reply = (c for c in asked.checks if c.name in ("prompt", "reply"))
+    assert prompt.passed  # the kernel kept the secret; the model said it anyway
+    assert reply.label == "forbidden_in_reply" and "Quill7731" in (reply.detail or "")
+    assert probe(faulty, "bystander-never-heard-it").passed
+    prompt, reply = probe(faulty, "insider-heard-it").checks
+    assert prompt.passed and reply.label == "missing_in_reply"
+    assert "'Quill7731'" in (reply.detail or "")
+
+
+def test_a_failed_turn_fails_routing_with_its_own_label(tavern_data_dir: Path) -> None:
+    def broken_director(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            return {"next": "whoever"}  # not the Director's schema: the turn fails
+        return narrator_director(request)
+
+    faulty = play("routing-by-address", tavern_data_dir, fn=broken_director)
+    assert faulty.run.turns_failed == [1, 1]  # nothing committed: both plays are turn 1
+    for probe_id in ("named-aloud", "whispered-to"):
+        routed = probe(faulty, probe_id)
+        assert routed.label == "turn_failed" and "model_failure" in (routed.checks[0].detail or "")
+    assert not failed_checks(faulty, "atomic")
+
+
+def test_an_interview_journaled_as_the_character_fails_with_no_character_call(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    honest = AgentCaller.call
+
+    async def disguised(self: AgentCaller, agent: str, *args: Any, **kwargs: Any) -> Any:
+        if agent.startswith("interview:"):
+            agent = agent.replace("interview:", "character:")  # passes for an in-story call
+        return await honest(self, agent, *args, **kwargs)
+
+    monkeypatch.setattr(AgentCaller, "call", disguised)
+    faulty = play("learned-names", tavern_data_dir)
+    asked = probe(faulty, "who-is-she")
+    labels = {c.name: c.label for c in asked.checks}
+    assert labels == {"prompt": "no_character_call", "reply": "no_character_call",
+                      "state_unchanged": None}  # fmt: skip

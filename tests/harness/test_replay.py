@@ -151,3 +151,62 @@ def test_a_single_call_fires_again_edited(
     assert last.endswith("What do you make of the coins?\nAnswer in one line.")
     assert fired[0]["request"]["provider_options"] == {"mode": "adversary"}
     assert main([*args[:4], "--turn", "99", "--out", str(tmp_path)]) == 2
+
+
+def test_every_kind_of_call_divergence_is_reported_at_its_call() -> None:
+    """Negative controls of the comparison itself: a changed answer, a call missing, one too
+    many, another agent in a call's place; the unchanged tape compares equal."""
+    from harness.replay import compare_calls
+
+    tape = read_recording(FAKE).tape
+    assert compare_calls(tape, list(tape)) is None
+    at = len(tape) // 2
+    answer = tape[at].model_copy(update={"response": (tape[at].response or "") + " planted"})
+    found = compare_calls(tape, [*tape[:at], answer, *tape[at + 1 :]])
+    assert found is not None and (found.call, found.what) == (at, "response")
+    assert "planted" in found.diff
+    found = compare_calls(tape, tape[:-1])
+    assert found is not None and (found.call, found.what) == (len(tape) - 1, "missing")
+    found = compare_calls(tape[:-1], tape)
+    assert found is not None and (found.call, found.what) == (len(tape) - 1, "extra")
+    other = tape[at].model_copy(update={"agent": "character:C9"})
+    found = compare_calls(tape, [*tape[:at], other, *tape[at + 1 :]])
+    assert found is not None and (found.call, found.what) == (at, "call")
+    assert "replayed character:C9" in found.diff
+
+
+def test_a_final_state_divergence_is_reported_by_its_field() -> None:
+    """A history record, the stored state and the view are each compared."""
+    from harness.replay import compare_state
+
+    snapshot = read_recording(FAKE).snapshot
+    assert snapshot is not None and snapshot.state is not None
+    assert compare_state(snapshot, snapshot.model_copy(deep=True)) is None
+    history = list(snapshot.history)
+    last = history[-1]
+    history[-1] = last.model_copy(update={"turn_number": last.turn_number + 7})
+    changed = compare_state(snapshot, snapshot.model_copy(update={"history": history}))
+    assert changed is not None and changed.startswith(f"history record {len(history) - 1}")
+    shorter = compare_state(snapshot, snapshot.model_copy(update={"history": history[:-1]}))
+    assert shorter == f"history has {len(history)} records recorded, {len(history) - 1} replayed"
+    clock = snapshot.state.clock.model_copy(update={"tick": snapshot.state.clock.tick + 1})
+    state = snapshot.state.model_copy(update={"clock": clock, "id": "s-other"})
+    changed = compare_state(snapshot, snapshot.model_copy(update={"state": state}))
+    assert changed is not None and changed.startswith("state.clock differs")
+    view = snapshot.view.model_copy(update={"turn_number": snapshot.view.turn_number + 1})
+    assert compare_state(snapshot, snapshot.model_copy(update={"view": view})) == (
+        "view.turn_number differs"
+    )
+
+
+def test_a_call_is_picked_by_its_occurrence_in_the_turn() -> None:
+    lines = read_journal(FAKE / "journal.jsonl")
+    outcomes = [
+        x for x in lines if x.kind == "llm_call" and x.agent == "director:outcome"
+        and x.turn_number == 2 and x.attempt_number == 1
+    ]  # fmt: skip
+    assert len(outcomes) == 2 and outcomes[0].request != outcomes[1].request
+    assert pick_call(lines, "director:outcome", 2) is outcomes[0]
+    assert pick_call(lines, "director:outcome", 2, occurrence=2) is outcomes[1]
+    with pytest.raises(CallNotFound, match="no call #3 of 'director:outcome' in turn 2 \\(2 found"):
+        pick_call(lines, "director:outcome", 2, occurrence=3)
