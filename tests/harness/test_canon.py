@@ -23,6 +23,7 @@ from pydantic import ValidationError
 import tavern.runner.beat_records as beat_records
 import tavern.runner.turn as turn_module
 from harness.canon import (
+    bundled_ledgers,
     committed_turns,
     evaluate,
     evaluate_dir,
@@ -37,7 +38,7 @@ from harness.records.script import TurnEvent
 from harness.results import RESULTS_NAME, ResultsFile
 from harness.run import RunOutcome
 from tavern.llm.provider import ProviderRequest
-from tavern.records import Audience, Character, LlmCallLine, Scene
+from tavern.records import Audience, Character, LlmCallLine, Scene, UndoLine
 from tavern.store import Library, read_journal
 
 LEDGER = load_ledger("contracanone")
@@ -176,7 +177,7 @@ def test_the_records_refuse_rules_that_cannot_be_checked() -> None:
 
 
 def test_a_bad_ledger_file_is_refused_naming_the_field(tmp_path: Path) -> None:
-    data = json.loads(Path(LEDGER_PATH()).read_text(encoding="utf-8"))
+    data = json.loads(bundled_ledgers()["contracanone"].read_text(encoding="utf-8"))
     data["rules"]["lobo-pelo-nome"]["expect_responder"] = ["Bento"]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -300,7 +301,6 @@ def test_an_undone_or_failed_attempt_is_not_read(tmp_path: Path) -> None:
     turns = committed_turns(lines)
     assert sorted(turns) == list(range(1, len(TURNS) + 1))
     last = max(turns)
-    from tavern.records import UndoLine
 
     undo = UndoLine(
         ts=dt.datetime.now(dt.UTC),
