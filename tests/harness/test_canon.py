@@ -139,7 +139,7 @@ PATTERN_CASES: list[tuple[str, str, str]] = [
     ("chave-no-rio-e-so-afirmacao", "A chave está no fundo do rio.", "A chave está com alguém."),
     ("senha-fora-da-narracao", "Ele murmura Sabia-4417.", "Ele murmura algo."),
     ("pensamento-fora-da-narracao", "No Ninho Corvo há uma chave.", "No moinho há uma chave."),
-    ("pensamento-fora-da-narracao", "A chave está escondida atrás do [...].", "A chave é de ferro."),
+    ("pensamento-fora-da-narracao", "A chave está escondida atrás do [...].", "É de ferro."),
 ]
 
 
