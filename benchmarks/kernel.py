@@ -148,6 +148,8 @@ def answer(request: ProviderRequest) -> dict[str, Any]:
         return {"outcome": _sentence(rng, 14)}
     if request.agent == "prose":
         return {"narration": " ".join(_sentence(rng, 12) for _ in range(8))}
+    if request.agent.startswith("reviser:"):  # a ledger's memory revision
+        return {"summary": " ".join(_sentence(rng, 16) for _ in range(6))}
     return {
         "speech": _sentence(rng, 18),
         "thought": _sentence(rng, 8),

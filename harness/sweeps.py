@@ -149,8 +149,10 @@ def _viewer(agent: str, controlled: str | None) -> str | None:
 
     >>> _viewer("character:C2", "C1"), _viewer("openings", "C1"), _viewer("suggest", "C1")
     ('C2', 'prose', 'C1')
+    >>> _viewer("reviser:C3", "C1")  # a ledger's memory revision holds its owner's view
+    'C3'
     """
-    if agent.startswith("character:"):
+    if agent.startswith(("character:", "reviser:")):
         return agent.split(":", 1)[1]
     if agent in PUBLIC_READERS:
         return PROSE
@@ -180,7 +182,7 @@ def boundary_leaks(con: duckdb.DuckDBPyConnection, canaries: Sequence[str] = ())
 
     secrets = {sid: _secrets(records, canaries) for sid, records in by_session.items()}
     controlled = dict(con.execute("SELECT session_id, controlled_id FROM sessions").fetchall())
-    where = "role IN ('character', 'prose', 'openings', 'suggest')"
+    where = "role IN ('character', 'reviser', 'prose', 'openings', 'suggest')"
     for sid, turn, agent, attempt, messages, file, line_no in _prompts(con, where):
         sid = str(sid)
         viewer = _viewer(str(agent), controlled.get(sid))

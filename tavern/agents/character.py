@@ -18,9 +18,10 @@ from tavern.records import Character, CharacterReply, ChatMessage
 
 MEMORY_BUDGET_TOKENS = 8000
 """Token budget of the memory lines shown (large-context models; the runner sizes it down
-for small contexts). The runner evicts a ledger's memory to a low-water mark when it
-outgrows this budget (`runner.memory.evict`), so the memory fits whole: the block then only
-changes at its end, except at an eviction, and consecutive prompts share it as a prefix."""
+for small contexts). When a ledger's memory outgrows this budget the runner folds its oldest
+lines into the ledger's summary, down to a low-water mark (`runner.memory.revise_memory`),
+so the memory fits whole: the block then only changes at its end, except at a revision, and
+consecutive prompts share it as a prefix."""
 
 INSTRUCTIONS = """You are {name}. This is your own life, happening now: you live it as
 yourself and speak and act for yourself only.
@@ -53,7 +54,7 @@ MEMORY_STRIDE_LINES = 64
 """Granularity of the memory window's first line (an index into the ledger's memory) when a
 ledger holds more than the budget, e.g. a session written under a larger budget: the
 window then jumps by whole strides instead of sliding every beat, until the next capture
-evicts the ledger down to the budget."""
+folds the ledger down to the budget."""
 
 
 def build_messages(

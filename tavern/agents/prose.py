@@ -27,7 +27,7 @@ from tavern.agents.render import (
 )
 from tavern.filters.loop import repeats_a_sentence
 from tavern.physics.identity import UNKNOWN_REF, display_names, replace_slot_ids
-from tavern.physics.redaction import redact, salient_tokens
+from tavern.physics.redaction import Tokenizer, redact, salient_tokens
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -71,8 +71,9 @@ def build_messages(
     beat: list[HistoryRecord],
     *,
     budget_tokens: int = TRANSCRIPT_BUDGET_TOKENS,
+    tokens: Tokenizer = salient_tokens,
 ) -> list[ChatMessage]:
-    """Build the prose prompt.
+    """Build the prose prompt (`tokens`: the turn's `redaction.TokenTable`).
 
     Args:
         state: The session after this beat's canon was applied.
@@ -96,7 +97,7 @@ def build_messages(
     # bodies show anyway. This is a superset of `physics.guards.hidden_tokens_for` for a
     # reader who perceives nothing (thought-only tokens and whisper payloads), because the
     # public corpus subtracted here is smaller than the guards' one.
-    hidden = spoken_only_tokens(state, [*earlier, *beat])
+    hidden = spoken_only_tokens(state, [*earlier, *beat], tokens)
     lines = _transcript_lines(earlier, namer, hidden)
     start = snapped_start(
         [seq for seq, _ in lines],
@@ -182,14 +183,16 @@ def reader_line(record: HistoryRecord, namer: Any) -> str:
     return f"({record.text})" if record.text else ""
 
 
-def spoken_only_tokens(state: SessionState, records: list[HistoryRecord]) -> frozenset[str]:
+def spoken_only_tokens(
+    state: SessionState, records: list[HistoryRecord], tokens: Tokenizer = salient_tokens
+) -> frozenset[str]:
     """Salient tokens of spoken lines (and thoughts) that the public corpus does not contain.
 
     Thoughts are included as a second line of defence: the clamps' thought guard already
     redacts them from events.
     """
     spoken = frozenset().union(
-        *(salient_tokens(r.text) for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
+        *(tokens(r.text) for r in records if isinstance(r, SpeechRecord | ThoughtRecord))
     )
     return spoken - tokens_in(public_corpus(state))
 

@@ -33,17 +33,11 @@ def check_prompt(
     rules: Sequence[Rule] | None = None,
     cache: MessageCache | None = None,
 ) -> list[Violation]:
-    """Check chat messages against the contract.
-
-    Args:
-        messages: The messages as they would be sent to a model.
-        cast_names: Display names of the characters the prompt may mention; structural
-            comparisons (tags, fields, label forms, lists) need them.
-        rules: Override the registered rules (tests use this to remove one).
-        cache: Where per-message results are kept (default: the module's `MESSAGE_CACHE`).
-
-    Returns:
-        Violations sorted by message index, then span, then rule.
+    """Check chat messages, as they would be sent, against the contract: violations sorted by
+    message index, span and rule. `cast_names` are the names the prompt may mention (the
+    structural rules compare tags, fields and lists with them); `rules` overrides the
+    registered rules (tests remove one); `cache` keeps per-message results (default:
+    `MESSAGE_CACHE`).
 
     Example:
         >>> msgs = [ChatMessage(role="system", content="Mara is controlled by the human.")]
@@ -59,17 +53,10 @@ def check_prompt(
 def check_text(
     text: str, where: str = "", cast_names: Sequence[str] = (), rules: Sequence[Rule] | None = None
 ) -> list[Violation]:
-    """Check a scenario or character sheet text (lexical rules, marker tags, raw ids).
-
-    Args:
-        text: The text to check.
-        where: Where the text comes from, e.g. `character:mara.mind.personality`; use
-            `Violation.as_warning(where)` to build the server's warning record.
-        cast_names: Names the text may map slot ids to.
-        rules: Override the registered rules.
-
-    Returns:
-        Violations with `message_index == -1`.
+    """Check a scenario or character sheet text (lexical rules, marker tags, raw ids): violations
+    with `message_index == -1`. `where` names the text's origin
+    (`character:mara.mind.personality`, for `Violation.as_warning`); `cast_names` are names
+    the text may map slot ids to.
 
     Example:
         >>> [v.rule for v in check_text("Ela é o jogador.", "scenario:x.world")]

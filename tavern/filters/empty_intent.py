@@ -1,17 +1,10 @@
 """Rule `empty_intent`: an attempt that names no act is no attempt.
 
-A Character's action_intent becomes an action record the human reads and the next Director
-must adjudicate. A small model fills it with words that name nothing a body does: speaking
-("talk", "to talk", "try to talk"; talking is speech, which has its own field), an outcome
-instead of an attempt ("fails"), a placeholder ("take action", "act", "try this"), one verb
-that needs an object it does not name ("follow", "open"), one verb of perceiving or thinking
-("listen", "think"), not knowing what to do ("I don't know what you mean"), saying there is
-none ("nothing new", "not stated"), what the speaker is ("I am a busy person"), one trait
-word of its own personality ("Talkative"), or the words of its own sheet ("read glasses on a
-chain" from "reading glasses on a chain"). Such an intent goes. Of an intent naming an act,
-the sentences naming none go ("Look for the letter. Lio Mendez succeeds." keeps the first).
-Every word class is the language's (`Lexicon`), so "falar com Maren" goes as "talk to Maren"
-does; "walk", "sleep" and "read" can be done without an object, and stay.
+An action_intent becomes a record the next Director must adjudicate. An intent that names
+nothing a body does goes: speaking, an outcome, a placeholder ("take action"), a lone verb
+needing an object or of perceiving or thinking, not knowing what to do, saying there is
+none, what the speaker is, a trait word or the words of its own sheet. Of an intent naming
+an act, the sentences naming none go. Word classes are the language's (`Lexicon`).
 
 Example: "try to talk" -> ""; "walks to Maren" stays.
 """

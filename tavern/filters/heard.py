@@ -1,29 +1,16 @@
 """What a Character heard and saw, said back: the reply side of the rule `retold`.
 
-A small model answers for a Character with what that Character was just shown: a line it
-heard ("I think we should open it now." from another character six turns later), the
-question it was asked ("Who are you, exactly?"), an attempt it saw ("walk slowly to the
-nearest window and look outside" as its own intent, beat after beat), an event ("This does not
-succeed because the trapdoor was already bolted" inside an intent), a memory line with its
-label ("Ilse Brandt said: 'Good evening to you all.'" as a thought), or its sheet ("I am a
-young woman in her forties, grey wool shawl, ..."; its own secret, word for word). Nobody
-repeats a whole line back by accident, and the listeners and the reader see a broken echo.
-Lines are compared by the one sentence key, `MIN_ECHO_WORDS` words or more (everyday lines,
-"I don't know.", recur between people), among the records the speaker perceived with their
-content (`physics.perception.perceives`); a line behind a label of the memory lines ("Ilse
-Brandt said", "You thought"; the labels are the kernel's, in English) is the line.
+Nobody repeats a whole line back by accident; a small model does, and its listeners see a
+broken echo. Lines are compared by the sentence key (`MIN_ECHO_WORDS` words or more), among
+the records the speaker perceived (`physics.perception.perceives`); a line behind one of the
+kernel's memory labels ("Ilse Brandt said", "You thought") is the line.
 
-- speech: its sentences (or all of it) that are a line or a sentence heard, bare or behind a
-  label, or an attempt seen behind a few words ("I'm trying to walk to the window"), go; so
-  does a question of `BEAT_ECHO_WORDS` words or more said back whole in the beat it was
-  asked, a first-person sentence ("I am a ...", "Eu sou uma ...") holding `LOOK_RUN` words in
-  a row of a cast member's appearance, and a sentence holding `SECRET_RUN` words in a row of
-  the speaker's own secrets;
-- thought: a line perceived (its own thoughts included), bare or behind a label, goes, and so
-  does a first-person sentence reciting an appearance;
-- action_intent: its sentences that are an event perceived go; then the intent goes when it
-  is an attempt seen (its own included), a verb's ending aside, or opens with one of
-  `HEAD_ECHO_WORDS` words or more.
+- speech: sentences that are a line heard, an attempt seen, a question of
+  `BEAT_ECHO_WORDS`+ words asked this beat, a first-person recital of an appearance
+  (`LOOK_RUN`) or `SECRET_RUN` words in a row of its own secrets, go;
+- thought: a line perceived (its own thoughts included) and appearance recitals go;
+- action_intent: event sentences perceived go; the intent goes when it is an attempt seen
+  or opens with `HEAD_ECHO_WORDS`+ words of one.
 
 Example (heard: "Good evening to you all. Let's get on with it."): speech "Good evening to
 you all. Sit." -> "Sit."

@@ -1,15 +1,10 @@
 """Rule `invented_speech`: dialogue in a narration is invented, and goes.
 
-The prose renderer never reads a spoken word: its transcript shows each spoken line as a
-marker, and its instructions forbid quoting anyone. A small model writes lines for the
-characters anyway ("He says, 'We have no more ideas. What can I assist you with?'"), and a
-line put in a character's mouth by the narrator may belong to the character the human
-drives: the agency lock broken for the reader. Every sentence that overlaps a quotation of
-three words or more (`physics.quotations`) goes, unless the quotation stands in the public
-text the renderer was given (a sign or an inscription of the scene); so does a sentence
-continuing it in lower case ('"Is it late?" he asks.'). Brazilian Portuguese writes
-dialogue after a dash as well ("— Abra a porta — disse Maren."): in pt-BR a line opened by
-a dash, or a dash after a colon, is a quotation to the end of its line.
+The renderer never reads a spoken word, so a line it puts in a mouth may be the human's
+character's: the agency lock broken for the reader. A sentence overlapping a quotation of
+three words or more (`physics.quotations`) goes unless the public text it was given holds
+the quotation, and so does one continuing it in lower case. In pt-BR a line opened by a dash
+(or a dash after a colon) is a quotation to the end of its line.
 
 Example: "Caspar turns. He says, 'We have no ideas. I can help.' Rain falls." -> "Caspar
 turns. Rain falls."

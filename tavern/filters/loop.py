@@ -1,28 +1,13 @@
 """Rule `loop`: a text that says something of its own again ends before the repetition.
 
-A small model loops: a narration cycles through the same sentences until the length limit
-closes it mid-word, a clause comes three times in a row ("I read aloud, and I read aloud,
-and ..."), one sentence is told once for each cast member ("Ilse Brandt sees the box is
-locked. Maren Holt sees the box is locked."), a phrase stutters ("until dawn until dawn"),
-and a Character's intent says its clause again ("walk to the window, walk to the window
-again"). Sentences are compared by the one sentence key (`text.sentence_key`: folded words,
-the language's articles and fillers aside), so "The door is now shut." repeats "The door is
-shut".
-
-Narration:
-- from the first sentence of four words or more whose key an earlier sentence had, or one of
-  its clauses (a comma, semicolon or colon apart, a joining conjunction aside), the text is
-  cut; so is a shorter one said again right after itself, word for word but for an article
-  or a filler in place ("Someone speaks. Someone speaks."; "She turned. She turned again."
-  stays);
-- a run of three to twelve words said three times in a row ends the text after its first
-  copy, when the answer ran to its length limit (such a loop never stopped by itself);
-- a text that ran to its limit loses its unfinished last sentence, when a finished one
-  precedes it;
-- a sentence that is an earlier one of the text but for its cast names and a leading pronoun
-  goes (four words or more besides the names: "Maren nods. Teodor nods." stays).
-A reply's field is cut before the first clause of four words or more that repeats an earlier
-one. Everywhere, a run of two to six words said again right after itself is said once.
+Sentences are compared by the sentence key (`text.sentence_key`: folded words, articles and
+fillers aside), so "The door is now shut." repeats "The door is shut". Narration: the text
+is cut from the first sentence (four words or more) or clause whose key came before, and
+from a short sentence said twice in a row; a run of three to twelve words said three times
+ends a text that ran to its limit after its first copy, and such a text loses its
+unfinished last sentence; a sentence that is an earlier one but for cast names goes. A
+reply's field is cut before the first clause of four words or more that repeats one.
+Everywhere, a run of two to six words said twice in a row is said once.
 
 Example: "The door is shut. A bell rings. The door is shut. A bell rings." -> "The door is
 shut. A bell rings."

@@ -1,20 +1,12 @@
 """Rules `respelt_name` and `sheet_pronoun`: a narration names the cast as its sheets do.
 
-`respelt_name`: a cast name written one letter off ("Ilsse Brandt") is spelt right
-(`physics.respelt`, the rule the clamp `misspelt_name` applies to events), before any rule
-that knows the cast by name reads the text. Example: "Ilsse Brandt nods." -> "Ilse Brandt
-nods.".
-
-`sheet_pronoun`: a sentence opening "He" or "She" ("Ele"/"Ela") right after a sentence
-naming exactly one cast member, and no other person of the written pronoun, gets that
-member's pronoun when the sheet tells it (the first word of its appearance, then of its
-description, that names a woman or a man, in either language: "A girl of about fifteen",
-"Um homem atarracado"). A reader takes a wrong pronoun for someone else in the room. In
-Portuguese every noun has a gender, so a sentence before holding any noun of the written
-pronoun's gender ("o barqueiro", "a janela") keeps it. A
-"himself"/"herself" in an English sentence whose subject is one cast member, naming no one
-else, is set the same way. Example: "Ilse Brandt looks out. He sees rain." -> "Ilse Brandt
-looks out. She sees rain." (Ilse's sheet: "A girl of about fifteen ...").
+`respelt_name`: a cast name written one letter off is spelt right (`physics.respelt`, as
+the clamp `misspelt_name` does for events): "Ilsse Brandt nods." -> "Ilse Brandt nods.".
+`sheet_pronoun`: "He"/"She" ("Ele"/"Ela") opening the sentence right after one naming
+exactly one cast member gets that member's pronoun when its sheet tells it (the first
+gendered word of its appearance, then its description); in Portuguese a noun of the written
+pronoun's gender before keeps it; English "himself"/"herself" is set the same way. Example:
+"Ilse Brandt looks out. He sees rain." -> "Ilse Brandt looks out. She sees rain."
 """
 
 from __future__ import annotations

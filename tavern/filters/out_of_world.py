@@ -1,18 +1,10 @@
 """Rule `out_of_world`: words of an assistant, not of a person in the story, are not said.
 
-A small model falls back on the assistant it was trained to be: a Character says "I'm sorry,
-but I can't assist with that.", a narration ends "What can I assist you with today?". Such
-words tell every listener, and the reader, that a model is writing. The patterns aim at what
-no person in a story says, per language: the assistant's own vocabulary ("as an AI",
-"language model", "role-play"; "como uma IA", "modelo de linguagem"), its refusal formula
-said whole, its asking for more context, its measuring a request against what it was made
-to be, its offers of help and its "I am not human, so ...". A plain "Sorry, I can't help
-you" stays: a tavern keeper says it too.
-
-A reply's field that matches goes whole (what is left of an assistant's sentence is not a
-person's). A narration loses the matching sentences; it also may not offer help to the
-reader, talk about the text or the narrator, or open a sentence on "I" ("Eu sou"): a
-third-person narrator has no "I".
+Such words tell every listener that a model is writing. The patterns, per language, aim at
+what no person in a story says: the assistant's vocabulary ("as an AI", "como uma IA"), its
+refusal formula whole, its asking for context, its offers of help; a plain "Sorry, I can't
+help you" stays. A reply's matching field goes whole; a narration loses matching sentences,
+offers of help, talk about the text or the narrator, and sentences opening on "I" ("Eu").
 
 Example: narration "The lamp gutters. What can I assist you with today?" -> "The lamp
 gutters."

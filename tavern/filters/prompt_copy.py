@@ -1,28 +1,13 @@
 """Rule `prompt_copy`: a model's text that copies its own prompt instead of telling a story.
 
-A small model writes out the machinery it was shown. In a narration: the transcript's
-content-free markers as prose ("Teodor Vask makes an attempt.", "Agnese Corvo speaks.",
-"Time passes.", "No material happens.", an outcome's bare "Fails." or "It succeeds."
-pointing at nothing, "The Vintner's Wake whispers something."), a labelled line of the scene
-block ("Present: ...", "(event) ...", "## Stage"), the mask of words it may not read ("tries
-to [...] the box"), the stage's zone links told as a fact ("the sound of the trapdoor is
-sealed"), the session's title as a sentence or a heading ("The Vintner's Wake - the bell
-tolls"), the staging line ("Lio Mendez in the cellar; Dorotea Sand in the hall") or the
-roster ("Ilse Brandt, Maren Holt and Teodor Vask are present."), a transcript line still in
-its brackets, the JSON's closing brace, an identifier of its answer's schema
-("world_event"), and six words in a row of a tone directive ("reveal secrets through action
-and slips"). In a Character's reply: a label of its own sheet ("Personality:", "I look like
-this:"), five words in a row of its instructions or the prompt's stock lines ("do not state
-its outcome, the world decides"), and a schema identifier.
-
-What goes is narrow: only ever a sentence a story would not hold. A marker sentence holds
-nothing but names and the marker's own words ("Maren Holt makes an attempt, and the lamp
-goes out." stays); a label is the prompt's own, capitalised and before a colon; a title
-sentence is the title and nothing else. A narration loses such sentences (a line break ends
-one: the transcript's lines have no stops); a reply's field holding a sheet label or the
-instructions goes whole, and a schema word goes alone. The prompt is written in English
-whatever the session's language, so English markers are copies in a pt-BR session too, and so
-are their Portuguese renderings ("Maren Holt faz uma tentativa.", "O tempo passa.").
+Narration: a sentence that is only a transcript marker ("Teodor Vask makes an attempt.",
+"Time passes.", a bare "Fails."), a labelled scene line ("Present: ..."), the word mask, a
+zone link told as a fact, the session title, the staging line or roster, a bracketed
+transcript line, a closing brace, or six words in a row of a tone directive goes. Reply: a
+field holding a sheet label ("Personality:") or five words in a row of its instructions
+goes whole. Schema identifiers ("world_event") go alone everywhere. Markers hold nothing
+but names and the marker's words, so a story sentence never matches. The prompt is English
+whatever the session's language, so English markers and their pt-BR renderings both count.
 
 Example: "Teodor Vask makes an attempt. The lamp dies." -> "The lamp dies."
 """

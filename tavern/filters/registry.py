@@ -1,20 +1,13 @@
 """The ordered registries and the profiles: which rules run, in what order, for which model.
 
-`NARRATION_RULES` and `REPLY_RULES` run in order (`rule.apply_rules`). Narration: a foreign
-script goes first, so no rule reads it; loops are cut before anything else reads the text,
-names are spelt right before any rule that knows the cast by name; copies of the prompt,
-invented dialogue and an assistant's words go before retelling is judged, so that what is
-compared is what will be shown; the states and acts are judged on the sentences that stand,
-pronouns are set while every sentence still stands before the one they follow, and a text
-left without a word goes last. Replies: a stage direction moves to the intent before its
-field is judged; whole fields of the prompt or an assistant go before sentences are cut.
-
-A profile is a set of rule names (`PROFILES`): `small_local` runs every rule (the embedded
-0.5B model needs each of them: every rule's case table holds its live failures),
-`minimal` only those guarding what no model may do whatever its size (act or speak for a
-character, step out of the world, copy its prompt's machinery) and those that cost a capable
-model nothing, and `off` none. `records.config.filter_profile_for` picks one per provider
-and a session may name its own (`SessionState.filter_profile`), so campaigns compare them.
+`NARRATION_RULES` and `REPLY_RULES` run in order (`rule.apply_rules`): foreign script first
+so no rule reads it, loops before anything else reads the text, names spelt before rules
+that know the cast by name, copies and assistant words before retelling is judged, a
+wordless text last. In replies a stage direction moves to the intent before fields are
+judged. `PROFILES`: `small_local` runs every rule, `minimal` those guarding what no model may
+do (act or speak for a character, step out of the world, copy its prompt's machinery) and
+those that cost a capable model nothing, `off` none; `records.config.filter_profile_for`
+picks one per provider and a session may name its own.
 
 Example:
     >>> [rule.name for rule in NARRATION_RULES][:3]

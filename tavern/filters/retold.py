@@ -1,30 +1,14 @@
 """Rule `retold`: a text does not tell again what its reader or listener already has.
 
-The second rule of the repetition family (the first is `loop`, within one text). Sentences
-are compared by the one sentence key (`text.sentence_key`); what counts as told depends on
-who reads the text.
-
-A narration's reader has the last `RETOLD_NARRATIONS` narrations and the events of the beats
-since on screen, and the stage beside them. A sentence of the narration goes when:
-- its key is a sentence of those texts (four words or more), or it is an unfinished last
-  sentence (no end mark) that begins one ("The coffin li");
-- it tells one of their sentences under another subject: its predicate, the key after a
-  leading cast name, first name or pronoun, of `MIN_PREDICATE_WORDS` or more, is theirs and
-  no event of this beat says it (a character may repeat another's act, and the beat's
-  narration must be able to tell it);
-- it holds `RECITAL_WORDS` words in a row of the stage (location, description) or of a cast
-  member's appearance that no event of this beat holds: the prompt copied out instead of a
-  story told;
-- it recites the standing facts: it holds `FACT_RUN_WORDS` words in a row of a fact (the whole
-  fact when shorter, from `MIN_FACT_WORDS`), fillers aside, while the narration tells two
-  facts or more (a list) or an earlier narration of the window or an earlier sentence told
-  that one (a fact told once is the prompt doing its job: the reader does not see the facts);
-- it tells a fact's predicate (`MIN_TAIL_WORDS` words after its verb) of something else, with
-  no word of the fact's subject ("The toll house is too high to cross until dawn." for the
-  river's fact).
-Facts the beat added are news, and a run one of this beat's events holds is the event told.
-
-A Character's reply is judged against what its speaker heard and saw (`filters.heard`).
+The second rule of the repetition family (`loop` is the first), on the one sentence key
+(`text.sentence_key`). A narration's reader has the last `RETOLD_NARRATIONS` narrations,
+the events since and the stage. A narration sentence goes when its key is one of theirs (or
+an unfinished last sentence begins one); when it tells one of their predicates
+(`MIN_PREDICATE_WORDS`) under another subject and no event of this beat says it; when it
+holds `RECITAL_WORDS` words in a row of the stage or an appearance that no event of this
+beat holds; when it recites standing facts (`FACT_RUN_WORDS` in a row, in a list of facts
+or told before); or when it tells a fact's predicate of something else. Facts the beat
+added are news. Replies are judged against what their speaker perceived (`filters.heard`).
 
 Example (an earlier narration: "The coffin lies open in the hall."): "The coffin lies open
 in the hall. A door bangs upstairs." -> "A door bangs upstairs."

@@ -1,30 +1,14 @@
 """Rule `unconfirmed_act`: a narration tells only the acts this beat's events confirm.
 
-Characters attempt, the Director adjudicates, the renderer tells confirmed facts. A renderer
-that writes a character doing something ("As Agnese Corvo speaks, he opens his satchel to
-read aloud.", on a beat in which she only reached for a door) decides for that character;
-for the character the human plays, that is the one thing no model may do. The rule is the
-same for every character, so it holds for the human's without anyone knowing which one that
-is.
-
-A sentence whose subject is a cast member (by name, or "he"/"she"/"they" for the one named
-just before: `physics.acts`) and whose verb is an act goes, unless a sentence of an event of
-this beat confirms an act of that character and shares a content word with it (four letters
-or more, one inside the other, in the session's language: "Maren Holt abre a caixa" is
-confirmed by "Maren Holt abre a caixa de pedágio"). A verb of perceiving or undergoing (the
-language's `perceiving`: "sees", "vê", "hears", "ouve", "is", "está") is no act and stays:
-"Maren Holt vê a chuva" stays as "Maren Holt sees the rain" does; so does a verb negated
-("does not reach", "não abre") and a possessive read as a verb ("Maren Holt's pen"). A verb
-of speaking stays bare only, for someone who spoke since the last Director call ("Ilse Brandt
-whispers something to Maren Holt."; a whisper only for someone who whispered). A sentence
-right after a dropped one whose pronoun named only that one's subject goes too.
-
-Three more ways to act for someone go: a narration opening on a pronoun when the beat has no
-single actor ("She holds a candle ..." names no one a reader can tell); a bare whisper ("The
-vintner whispers something.") in a beat nobody whispered, the whisper marker of an earlier
-beat; and a sentence that only retells an attempt of this beat or the last as an attempt
-("Ilse Brandt makes an attempt to walk to the window." for the event that she walked),
-which takes the outcome back.
+The renderer must not decide for a character (for the human's, that is the one thing no
+model may do), and the rule is the same for every character. A sentence whose subject is a
+cast member (`physics.acts`) and whose verb is an act goes unless an event sentence of this
+beat confirms an act of that character sharing a content word with it. Verbs of perceiving
+or undergoing (the language's `perceiving`: "sees", "vê", "is", "está"), negated verbs and
+bare verbs of speaking by someone who spoke stay; a sentence whose pronoun named only a
+dropped subject goes with it. Also cut: an opening pronoun when the beat has no single
+actor, a bare whisper nobody whispered, and an attempt of this beat or the last retold as
+an attempt.
 
 Example (beat events: "Maren Holt opens the toll box."): "Maren Holt opens the toll box.
 Teodor Vask draws his knife." -> "Maren Holt opens the toll box."

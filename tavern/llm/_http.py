@@ -1,15 +1,11 @@
-"""The one HTTP send path of every adapter: the live-call guard, the connect-time URL
-check and error mapping.
+"""The one HTTP send path of every adapter: the live-call guard, the connect-time URL check
+and error mapping.
 
-The guard: when `tavern.llm.ALLOW_LIVE_CALLS` is False (the test suite sets it so), a send is
-refused unless the shared client is wired to an in-process transport
-(`httpx.MockTransport` or `httpx.ASGITransport`), which never touches the network. That is how
-adapter tests use recorded bodies while any accidental real call fails loudly.
-
-The check: a send given an `Endpoint` resolves the URL's host at that moment, checks every
-address against the provider's policy and connects to the checked address
-(`url_policy.pin`), so a name rebound since the URL was saved reaches nothing. A client that
-answers in-process opens no socket and has nothing to pin.
+When `tavern.llm.ALLOW_LIVE_CALLS` is False (the test suite sets it), a send is refused
+unless the client uses an in-process transport (`httpx.MockTransport`, `ASGITransport`).
+A send given an `Endpoint` resolves the host then, checks every address against the
+provider's policy and connects to the checked one (`url_policy.pin`), so a name rebound
+since the URL was saved reaches nothing.
 """
 
 from __future__ import annotations

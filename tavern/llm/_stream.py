@@ -1,14 +1,10 @@
 """Streaming an OpenAI-style chat completion, to stop it early (`early_stop`).
 
-The body is sent with `stream: true`; the server answers with server-sent events, one
-`data: {chunk}` line per token and `data: [DONE]` at the end. Leaving the stream closes the
-connection, and a llama.cpp server cancels the generation then (measured on the embedded
-server: the slot stopped within 6 tokens and was idle a second later).
-
-The chunks carry no usage until the last one; llama.cpp adds running `timings` to every
-chunk when asked (`timings_per_token`), so an answer stopped early still reports the tokens
-it read and wrote (`usage_from_timings`). A server that ignores `stream` and answers with one
-JSON body is read as a whole answer, never stopped.
+The body goes with `stream: true`; the server answers with server-sent events and
+`data: [DONE]`. Leaving the stream closes the connection, and llama.cpp cancels the
+generation then (the embedded server's slot stopped within 6 tokens). llama.cpp adds running
+`timings` to every chunk when asked, so an answer stopped early still reports its tokens
+(`usage_from_timings`). A server that answers with one JSON body is read whole.
 """
 
 from __future__ import annotations

@@ -37,17 +37,11 @@ from tavern.records.scenario import Language
 class LlmClient:
     """Provider-neutral structured calls with call-time policy, validation, retry, journaling.
 
-    Args:
-        provider: the adapter (or any `Provider`).
-        sink: receives one `LlmCallLine` per attempt.
-        language: response language appended to every system message.
-        retry: attempts and backoff.
-        max_tokens: per-role output limits; keys are full agent names (`character:C2`),
-            roles (`character`) or `default`.
-        temperature: sampling temperature for every call, or None.
-        seed: sampling seed for every call, or None.
-        secrets: credentials that must never reach the sink (scrubbed if they ever would).
-        sleep: backoff sleeper (tests pass a no-op).
+    `sink` receives one `LlmCallLine` per attempt; `language` is appended to every system
+    message; `max_tokens` maps full agent names (`character:C2`), roles (`character`) or
+    `default` to output limits; `temperature` and `seed` go with every call; `secrets` are
+    scrubbed from anything that reaches the sink; `sleep` is the backoff sleeper (tests pass
+    a no-op).
     """
 
     def __init__(
@@ -149,17 +143,13 @@ class LlmClient:
     ) -> dict[str, Any]:
         """Ask for a JSON object valid against `schema` and return it parsed.
 
-        `stop_early` may end the answer while it streams (`tavern.llm.early_stop`): the
-        answer so far, closed, must still be valid against `schema`. `seed_offset` is added
-        to the client's seed (when it has one) for this call: a question asked again after
-        an unusable answer draws another sample, where the same seed on a near-identical
-        prompt draws the same answer.
+        `stop_early` may end the answer while it streams (`tavern.llm.early_stop`); the closed
+        prefix must still be valid. `seed_offset` is added to the client's seed for this call, so
+        a question asked again after an unusable answer draws another sample.
 
         Raises:
-            LlmCallError: after the bounded retry, or at once for a definitive failure;
-                `error_type` and `attempts` say what happened.
-            jsonschema.SchemaError: `schema` itself is not a valid JSON Schema (a caller bug,
-                raised before any call).
+            LlmCallError: after the bounded retry, or at once for a definitive failure.
+            jsonschema.SchemaError: `schema` itself is invalid (raised before any call).
         """
         self._validating.validators.get(
             schema
@@ -172,17 +162,3 @@ class LlmClient:
         if not isinstance(value, dict):
             raise LlmCallError("schema", "answer is not a JSON object")
         return value
-
-    async def call_text(
-        self,
-        *,
-        agent: str,
-        messages: list[ChatMessage],
-        session_id: str,
-        turn_number: int,
-        max_tokens: int | None = None,
-    ) -> str:
-        """Ask for free text (no schema); same policy, retry and journaling as `call_json`."""
-        request = self._request(agent, messages, None, session_id, turn_number, max_tokens)
-        response = await self._stack.complete(request)
-        return response.content

@@ -1,15 +1,11 @@
 """Stopping an answer while it streams, once its caller knows the rest will be thrown away.
 
-A small model loops: a narration repeats its sentences until the schema's length cap closes
-the string, and code then cuts the copies (`agents.repetition`). Every looping token costs the
-reader model time (30-80 s a narration on the embedded model). A caller may pass a `StopEarly`
-predicate with its request; a provider that streams feeds it the answer so far and, when it
-answers True, stops the generation (a streaming llama.cpp server cancels the slot when the
-connection closes) and returns the prefix as a closed JSON answer, marked `stopped_early`.
-
-`close_json` only closes a prefix that was cut inside a string value (or at a value's end):
-there, the answer so far is the prefix of one JSON text whose open strings and containers
-just end. A prefix cut inside a key or between tokens is not closed, and streaming goes on.
+A small model loops, and the filter `loop` then cuts the copies; every looping token costs
+model time. A caller may pass a `StopEarly` predicate with its request; a streaming provider
+feeds it the answer so far and, when it answers True, stops the generation (llama.cpp
+cancels the slot when the connection closes) and returns the prefix as a closed JSON answer,
+marked `stopped_early`. `close_json` closes only a prefix cut inside a string value (or at a
+value's end); one cut inside a key or between tokens is not closed, and streaming goes on.
 """
 
 from __future__ import annotations

@@ -118,9 +118,6 @@ class _Base:
             out = candidate
         return out  # the generator pads to minLength
 
-    def pattern_candidates(self, path: Path) -> list[str]:
-        return [*self.ids, *INVENTED_IDS, *self.tokens[:50]]
-
     def boolean(self, path: Path) -> bool:
         return self.rng.random() < 0.5
 

@@ -21,7 +21,6 @@ import httpx
 from tavern.llm._http import first_choice_content, post_json
 from tavern.llm._stream import stream_chat
 from tavern.llm.errors import LlmCallError
-from tavern.llm.gbnf import compact_grammar
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
 from tavern.llm.registry import ProviderSpec, Register
 from tavern.llm.url_policy import Endpoint, Resolver, system_resolver
@@ -61,33 +60,11 @@ def extract_usage(data: dict[str, Any]) -> dict[str, Any] | None:
     return out or None
 
 
-PROSE_ROLES = frozenset({"prose", "character", "suggest", "openings"})
-"""Roles answering in free prose, where DRY sampling applies. Never the Director: its JSON
-repeats ids and shapes on purpose, and a penalty on repeats would pick other witnesses."""
-DRY_SETTINGS: dict[str, float | int] = {"dry_base": 1.75, "dry_allowed_length": 2}
-DRY_PENALTY_LAST_N = 1024
-"""Tokens DRY looks back over: a whole answer (llama-server's default, 64, misses a loop of
-three long sentences)."""
-
-
 class LlamaCppProvider:
     """Talks to `<api_base>/chat/completions` without auth, with `cache_prompt: true`.
 
-    `compact_json` sends a GBNF grammar of the schema's compact JSON (`tavern.llm.gbnf`) in
-    place of `response_format`, where the schema allows; the journal's `response_format` is
-    still the schema the answer is validated against, and `provider_options` says
-    `grammar: compact`.
-
     `stop_early` (default on) streams a request that carries a `stop_early` predicate, and
     stops reading when it holds (`tavern.llm.early_stop`).
-
-    `dry_multiplier` > 0 turns on llama.cpp's DRY ("don't repeat yourself") sampler for the
-    free-prose roles (`PROSE_ROLES`). On the embedded 0.5B model, the 8 prose prompts of turns
-    5-12 of a live session, replayed in pairs at temperature 0.7 and seed 11: without DRY, 6
-    answers looped until the 1,500-character cap (369-430 tokens); with a multiplier of 0.8,
-    none did (16-238 tokens). The 8 calls took 348 s without DRY and 68 s with it. It is off
-    by default: the penalty also falls on phrases copied from the prompt, and the model then
-    breaks the words it copies ("countingtable", "sashel").
     """
 
     source: Source = "live"
@@ -101,16 +78,12 @@ class LlamaCppProvider:
         timeout_s: float = 120.0,
         structured_output: StructuredOutput = "json_schema",
         name: str = "llama_cpp",
-        dry_multiplier: float = 0.0,
         stop_early: bool = True,
-        compact_json: bool = False,
         resolver: Resolver = system_resolver,
     ) -> None:
         self.name = name
         self.endpoint = Endpoint(name, "private", resolver=resolver)
-        self.dry_multiplier = dry_multiplier
         self.stop_early = stop_early
-        self.compact_json = compact_json
         self.model = model
         self._http = http_client
         self._api_base = api_base.rstrip("/")
@@ -139,30 +112,10 @@ class LlamaCppProvider:
             body["temperature"] = request.temperature
         if request.seed is not None:
             body["seed"] = request.seed
-        grammar = self._grammar(request.schema)
-        if grammar is not None:
-            body["grammar"] = grammar
-        else:
-            response_format = self._response_format(request.schema)
-            if response_format is not None:
-                body["response_format"] = response_format
-        return body | self._sampling(request)
-
-    def _grammar(self, schema: dict[str, Any] | None) -> str | None:
-        """The compact grammar sent in place of the schema, when `compact_json` is on."""
-        if not self.compact_json or schema is None:
-            return None
-        return compact_grammar(schema)
-
-    def _sampling(self, request: ProviderRequest) -> dict[str, float | int]:
-        """Sampler settings beyond the provider-neutral request (DRY for prose roles)."""
-        if self.dry_multiplier <= 0 or request.agent.split(":")[0] not in PROSE_ROLES:
-            return {}
-        return {
-            "dry_multiplier": self.dry_multiplier,
-            **DRY_SETTINGS,
-            "dry_penalty_last_n": DRY_PENALTY_LAST_N,
-        }
+        response_format = self._response_format(request.schema)
+        if response_format is not None:
+            body["response_format"] = response_format
+        return body
 
     def _streams(self, request: ProviderRequest) -> bool:
         return request.stop_early is not None and self.stop_early
@@ -179,9 +132,7 @@ class LlamaCppProvider:
                 "api_host": urlsplit(self._api_base).netloc,
                 "cache_prompt": True,
                 "structured_output": self.style,
-                **self._sampling(request),
                 **({"stream": True} if self._streams(request) else {}),
-                **({"grammar": "compact"} if self._grammar(request.schema) else {}),
             },
         )
 
@@ -243,20 +194,8 @@ def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> LlamaC
         model=settings.model or "default",
         timeout_s=settings.timeout_s or 120.0,
         structured_output=settings.structured_output or "auto",
-        dry_multiplier=dry_multiplier_option(settings, default=0.0),
         stop_early=stop_early_option(settings),
-        compact_json=compact_json_option(settings, default=False),
     )
-
-
-def compact_json_option(settings: ProviderSettings, default: bool) -> bool:
-    """The `compact_json` option: send a whitespace-free grammar (`tavern.llm.gbnf`) in place
-    of the JSON Schema, so the model cannot spend tokens on indentation.
-
-    Raises:
-        ValueError: The option is not a boolean.
-    """
-    return _bool_option(settings, "compact_json", default)
 
 
 def stop_early_option(settings: ProviderSettings) -> bool:
@@ -274,21 +213,6 @@ def _bool_option(settings: ProviderSettings, key: str, default: bool) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"option {key!r} must be true or false, got {value!r}")
     return value
-
-
-def dry_multiplier_option(settings: ProviderSettings, default: float) -> float:
-    """The `dry_multiplier` option (a number >= 0; 0 turns DRY off), else `default`.
-
-    Raises:
-        ValueError: The option is not a non-negative number.
-
-    >>> dry_multiplier_option(ProviderSettings(options={"dry_multiplier": 1}), default=0.8)
-    1.0
-    """
-    value = settings.options.get("dry_multiplier", default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ValueError(f"option 'dry_multiplier' must be a number >= 0, got {value!r}")
-    return float(value)
 
 
 SPEC = ProviderSpec(

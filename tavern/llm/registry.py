@@ -1,15 +1,8 @@
 """The provider registry: name -> spec (factory, defaults, secret fields, URL policy).
 
-The registry is the source of truth for the config catalogue. Built-ins register through the
-same `register_providers(register)` hook as anything added later: each module listed in
-`PROVIDER_MODULES` exposes that function and is imported lazily on first use. A module that
-does not exist (yet) is skipped, which is how `tavern.llm.local` plugs in.
-
-Adding a provider::
-
-    # tavern/llm/local/__init__.py
-    def register_providers(register: Register) -> None:
-        register(ProviderSpec(name="local", factory=_build, url_policy="private", ...))
+The registry is the config catalogue. Each module of `PROVIDER_MODULES` exposes
+`register_providers(register)` and is imported lazily on first use; a module that does not
+exist is skipped. To add a provider, list its module and register a `ProviderSpec` there.
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from tavern.physics.guards import (
     cast_public_texts,
     hidden_tokens_for,
     knowledge_of,
-    thought_only_tokens,
 )
 from tavern.physics.identity import initial_identities, learn_names, ref_for, render_for_viewer
 from tavern.physics.observation import (
@@ -57,6 +56,5 @@ __all__ = [
     "ref_for",
     "render_for_viewer",
     "salient_tokens",
-    "thought_only_tokens",
     "zone_of",
 ]

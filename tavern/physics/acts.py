@@ -1,14 +1,11 @@
 """Who does what in a sentence: the cast member a sentence names as its subject, and its verb.
 
-Read by the clamps `agency`, `agency_move` and `told_mind` (and by narration filters). The
-reading is shallow on purpose, and the same in every language, through the language's
-`Lexicon`: a subject is a cast name (its id, its full display name, a name word no other
-member shares, or its description) at the start of the sentence or of its main clause after
-a lead-in ("As ...,", "Quando ...,", "Suddenly,", "Lentamente,"), several joined by "and"
-("e"), or a third-person pronoun for the one named just before; the verb is the next word,
-adverbs and clitics skipped ("Maren already opens", "Maren se levanta"), the gerund after a
-progressive auxiliary ("is sitting", "está sentando"), or the participle after a perfect one
-("had opened", "tinha fechado"). Anything else is no act the rules judge.
+Read by the clamps `agency`, `agency_move`, `told_mind` and the narration filters, shallow
+on purpose and the same in every language through its `Lexicon`: a subject is a cast name
+(id, display name, a name word no other member shares, or description) opening the sentence
+or its main clause after a lead-in, several joined by "and", or a pronoun for the one named
+just before; the verb is the next word, adverbs and clitics skipped, or the gerund or
+participle after an auxiliary. Anything else is no act the rules judge.
 
     >>> from tavern.records import Body, Character, Mind
     >>> body = Body(display_name="Ilse Brandt", description_ref="the ferryman's girl")

@@ -1,23 +1,14 @@
 """Clamps `agency` and `agency_move`: a character does only what its own agent attempted or said.
 
-Characters attempt, the Director adjudicates. The rule is the same for every character, so it
-holds for the human's without anyone knowing which one that is (the Director and prose
-prompts stay identical whichever character is controlled). A sentence of an event whose
-subject is a cast member (named, or a third-person pronoun for the one named just before:
-`physics.acts`) and whose verb is an act stays when that character has an attempt awaiting
-adjudication that shares a word with the sentence (`awaiting.about_words`), or the event is
-the `action_outcome` of such an attempt (in any words, but a walk only when the attempt moves
-too). A verb of speaking stays bare only ("whispers something to Maren Holt"), and only for
-someone who spoke (a whisper: who whispered) since the last Director call: what was said is
-the speaker's line's. A verb of perceiving or undergoing ("is", "hears", "vê", "está") is no
-act and stays. The sentence goes, and with it a next sentence whose pronoun named only its
-subject; an event left empty goes. Words are the session language's (`Lexicon`): "Maren
-Holt vê a chuva" stays as "Maren Holt sees the rain" does, and "Maren Holt abre a caixa"
-goes, unattempted, as "Maren Holt opens the box" does.
-
-A zone move stays when an attempt awaiting adjudication, by the mover or naming the mover,
-shares such a word with the destination's id or label ("climbs to the loft"). It runs before
-the witness clamp, which reads the zones after the moves.
+The rule is the same for every character, so it holds for the human's without anyone
+knowing which one that is. An event sentence whose subject is a cast member (`physics.acts`)
+and whose verb is an act stays when that character has a waiting attempt sharing a word
+with it (`awaiting.about_words`), or the event is that attempt's `action_outcome`; a bare
+verb of speaking stays for someone who spoke since the last Director call; verbs of
+perceiving or undergoing ("sees", "vê", "está") are no acts. Otherwise the sentence goes,
+with a next sentence whose pronoun named only its subject. A zone move stays when a waiting
+attempt by or naming the mover shares a word with the destination. Words are the session
+language's (`Lexicon`).
 
 Example: with no attempt waiting, "Ilse Brandt asks C2 to sign the toll books tonight." goes.
 """

@@ -32,6 +32,7 @@ from tavern.physics.fact_state import drop_state_flips
 from tavern.physics.guards import Knowledge, cast_public_texts, knowledge_of
 from tavern.physics.masked import drop_emptied_events
 from tavern.physics.outcomes import drop_borrowed_outcomes, drop_retold_attempts, label_outcomes
+from tavern.physics.redaction import Tokenizer, salient_tokens
 from tavern.physics.references import collapse_glosses, resolve_names, respell_names
 from tavern.physics.structure import (
     clamp_link_updates,
@@ -90,6 +91,7 @@ class ClampContext:
             an outcome by their actors is a follow-up's answer (clamp `borrowed_outcome`).
         known: `knowledge` already walked for this history, scene and public texts (the
             follow-up's context passes the beat's on); None walks it.
+        tokens: What the walk tokenizes texts with: the turn's `redaction.TokenTable`.
     """
 
     scene: Scene
@@ -105,6 +107,7 @@ class ClampContext:
     language: Language = "en"
     asked: frozenset[int] = frozenset()
     known: Knowledge | None = None
+    tokens: Tokenizer = salient_tokens
 
     @property
     def all_public_texts(self) -> list[str]:
@@ -117,7 +120,7 @@ class ClampContext:
         once per context: every guard of a beat, and each follow-up's, reads it."""
         if self.known is not None:
             return self.known
-        return knowledge_of(self.history, self.scene, self.all_public_texts)
+        return knowledge_of(self.history, self.scene, self.all_public_texts, self.tokens)
 
     @property
     def present(self) -> list[str]:
@@ -289,15 +292,8 @@ last, as the guards left them (two can become one)."""
 def clamp_decision(
     decision: DirectorDecision, ctx: ClampContext
 ) -> tuple[DirectorDecision, list[ClampChange]]:
-    """Make a Director proposal admissible and report each change.
-
-    Args:
-        decision: The parsed, schema-valid proposal (possibly hostile).
-        ctx: The scene, history and limits to judge it against.
-
-    Returns:
-        The admissible decision and the list of changes, in rule order. Clamping the result
-        again returns it unchanged with no changes.
+    """Make a (possibly hostile) schema-valid Director proposal admissible, and report each
+    change in rule order; clamping the result again changes nothing.
 
     Example:
         >>> ctx = ClampContext(scene=Scene(location="inn", present=["C1", "C2"]))

@@ -1,34 +1,18 @@
 """Copies: an event made of text the Director was shown, not of anything that happened.
 
-The Director reads spoken lines, private thoughts, every mind, its own instructions, the
-window's labels, the tone directives and the roster. A small model copies them into events,
-and every witness then remembers an instruction, a thought or a secret as something that
-happened. Each clamp here takes one such source out of the events (and, for minds, out of
-added facts):
+A small Director copies what it reads (lines, thoughts, minds, its instructions, labels,
+directives, the roster) into events, and every witness then remembers it as a happening.
+Each clamp takes one source out: `spoken_copy` (a line spoken among the last `COPY_WINDOW`
+records), `thought_copy` (a recent thought), `mind_copy` (`RUN_WORDS` words in a row of a
+mind no public text holds, also in added facts), `prompt_label` (a window label, or only
+"Time passes."; schema words go alone), `prompt_copy` (a sentence made of one fixed prompt
+sentence's content words, unless it tells an outcome, or one opening with the title),
+`directive_copy` (`RUN_WORDS` in a row of a tone directive) and `roster_event` (an event
+that only lists cast members or places them as the staging line does). They compare words
+in a row and whole lines, so they handle every language.
 
-- `spoken_copy`: an event whose text is a line spoken among the last `COPY_WINDOW`
-  records (case, spacing, quotes and end punctuation aside): the Director never authors
-  dialogue, and the line already reached its hearers.
-- `thought_copy`: an event whose text is a recent private thought: a thought is no
-  happening.
-- `mind_copy`: a sentence of an event or added fact holding `RUN_WORDS` words in a row of a
-  character's personality, secret or goal that no public text holds (the stage, the cast's
-  bodies, the spoken lines, acts and events of the window).
-- `prompt_label`: an event holding a label of the Director's window (`physics.prompt_labels`),
-  or only "Time passes."; a schema word ("world_event") is taken out of an event's text.
-- `prompt_copy`: an event sentence whose content words, two or more and names aside, all
-  belong to one fixed sentence of the Director's prompts (or blend two, a clause copying
-  one), unless it tells an outcome ("fail"); or one opening with the session title when no
-  place of the stage is called so.
-- `directive_copy`: an event sentence holding `RUN_WORDS` words in a row of a tone
-  directive.
-- `roster_event`: an event that only lists two cast members or more (names, ids, joined by
-  conjunctions), or places them as the prompt's staging line does ("Present: Maren (C2) in
-  hall").
-
-Copies are found by words in a row or whole lines, not by the vocabulary of a language: the
-rules handle every language. Example: with the directive "Reveal secrets through action and
-slips.", the event "He tries to reveal secrets through action and slips." goes.
+Example: with the directive "Reveal secrets through action and slips.", the event "He tries
+to reveal secrets through action and slips." goes.
 """
 
 from __future__ import annotations

@@ -1,27 +1,15 @@
 """Duplicates: an event tells nothing its witnesses were not already told.
 
-One clamp, `duplicate_event`, on the one sentence key (`tavern.text.sentence_key`: folded
-words without articles and fillers such as "now" and "again"), in three readings:
-
-- A loop in an event's text: from the first clause of `MIN_CLAUSE_WORDS` words or more that
-  says an earlier one again (a leading conjunction aside), the text is cut; a run of two to
-  six words said twice in a row is said once.
-- A restatement: a sentence whose key is that of a standing fact, a public text (the title,
-  a name), an event or an event's sentence or clause (`MIN_PART_WORDS` words or more) of the
-  last `COPY_WINDOW` records, or an attempt among them no longer waiting told under its
-  actor's name, is cut,
-  slot ids read as names and a closing clock time aside; so is one ending as such a text does
-  after words of its own (`TAIL_WORDS`), and a standing fact told with "is" for its verb of
-  placing ("The toll box is locked ..." for "... sits locked ..."). Unless it may be the
-  outcome of a waiting attempt: it shares a word with one of its actor's attempts (any
-  attempt for a world event), or it is the actor's bare outcome ("Ilse Brandt fails."). A
-  recital, two told sentences or clauses in a row (the last perhaps cut short), goes
-  whatever waits.
-- A repeat within the beat: an event of the same actor with the same key (masks in place,
-  the same salient words) merges into the first, which keeps its kind and takes the union of
-  the witnesses (each of them perceived that text already); a later event of the same actor
-  that says no content word the earlier one did not (verbs of attempting aside), keeps most
-  of its words and negates as it does, to no one else, goes.
+One clamp, `duplicate_event`, on the one sentence key (`tavern.text.sentence_key`), in three
+readings. A loop within an event's text is cut from its first repeated clause
+(`MIN_CLAUSE_WORDS`), and a run of two to six words said twice is said once. A restatement
+goes: a sentence whose key is a standing fact's, a public text's, or that of an event (or
+its sentence or clause, `MIN_PART_WORDS`) or settled attempt of the last `COPY_WINDOW`
+records, also when it ends as one after words of its own (`TAIL_WORDS`); unless it may be
+the outcome of a waiting attempt (it shares a word with one, or is a bare outcome). A
+recital of two told sentences in a row goes whatever waits. A repeat within the beat (same
+actor, same key) merges into the first event, which takes the union of the witnesses; a
+later event of the same actor saying nothing new goes.
 
 Example: beside the standing fact "The river is too high to cross until dawn.", the event
 "The toll box is too high to cross until dawn." goes, and so does "Rain falls. Rain falls."'s

@@ -1,28 +1,14 @@
 """Clamp `fact_flip`: an event may not open or shut a standing thing that nobody tried.
 
-The stage's facts give some things a state: "The toll box sits locked on the counting
-table.", "The trapdoor to the cellar is shut and bolted from the hall side.", "The coffin
-lies open in the middle of the hall." A small Director turns such a state over on a beat in
-which nobody touched the thing, and the story then turns on a box opened for no reason
-anyone could act on.
-
-A state has two axes: open or shut, and unlocked or locked (open implies unlocked, locked
-implies shut). A sentence states one when it reads "<thing> [is, sits, swings, ...] <state>"
-("The toll box is now open", "The coffin is no longer open", negated) or "<someone> opens
-<thing>"; the rule is narrow on purpose, and reads no other shape. A sentence that tells an
-attempt or what may happen ("tries to open", "fails", "could") states
-nothing here. The thing is known by the words of a fact's subject ("toll box", "trapdoor",
-"coffin"); the state it is in is that of the latest sentence that stated one, over the
-facts, then the events the Director was shown, then this decision's kept events, in order.
-
-An event's sentence that turns a known thing's state over goes, unless an attempt awaiting
-the beat names the thing (a word of its subject of three letters or more, as in "open the
-toll box" or "tries the trapdoor"): then the world is answering someone. A cast member's
-own act ("Maren Holt opens the toll box") is judged by the clamp `agency` first; this one
-reads what no one is said to do. An event left with no sentence goes.
-
-The narration is held to the events by the filter rule `state_flip`, with the same reader
-(`tavern.filters.state_flip`); `StateWords` gives it the words of the session's language.
+Facts give some things a state on two axes, open/shut and unlocked/locked ("The toll box
+sits locked on the counting table."). A sentence states one when it reads "<thing> [is,
+sits, ...] <state>" (negated too) or "<someone> opens <thing>"; an attempt or a
+possibility ("tries to open", "could") states nothing. A thing is known by its fact's
+subject words; its state is that of the latest sentence stating one (facts, the events
+shown, then this decision's kept events). An event sentence turning a known thing's state
+over goes unless a waiting attempt names the thing; an event left empty goes. A cast
+member's own act is judged by `agency` first. The narration is held to the events by the
+filter rule `state_flip` with the same reader (`StateWords` per language).
 """
 
 from __future__ import annotations

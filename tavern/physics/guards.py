@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
 
-from tavern.physics.redaction import salient_tokens, tokens_of
+from tavern.physics.redaction import Tokenizer, salient_tokens, tokens_of
 from tavern.records import (
     ActionRecord,
     Character,
@@ -94,14 +94,17 @@ class Knowledge:
 
 
 def knowledge_of(
-    history: Iterable[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
+    history: Iterable[HistoryRecord],
+    scene: Scene,
+    public_texts: Iterable[str] = (),
+    tokens: Tokenizer = salient_tokens,
 ) -> Knowledge:
     """Walk `history` in order: who perceived a record carrying each non-public word.
 
     Speech and actions teach their words to their perceivers (and their speaker); a thought
     teaches its owner. An event teaches its witnesses only the words no perceived record
     carried before it. Narration and kernel markers teach nobody: no character perceives
-    them.
+    them. `tokens` tokenizes each text (a turn's `redaction.TokenTable` reads each once).
 
     Example:
         >>> from tavern.records import Audience
@@ -115,14 +118,14 @@ def knowledge_of(
         >>> sorted(k.knowers["ledger"]), sorted(k.knowers["smoke"])
         (['C1', 'C2'], ['C3'])
     """
-    public = frozenset(tokens_of([*scene_texts(scene), *public_texts]))
+    public = frozenset(tokens_of([*scene_texts(scene), *public_texts], tokens))
     knowers: dict[str, frozenset[str]] = {}
     thought_only: set[str] = set()
     for record in history:
         if isinstance(record, EventRecord):
             witnesses = frozenset(record.audience.perceivers)
             if witnesses:
-                for token in salient_tokens(record.text) - public:
+                for token in tokens(record.text) - public:
                     knowers.setdefault(token, witnesses)
             continue
         thought = isinstance(record, ThoughtRecord)
@@ -132,7 +135,7 @@ def knowledge_of(
             who = frozenset(record.audience.perceivers) | {record.speaker}
         else:
             continue
-        for token in salient_tokens(record.text) - public:
+        for token in tokens(record.text) - public:
             known = knowers.get(token)
             if known is None:
                 knowers[token] = who
@@ -145,28 +148,12 @@ def knowledge_of(
     return Knowledge(public, knowers, frozenset(thought_only))
 
 
-def thought_only_tokens(
-    history: Sequence[HistoryRecord], scene: Scene, public_texts: Iterable[str] = ()
-) -> dict[str, frozenset[str]]:
-    """Token -> owners, for tokens that so far appear only in private thoughts.
-
-    Example:
-        >>> from tavern.records import Audience
-        >>> t = ThoughtRecord(seq=0, turn_number=1, speaker="C1", author="character",
-        ...                   text="the ledger hides the 4471 code",
-        ...                   audience=Audience(origin="private", perceivers=["C1"]))
-        >>> sorted(thought_only_tokens([t], Scene(location="inn")))
-        ['4471', 'code', 'hides', 'ledger']
-    """
-    known = knowledge_of(history, scene, public_texts)
-    return {t: known.knowers[t] for t in known.thought_only}
-
-
 def hidden_tokens_for(
     history: Sequence[HistoryRecord],
     scene: Scene,
     viewer: str,
     public_texts: Iterable[str] = (),
+    tokens: Tokenizer = salient_tokens,
 ) -> frozenset[str]:
     """Tokens `viewer` must never read: `knowledge_of(...).hidden_from(viewer)`.
 
@@ -180,4 +167,4 @@ def hidden_tokens_for(
         >>> sorted(hidden_tokens_for([w], Scene(location="inn"), "C2"))
         []
     """
-    return knowledge_of(history, scene, public_texts).hidden_from(viewer)
+    return knowledge_of(history, scene, public_texts, tokens).hidden_from(viewer)

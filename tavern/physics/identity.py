@@ -221,6 +221,42 @@ def renderer(viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Characte
     return Renderer(viewer, ledger, cast)
 
 
+def unlearned_names(
+    text: str, viewer: str, ledger: PerspectiveLedger, cast: Mapping[str, Character]
+) -> list[str]:
+    """The names in `text` that `viewer` has not learned, and any slot id, each once.
+
+    A name counts when `render_for_viewer` would write something else in its place (a
+    description, or the name the viewer did learn), unless it is a word of a name the viewer
+    learned ("Agnese" of "Agnese Corvo"); the viewer's own names never count. A text the
+    viewer wrote itself must hold none (the runner refuses a memory summary that does:
+    `runner.memory`).
+
+    Example:
+        >>> from tavern.records import Audience, Body, Mind
+        >>> c = {s: Character(id=s.lower(), mind=Mind(), body=Body(display_name=n,
+        ...      description_ref="the stranger")) for s, n in [("C1", "Ana Lima"), ("C2", "Rui")]}
+        >>> unlearned_names("Ana saw Rui and C2.", "C1", PerspectiveLedger(owner="C1"), c)
+        ['Rui', 'C2']
+        >>> learned = learn_names(initial_identities(c)["C2"], SpeechRecord(seq=1,
+        ...     turn_number=1, speaker="C1", author="character", text="I am Ana Lima.",
+        ...     audience=Audience(origin="public", perceivers=["C1", "C2"])), c, "C2")
+        >>> unlearned_names("Ana and Lima and Ana Lima.", "C2", learned, c)
+        []
+    """
+    table, pattern = _table(viewer, ledger, cast)
+    allowed = set(_name_forms(cast[viewer])) if viewer in cast else set()
+    for entry in ledger.identities.values():
+        if entry.name:
+            allowed.update([entry.name, *entry.name.split()])
+    found = [
+        match.group()
+        for match in pattern.finditer(text)
+        if match.group() not in allowed and table.get(match.group(), UNKNOWN_REF) != match.group()
+    ]
+    return list(dict.fromkeys(found))
+
+
 class Renderer:
     """A viewer's text renderer: the names it knows and the pattern finding them, built once
     for the many texts of one observation or digest."""

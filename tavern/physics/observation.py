@@ -20,7 +20,7 @@ from tavern.physics.identity import (
     renderer,
 )
 from tavern.physics.perception import perceives
-from tavern.physics.redaction import redact
+from tavern.physics.redaction import Tokenizer, redact, salient_tokens
 from tavern.physics.zones import can_hear, can_see, zone_of
 from tavern.records import (
     ActionRecord,
@@ -125,7 +125,7 @@ _Parts = tuple[LineMode, str, str, str]
 
 def _redacted(parts: _Parts, hidden: frozenset[str]) -> tuple[LineMode, str]:
     mode, before, shown, after = parts
-    return mode, before + (redact(shown, hidden) if shown else "") + after
+    return mode, before + (redact(shown, hidden, normalized=True) if shown else "") + after
 
 
 def _line_parts(
@@ -171,15 +171,9 @@ def digest_line(
     hidden: frozenset[str] = frozenset(),
     render: Callable[[str], str] | None = None,
 ) -> str | None:
-    """One memory line for a perceived speech, action or event; None for anything else.
-
-    Args:
-        record: The record to capture.
-        viewer: Slot id whose memory it is.
-        ledger: The viewer's ledger (names to render with).
-        cast: The session cast.
-        hidden: Tokens to redact (see `guards.hidden_tokens_for`).
-        render: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
+    """One memory line of `viewer` for a perceived speech, action or event; None for anything
+    else. `hidden`: normalized tokens to redact (as `guards.hidden_tokens_for` gives them);
+    `render`: `identity.renderer(viewer, ledger, cast)`, when the caller has it already.
 
     Example:
         >>> from tavern.records import Audience
@@ -220,11 +214,17 @@ def _roster(state: SessionState, viewer: str, ledger: PerspectiveLedger) -> list
     return roster
 
 
-def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) -> Observation:
+def observe(
+    state: SessionState,
+    history: Sequence[HistoryRecord],
+    viewer: str,
+    tokens: Tokenizer = salient_tokens,
+) -> Observation:
     """Project the session for one character: only what it perceived, in its own names.
 
     Names heard in `history` are learned on the way (a pure fold over `learn_names`), so the
-    observation never depends on the caller having updated the ledger first.
+    observation never depends on the caller having updated the ledger first. `tokens`
+    tokenizes the record texts (the turn's `redaction.TokenTable`).
 
     Example:
         >>> from tavern.records import Body, Mind, Scene
@@ -243,7 +243,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
     )
     ledger = learn_all(ledger, history, cast, viewer)
     scene = state.scene
-    hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast))
+    hidden = hidden_tokens_for(history, scene, viewer, cast_public_texts(cast), tokens)
     render = renderer(viewer, ledger, cast)
     lines = []
     for record in history:
@@ -253,7 +253,7 @@ def observe(state: SessionState, history: Sequence[HistoryRecord], viewer: str) 
             lines.append(ObservedLine(record.seq, record.turn_number, record.kind, mode, text))
 
     def public(text: str) -> str:
-        return redact(render(text), hidden)
+        return redact(render(text), hidden, normalized=True)
 
     own_zone = zone_of(scene, viewer)
     labels = {z.id: z.label for z in scene.zones}

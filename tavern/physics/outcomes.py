@@ -1,27 +1,13 @@
 """Outcomes: an event that answers a waiting attempt is its outcome, and tells how it went.
 
-The runner reads an attempt as answered by an `action_outcome` event of its actor, and asks
-the Director again (`runner.follow_up`) for one that got none. Two clamps keep that reading
-true:
-
-- `outcome_kind`: an event of another kind by an actor whose attempt waits, sharing a word
-  with it (`awaiting.about_words`), becomes an action_outcome; an utterance telling speech (a
-  verb of speaking, a quotation) keeps its kind. Only the kind changes.
-- `retold_attempt`: a sentence of an event by an actor that tells no outcome goes: one that
-  only says the actor attempts one of their attempts ("Agnese Corvo attempts to walk to the
-  window." for "walks to the window"), one telling the actor doing, word for word, what
-  another character attempted, and, in an action_outcome, a bare new attempt ("... attempts
-  to open the will now.") or one joined to the actor's own ("tries the box and reaches for
-  the door"). "... tries to open the door, but it is locked" tells how it went, and stays.
-
-- `borrowed_outcome`: the answer of a follow-up call (`ClampContext.asked`) tells its own
-  attempt's outcome and nothing else: a sentence telling nothing ("Ilse Brandt tries this."),
-  copying another attempt or a recent event, or telling a standing fact its attempt never
-  touched goes; an answer naming someone of the cast and never its actor ("Lio Mendez
-  succeeds.") goes whole.
-
-Acts are compared by their stems (`act_stem`: "reaches" ~ "reach"; "abriu" ~ "abrir"), in the
-session language's words (verbs of attempting, outcome words).
+The runner reads an attempt as answered by an `action_outcome` event of its actor and asks
+the Director again (`runner.follow_up`) for one that got none. `outcome_kind`: an event of
+another kind by an actor whose attempt waits, sharing a word with it, becomes an
+action_outcome (an utterance telling speech keeps its kind). `retold_attempt`: a sentence
+of an actor's event telling no outcome goes (it only says the actor attempts their own
+attempt, does word for word what another attempted, or, in an outcome, makes a bare new
+attempt). `borrowed_outcome`: a follow-up's answer (`ClampContext.asked`) keeps only its own
+attempt's outcome. Acts are compared by stems (`act_stem`) in the session language's words.
 """
 
 from __future__ import annotations

@@ -41,19 +41,11 @@ def audience_for(
     whisper_to: Sequence[str] = (),
     reply_to: SpeechRecord | None = None,
 ) -> Audience:
-    """Decide the audience of a record `speaker` produces now.
+    """The audience of a record of `kind` (`speech`, `action`, `thought`) `speaker` produces now.
 
-    Args:
-        scene: The stage at the moment the record is produced.
-        speaker: Slot id of the producing character.
-        kind: `speech`, `action` or `thought`.
-        whisper_to: Target slot ids for whispered speech; ignored for other kinds.
-        reply_to: The record this speech answers; a whispered one passes its audience on,
-            provided the speaker was inside it.
-
-    Returns:
-        The audience. An absent speaker perceives nothing and nobody perceives it, except a
-        thought, which its owner always has.
+    `whisper_to` targets a whispered speech; a speech answering a whisper (`reply_to`) its
+    speaker was inside passes that whisper's audience on. An absent speaker perceives nothing
+    and nobody perceives it, except its own thought.
 
     Example:
         >>> s = Scene(location="inn", present=["C1", "C2", "C3"])

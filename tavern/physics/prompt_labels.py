@@ -1,25 +1,13 @@
 """The labels of the Director's history lines, and how a copy of them is known (the clamp
 `prompt_label` in `physics.copied` drops such an event).
 
-The Director's window renders each record behind a head and a label (`agents.director`
-builds them from the constants here): "[#12 t3] PRIVATE THOUGHT of Agnese Corvo (C1)
-(interiority, nobody else perceives it) | ...". A small Director copies such a label into
-an event ("PRIVATE THOUGHT of Agnese Corvo ..."): the thought guard redacts a thought's
-words, not its label, so every witness would learn that she had a private thought.
-
-An event whose text holds the thought label, the interiority note, a line head or a speech
-line's label ("whisper by Ilse Brandt", `_LINE_LABEL`) goes whole: nothing in it happened
-in the world. So does an event that is only the time-skip line's text (`TIME_PASSES`): the
-clock, not an event, tells time passing. The thought label is matched as written (upper
-case): "a private thought" in ordinary words stays.
-
-A word of the answers' schemas, a lower-case identifier joined by underscores
-(`SCHEMA_WORD`), is taken out of an event's text, and the rest stays (an event left without
-a word goes): "Ilse Brandt tries the toll box world_event." A zone id of the stage may hold
-underscores ("river_bank") and stays. The narration and the replies lose such words the same
-way (`without_schema_words`, filter rule `prompt_copy`). Only the word goes, not the text:
-the fake provider's `adversary` mode writes the prompt's "action_intent" into every text, and
-dropping whole texts emptied its boundary sweeps.
+The Director's window renders each record behind a head and a label built from the
+constants here ("[#12 t3] PRIVATE THOUGHT of Agnese Corvo (C1) (interiority, ...) | ...").
+The thought guard redacts a thought's words, not its label, so an event copying a label
+would tell every witness that someone had a private thought: it goes whole, as does one
+that is only `TIME_PASSES`. The thought label is matched as written (upper case). A schema
+word (`SCHEMA_WORD`, "world_event") is taken out alone, here and by the filter rule
+`prompt_copy` (`without_schema_words`); a zone id with underscores stays.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 
 MASK = "[...]"
 """What a redacted token becomes. It holds no word characters, so redaction is idempotent."""
@@ -48,6 +49,8 @@ def normalize(word: str) -> str:
         >>> normalize("CHAVE")
         'chave'
     """
+    if word.isascii():  # NFC leaves ASCII as it is, and casefold is lower there
+        return word.lower()
     return unicodedata.normalize("NFC", word).casefold()
 
 
@@ -66,25 +69,59 @@ def salient_tokens(text: str) -> frozenset[str]:
         >>> sorted(salient_tokens("The vault code is 4471, under the red lamp."))
         ['4471', 'code', 'lamp', 'red', 'vault']
     """
-    return frozenset(t for t in map(normalize, _WORD.findall(text)) if _salient_normalized(t))
+    # ASCII: lowering the whole text lowers each word in place, as `normalize` would.
+    found = _WORD.findall(text.lower()) if text.isascii() else map(normalize, _WORD.findall(text))
+    return frozenset(t for t in found if _salient_normalized(t))
 
 
-def tokens_of(texts: Iterable[str]) -> set[str]:
-    """Union of `salient_tokens` over many texts."""
+Tokenizer = Callable[[str], frozenset[str]]
+"""`salient_tokens` or a `TokenTable`: what the guards tokenize record texts with."""
+
+
+class TokenTable:
+    """`salient_tokens`, each distinct text tokenized once: one table per turn, passed down.
+
+    A turn's guards, projections and prose mask read the same window's texts several times;
+    the runner makes one table per turn and hands it to each of them (never module state).
+
+    Example:
+        >>> table = TokenTable()
+        >>> table("The vault code") is table("The vault code")
+        True
+    """
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str) -> frozenset[str]:
+        found = self._tokens.get(text)
+        if found is None:
+            found = self._tokens[text] = salient_tokens(text)
+        return found
+
+
+def tokens_of(texts: Iterable[str], tokens: Tokenizer = salient_tokens) -> set[str]:
+    """Union of `tokens` (by default `salient_tokens`) over many texts."""
     found: set[str] = set()
     for text in texts:
-        found |= salient_tokens(text)
+        found |= tokens(text)
     return found
 
 
-def redact(text: str, tokens: Iterable[str], mask: str = MASK) -> str:
+def redact(text: str, tokens: Iterable[str], mask: str = MASK, *, normalized: bool = False) -> str:
     """Replace every whole-word occurrence of any of `tokens` (case-insensitive) by `mask`.
+
+    `normalized`: `tokens` is a set already in `normalize`'s form (as `salient_tokens` and
+    `guards.Knowledge` give them), so a caller redacting many texts with one set does not
+    normalize it again for each.
 
     Example:
         >>> redact("Vault code: 4471.", {"4471", "vault"})
         '[...] code: [...].'
     """
-    hidden = {normalize(t) for t in tokens}
+    hidden = (
+        tokens if normalized and isinstance(tokens, AbstractSet) else set(map(normalize, tokens))
+    )
     if not hidden:
         return text
     return _WORD.sub(lambda m: mask if normalize(m.group()) in hidden else m.group(), text)

@@ -1,22 +1,11 @@
 """References: how a Director decision names the cast, made to name it as the cast is named.
 
-The Director is shown every present character's display name next to its slot id. Three
-clamps turn the ways a small model writes those references into the one the other rules
-judge, before any of them runs; none widens anything (mapped ids still meet the zone,
-presence and audience clamps):
-
-- `misspelt_name`: a cast name of two words or more written one letter off in an event
-  text or a new fact ("Ilsse Brandt") is spelt as the cast spells it, so the projection and
-  every later rule know it. A lone word one edit off a name ("Else") is left alone.
-- `cast_reference`: a value of an id field (actors, witnesses, the queue, mood keys, movers)
-  that is exactly one member's display name, or its id in another case, becomes that id
-  ("Dorotea Sand" -> "C4", "c1" -> "C1"); any spelling of `Narrator` in the queue becomes
-  the sentinel; "Ilse Brandt (C1)" names C1 when both parts do.
-- `cast_gloss`: a member glossed with its own id or name in an event text or new fact,
-  "Ilse Brandt (C1)" or "C1 (Ilse Brandt)", becomes the bare id (readers otherwise got
-  "Ilse Brandt (Ilse Brandt)").
-
-They read letters and ids, not the words of a language: all three handle every language.
+Three clamps run before any rule that reads names; none widens anything. `misspelt_name`: a
+cast name of two words or more written one letter off is spelt as the cast spells it (a lone
+word is left alone). `cast_reference`: an id field holding exactly one member's display name,
+or its id in another case, becomes that id ("Dorotea Sand" -> "C4"); any spelling of
+`Narrator` in the queue becomes the sentinel. `cast_gloss`: "Ilse Brandt (C1)" or "C1 (Ilse
+Brandt)" in a text becomes the bare id. They read letters and ids: every language.
 """
 
 from __future__ import annotations

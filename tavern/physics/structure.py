@@ -1,21 +1,14 @@
 """Structure: who may be where, perceive what, speak when, and how far time jumps.
 
-The rules a hostile answer meets first, reading ids, zones, links and numbers rather than
-words, so they handle every language:
-
-- `zone_move`: one move per present character, to an existing zone or a validly declared one.
-- `link_update`: links between two different, known zones only.
-- `location`: a new location only when it names a place that is not already the stage (the
-  embedded Director restated the stage, a zone id or the title in 65 of 70 live beats) and
-  every present character ends in one zone.
-- `mood_target`: moods of present characters only.
-- `witness_zone`: each event's witnesses intersected with who the zone graph lets perceive it,
-  before and after this beat's canon; an utterance never beyond its speech's audience.
-- `speaker_queue`: present ids, no repeats, at most `MAX_SPEAKERS`; empty: the Narrator.
-- `unanswered_question`: a question spoken since the Director's last call that no queued
-  speaker heard puts a hearer first (the one it names, else the last to speak, else the
-  first present); so does one whose asker is queued before every hearer.
-- `time_skip`: 0..max ticks, and none while an attempt awaits adjudication.
+The rules a hostile answer meets first; they read ids, zones, links and numbers, so they
+handle every language: `zone_move` (one move per present character, to a known or validly
+declared zone), `link_update` (between two different known zones), `location` (a new place
+only, and every present character ends in one zone), `mood_target` (present characters),
+`witness_zone` (witnesses intersected with what the zone graph allows, before and after
+this beat's canon; an utterance never beyond its speech's audience), `speaker_queue`
+(present ids, no repeats, at most `MAX_SPEAKERS`; empty: the Narrator),
+`unanswered_question` (a question no queued speaker heard puts a hearer first) and
+`time_skip` (0..max ticks, none while an attempt waits).
 
     >>> from tavern.physics.clamps import ClampContext
     >>> ctx = ClampContext(scene=Scene(location="inn", present=["C1", "C2"]))

@@ -1,24 +1,15 @@
-"""Unperceived: an event tells only what its witnesses perceive, and nobody perceives a mind
-at work or a line the Director made up.
+"""Unperceived: an event tells only what its witnesses perceive.
 
-Witnesses remember an event as something they saw or heard. Two things in an event no one
-could have perceived:
+- `told_mind`: a clause after a comma opening with a gerund of thinking or deciding
+  (", thinking he might ...", ", pensando que ...") is cut to the sentence's end; a sentence
+  whose cast-member subject's verb is one of thinking goes. Deciding announces an act, which
+  `agency` judges.
+- `authored_speech`: the Director never writes dialogue. An event goes when, outside
+  quotation marks, it holds a first- or second-person word, a question mark or an opening
+  greeting, or when it quotes `MIN_QUOTED_WORDS` words or more no public text holds.
 
-- `told_mind`: someone thinking. A clause after a comma opening with a gerund of thinking or
-  deciding (", thinking he might ...", ", pensando que ...", an adverb before it allowed) is
-  cut to the sentence's end; a sentence whose subject is a cast member (`physics.acts`) and
-  whose verb is one of thinking ("Maren Holt wonders who took the coin.", "Maren Holt pensa
-  no dinheiro.") goes. A finite verb of deciding ("decides", "decide") announces an act, which
-  the clamp `agency` judges; verbs of perceiving stay.
-- `authored_speech`: dialogue. Words are spoken only by Characters; the Director refers to a
-  line by its number. An event goes when, outside quotation marks, it holds a word of the
-  first or second person ("I", "we", "you"; "eu", "nós", "você"), a question mark, or a
-  sentence opening on a greeting ("Hello, C1.", "Boa noite, Maren."), or when it quotes
-  `MIN_QUOTED_WORDS` words or more that no public text of the scene holds.
-
-Both read the session language's words (`Lexicon`: thinking, deciding, gerund endings, first
-and second person, greetings). Example: "Ilse Brandt reaches for the door, thinking he might
-open the box." -> "Ilse Brandt reaches for the door."
+Both read the session language's `Lexicon`. Example: "Ilse Brandt reaches for the door,
+thinking he might open the box." -> "Ilse Brandt reaches for the door."
 """
 
 from __future__ import annotations

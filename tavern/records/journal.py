@@ -121,6 +121,32 @@ class TurnInputEffectiveLine(_LineBase):
     """Fields the filters changed."""
 
 
+class MemoryRevision(Record):
+    """One ledger's memory revision in a turn: its oldest lines folded into its summary by a
+    model call (`runner.memory`), or why they were not."""
+
+    owner: str
+    """Slot id of the ledger's owner."""
+    outcome: Literal["revised", "refused", "failed", "evicted"]
+    """`revised`: the summary replaced and the folded lines dropped; `refused`: the answer
+    broke a check, lines and summary unchanged; `failed`: the call failed or timed out,
+    lines and summary unchanged; `evicted`: after a refusal or a failure the lines stood
+    past their ceiling and the oldest were dropped unsummarized."""
+    reason: (
+        Literal[
+            "unlearned_name", "dropped_code", "unperceived", "empty", "model", "timeout", "contract"
+        ]
+        | None
+    ) = None
+    """Why a revision was refused or failed; None when revised."""
+    detail: list[str] = Field(default_factory=list)
+    """What broke the check (the names, codes or words), or the error's message."""
+    folded_lines: int
+    """Memory lines the call was asked to fold (`evicted`: the lines dropped)."""
+    summary_chars: int
+    """Length of the owner's summary after the turn."""
+
+
 class CommitLine(_LineBase):
     """A turn committed atomically."""
 
@@ -147,6 +173,8 @@ class CommitLine(_LineBase):
     `off`); None on lines written before profiles existed."""
     filter_skipped: list[str] = Field(default_factory=list)
     """Rules of that profile skipped because they do not read the session's language."""
+    memory_revisions: list[MemoryRevision] = Field(default_factory=list)
+    """Every ledger memory revision of the turn, in cast order."""
 
 
 class UndoLine(_LineBase):

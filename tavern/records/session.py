@@ -47,7 +47,8 @@ class PerspectiveLedger(Record):
     identities: dict[str, IdentityEntry] = Field(default_factory=dict)
     """Other slot id -> what the owner knows of them."""
     memory_summary: str = ""
-    """First-person condensed memory of older lines (secrets, codes and numbers verbatim)."""
+    """First-person condensed memory of older lines (secrets, codes and numbers verbatim),
+    written by a memory revision when the lines outgrow their budget; '' until the first."""
     memory: list[str] = Field(default_factory=list)
     """Recent digest lines, one per perceived record, in the owner's own names."""
 

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from tavern.agents import character, director, prose
 from tavern.runner.fit import CALL_TIME_TOKENS
 
-ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600}
+ANSWER_TOKENS: dict[str, int] = {"director": 900, "prose": 700, "character": 600, "reviser": 500}
 """Tokens kept free for an answer when the provider's settings give no output limit: about
-twice the longest answers of a live session (Director 757, prose 400, Character 61)."""
+twice the longest answers of a live session (Director 757, prose 400, Character 61); a
+reviser's summary is at most `reviser.SUMMARY_MAX_CHARS` (1,200) characters."""
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,18 @@ class KernelLimits:
     prose_transcript_tokens: int = prose.TRANSCRIPT_BUDGET_TOKENS
     """Token budget of the prose renderer's reader transcript."""
     character_memory_tokens: int = character.MEMORY_BUDGET_TOKENS
-    """Token budget of the memory lines in a Character prompt."""
+    """Token budget of the memory lines in a Character prompt; lines past it are folded into
+    the ledger's summary (`runner.memory.revise_memory`). 0: no memory is kept at all."""
     context_tokens: int | None = None
     """The model's context per request. When set, each prompt's history part (the Director's
     window, the prose transcript, a Character's memory) shrinks until the prompt, counted
     pessimistically (`fit.prompt_tokens_ceiling`), leaves `answer_tokens` of its role free."""
     answer_tokens: Mapping[str, int] = field(default_factory=lambda: dict(ANSWER_TOKENS))
-    """Tokens kept free for each role's answer (`director`, `prose`, `character`)."""
+    """Tokens kept free for each role's answer (`director`, `prose`, `character`,
+    `reviser`)."""
+    revision_seconds: float = 120.0
+    """Longest a ledger memory revision call may take; past it the revision fails and the
+    turn goes on (`runner.memory.revise_memory`)."""
 
     def room(self, role: str) -> int | None:
         """Tokens a `role` prompt may take, or None when the context is not bounded."""

@@ -315,6 +315,7 @@ class Runner:
                     filter_cuts=outcome.filter_cuts,
                     filter_profile=outcome.filter_profile,
                     filter_skipped=outcome.filter_skipped,
+                    memory_revisions=outcome.memory_revisions,
                 ),
             )
         except BaseException:

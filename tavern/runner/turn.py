@@ -20,6 +20,7 @@ from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
 from tavern.physics.observation import Observation, observe
 from tavern.physics.prompt_labels import TIME_PASSES
+from tavern.physics.redaction import TokenTable
 from tavern.records import (
     NARRATOR,
     ActionRecord,
@@ -29,6 +30,7 @@ from tavern.records import (
     DirectorDecision,
     FilterCut,
     HistoryRecord,
+    MemoryRevision,
     NarrationRecord,
     SessionState,
 )
@@ -46,7 +48,7 @@ from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
-from tavern.runner.memory import capture_memory
+from tavern.runner.memory import capture_memory, revise_memory
 from tavern.runner.own_view import own_reply, own_sheet
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
@@ -65,6 +67,7 @@ class TurnOutcome:
     filter_cuts: list[FilterCut] = field(default_factory=list)
     filter_profile: FilterProfile = "small_local"
     filter_skipped: list[str] = field(default_factory=list)
+    memory_revisions: list[MemoryRevision] = field(default_factory=list)
 
 
 class TurnTransaction:
@@ -94,6 +97,7 @@ class TurnTransaction:
         self.log = BeatLog(self.turn_number, next_seq, state.clock.tick)
         self._perceived: list[HistoryRecord] | None = None
         self._observations: dict[str, Observation] = {}
+        self.tokens = TokenTable()  # every guard and mask of this turn tokenizes through it
 
     def _context(self) -> list[HistoryRecord]:
         """Recent history plus this beat so far (what observations and guards look at)."""
@@ -145,15 +149,15 @@ class TurnTransaction:
         if decision.time_skip_ticks:
             self.log.add_system("time_skip", TIME_PASSES)
         await self._report("memory", 0.9)
+        context = self._context()
         ledgers = capture_memory(
-            state.ledgers,
-            state.cast,
-            self.log.records,
-            self._context(),
-            scene,
-            budget_chars=self.limits.character_memory_tokens * 4,
+            state.ledgers, state.cast, self.log.records, context, scene, tokens=self.tokens
         )
-        new_state = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
+        captured = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
+        ledgers, revisions = await revise_memory(
+            captured, context, self.caller, self.turn_number, self.limits
+        )
+        new_state = captured.model_copy(update={"ledgers": ledgers})
         return TurnOutcome(
             new_state,
             self.log.records,
@@ -163,11 +167,12 @@ class TurnTransaction:
             self.cuts,
             self.filter_profile,
             sorted(set(self.skipped)),
+            revisions,
         )
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
         """Words the prose renderer must not read: so far only ever spoken (or thought)."""
-        return prose.spoken_only_tokens(state, [*self.history, *self.log.records])
+        return prose.spoken_only_tokens(state, [*self.history, *self.log.records], self.tokens)
 
     def _skip_bound(self, invited: bool) -> int:
         return self.limits.skip_invite_ticks if invited else self.limits.max_skip_ticks
@@ -205,6 +210,7 @@ class TurnTransaction:
             directives=state.tone_directives,
             title=state.title,
             language=state.language,
+            tokens=self.tokens,
         )
 
         decision, changes = clamp_decision(proposal, ctx)
@@ -234,7 +240,9 @@ class TurnTransaction:
     async def _narrate(self, staged: SessionState) -> str:
         beat = list(self.log.records)
         messages = fitted(
-            lambda budget: prose.build_messages(staged, self.history, beat, budget_tokens=budget),
+            lambda budget: prose.build_messages(
+                staged, self.history, beat, budget_tokens=budget, tokens=self.tokens
+            ),
             self.limits.prose_transcript_tokens,
             self.limits.room("prose"),
         )
@@ -258,7 +266,7 @@ class TurnTransaction:
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""
         self._observations = {
-            slot: observe(staged, self._context(), slot)
+            slot: observe(staged, self._context(), slot, self.tokens)
             for slot in queue
             if slot in staged.cast and slot != staged.controlled_id
         }
@@ -291,7 +299,7 @@ class TurnTransaction:
             # must hear the earlier replies, so they are observed afresh.
             prepared = self._observations.get(slot) if first else None
             heard = self._context()  # what this speaker heard; its reply is not in it yet
-            observation = prepared or observe(staged, heard, slot)
+            observation = prepared or observe(staged, heard, slot, self.tokens)
             first = False
             answer = await self._character(staged, slot, observation)
             ctx = reply_context(staged, slot, heard, self.turn_number)

@@ -208,4 +208,8 @@ LEXICON = Lexicon(
         than because
         """
     ),
+    code_nouns=words_of(
+        "password passwords passphrase passcode code codes codeword code-word watchword"
+        " countersign combination cipher"
+    ),
 )

@@ -154,6 +154,10 @@ class Lexicon:
     dangling: frozenset[str]
     """Words no finished sentence ends on: articles, possessives, coordinating conjunctions,
     prepositions that are never a particle (the, his, and, of; o, seu, e, de)."""
+    code_nouns: frozenset[str]
+    """Nouns that name a word kept secret for its exact form (password, code-word; senha,
+    palavra-chave): the word after one is a code a memory summary keeps verbatim
+    (`physics.verbatim`). A hyphen joins two words written apart or hyphenated."""
 
     def is_stop(self, word: str) -> bool:
         """Whether a casefolded word is a stop word of this language.

@@ -245,4 +245,8 @@ LEXICON = Lexicon(
         e ou mas nem com para pelo pela pelos pelas porque
         """
     ),
+    code_nouns=words_of(
+        "senha senhas código codigo códigos codigos contrassenha contra-senha palavra-chave"
+        " palavra-passe combinação combinacao cifra"
+    ),
 )

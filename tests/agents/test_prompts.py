@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tavern.agents import character, director, openings, prose, suggest
+from tavern.agents import character, director, openings, prose, reviser, suggest
 from tavern.contract import check_prompt
 from tavern.llm.fake import generate_answer
 from tavern.llm.provider import ProviderRequest
@@ -146,6 +146,30 @@ def test_a_character_is_never_told_it_lives_in_a_story(state: SessionState) -> N
     assert FOURTH_WALL.findall(old) == ["story", "character"]
 
 
+def _reviser_messages(state: SessionState, slot: str) -> list[ChatMessage]:
+    """A reviser prompt folding the slot's memory of `_history()`."""
+    from tavern.runner.memory import capture_memory, reviser_prompt
+
+    history = _history()
+    ledgers = capture_memory(state.ledgers, state.cast, history, history, state.scene)
+    captured = state.model_copy(update={"ledgers": ledgers})
+    ledger = ledgers[slot]
+    return reviser_prompt(captured, slot, ledger, ledger.memory, None)[0]
+
+
+def test_every_reviser_prompt_keeps_the_contract_and_the_same_shape(state: SessionState) -> None:
+    history = _history()
+    shapes = set()
+    for slot in ("C1", "C2", "C4", "C5"):
+        messages = _reviser_messages(state, slot)
+        assert not check_prompt(messages), slot
+        shapes.add(tuple(line for line in _text(messages).splitlines() if line.startswith("##")))
+        assert "Velvetine" not in _text(messages) or slot == "C1"  # a thought: its owner's
+        assert not FOURTH_WALL.findall(_template_words(messages, state, history)), slot
+    assert len(shapes) == 1
+    assert "Ambergris42" in _text(_reviser_messages(state, "C4"))  # a line it heard
+
+
 def test_a_reply_is_parsed_as_written_and_an_empty_one_refused() -> None:
     reply = character.parse({"speech": " *draws a knife* Stay back. ", "thought": None,
                              "action_intent": None})  # fmt: skip
@@ -154,7 +178,7 @@ def test_a_reply_is_parsed_as_written_and_an_empty_one_refused() -> None:
         character.parse({"speech": " ", "thought": None, "action_intent": None})
 
 
-@pytest.mark.parametrize("module", [director, prose, character, suggest, openings])
+@pytest.mark.parametrize("module", [director, prose, character, suggest, openings, reviser])
 def test_schemas_are_valid_and_generated_answers_parse(module: Any) -> None:
     jsonschema.Draft202012Validator.check_schema(module.OUTPUT_SCHEMA)
     for mode in ("parrot", "adversary"):

@@ -161,17 +161,16 @@ async def test_broken_schema_is_a_caller_bug_raised_before_any_call(journal: Jou
     assert fake.requests == [] and journal == []
 
 
-async def test_call_text_and_adapter_bug_is_journaled(journal: Journal) -> None:
+async def test_an_adapter_bug_is_journaled(journal: Journal) -> None:
     async def boom(request: ProviderRequest) -> str:
         raise RuntimeError("adapter bug")
 
     client = LlmClient(FakeProvider("function", fn=boom), sink=journal, retry=RetryPolicy(3, 0))
     with pytest.raises(LlmCallError) as caught:
-        await client.call_text(agent="prose", messages=messages(), session_id="s", turn_number=1)
+        await client.call_json(
+            agent="prose", messages=messages(), schema=REPLY_SCHEMA, session_id="s", turn_number=1
+        )
     assert caught.value.error_type == "provider" and len(journal) == 1
-    ok = LlmClient(FakeProvider("function", fn=lambda r: "The fire crackles."), sink=journal)
-    text = await ok.call_text(agent="prose", messages=messages(), session_id="s", turn_number=1)
-    assert text == "The fire crackles." and journal[-1].source == "fake"
 
 
 class _RealishTransport(httpx.AsyncBaseTransport):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from tavern.filters import FilterContext
 from tavern.filters.loop import RULE as LOOP_RULE
 from tavern.llm import LlmCallError, LlmClient
 from tavern.llm.early_stop import EarlyStop, close_json
-from tavern.llm.llama_cpp import LlamaCppProvider, compact_json_option, stop_early_option
+from tavern.llm.llama_cpp import LlamaCppProvider, stop_early_option
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.replay import ReplayCursor
 from tavern.llm.replay_server import create_replay_app
@@ -224,36 +223,6 @@ def test_the_stop_point_does_not_depend_on_how_the_stream_was_cut() -> None:
     assert stops == {
         '{"narration": "Rain falls on the roof. The lamp gutters low. Rain falls on the roof."}'
     }
-
-
-async def test_compact_json_sends_a_grammar_in_place_of_the_schema() -> None:
-    bodies: list[dict[str, Any]] = []
-    provider = _provider(_streaming_server(_answer_pieces("Rain."), [], bodies))
-    provider.compact_json = True
-    request = ProviderRequest(agent="prose", messages=messages(), schema=prose.OUTPUT_SCHEMA)
-    await provider.complete(request)
-    assert "response_format" not in bodies[0]
-    assert bodies[0]["grammar"].startswith('root ::= "{" "\\"narration\\"" ":"')
-    described = provider.describe(request)
-    assert described.provider_options["grammar"] == "compact"
-    assert described.response_format is not None  # the schema the answer is checked against
-    unsupported = {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}
-    await provider.complete(replace(request, schema=unsupported))
-    assert "grammar" not in bodies[1] and "response_format" in bodies[1]
-
-
-async def test_negative_control_compact_json_off_sends_the_schema() -> None:
-    bodies: list[dict[str, Any]] = []
-    provider = _provider(_streaming_server(_answer_pieces("Rain."), [], bodies))
-    await provider.complete(ProviderRequest(agent="prose", messages=messages(), schema=SCHEMA))
-    assert "grammar" not in bodies[0] and "response_format" in bodies[0]
-
-
-def test_the_compact_json_option_is_checked() -> None:
-    assert compact_json_option(ProviderSettings(), default=False) is False
-    assert compact_json_option(ProviderSettings(options={"compact_json": True}), False) is True
-    with pytest.raises(ValueError, match="compact_json"):
-        compact_json_option(ProviderSettings(options={"compact_json": 1}), default=False)
 
 
 async def test_a_server_that_does_not_stream_is_read_whole() -> None:

@@ -8,7 +8,7 @@ import json
 import jsonschema
 import pytest
 
-from tavern.agents import character
+from tavern.agents import character, director
 from tavern.llm import FakeProvider, LlmClient, fake_choosers
 from tavern.llm.provider import ProviderRequest
 from tavern.records import CharacterReply, ChatMessage, DirectorDecision
@@ -16,7 +16,7 @@ from tavern.records import CharacterReply, ChatMessage, DirectorDecision
 from .helpers import REPLY_SCHEMA, Journal
 
 pytestmark = pytest.mark.anyio
-DIRECTOR_SCHEMA = DirectorDecision.model_json_schema()
+DIRECTOR_SCHEMA = director.OUTPUT_SCHEMA  # what the kernel sends
 CANARY = "ZEPHYR_CANARY_3141"
 PROMPT = [
     ChatMessage(role="system", content="You direct a tavern scene. Cast: C1 Brom, C2 Ilsa, C3."),
@@ -54,7 +54,7 @@ async def test_parrot_without_the_canary_does_not_invent_it(journal: Journal) ->
 
 
 async def test_parrot_character_reply_is_valid_for_the_record(journal: Journal) -> None:
-    out = await _ask(FakeProvider("parrot"), CharacterReply.model_json_schema(), journal)
+    out = await _ask(FakeProvider("parrot"), character.OUTPUT_SCHEMA, journal)
     reply = CharacterReply.model_validate(out)
     assert CANARY in (reply.speech or "") + (reply.thought or "") + (reply.action_intent or "")
 
@@ -72,7 +72,8 @@ async def test_adversary_is_schema_valid_yet_hostile(journal: Journal) -> None:
     decision = DirectorDecision.model_validate(out)
     everyone = {"C1", "C2", "C3", "Narrator", "C97", "C98", "C99"}
     assert decision.time_skip_ticks == 12  # maximal skip
-    assert set(decision.next_speakers) == everyone  # speaker queue naming everyone
+    assert decision.next_speakers == ["C1", "C2", "C3"]  # the longest queue the schema allows
+    # every event reaches everyone, invented ids included
     assert decision.events and all(set(e.witness_ids) == everyone for e in decision.events)
     assert CANARY in decision.blocking  # copies the private token it saw
     assert decision.zone_moves and decision.link_updates  # every optional lever pulled

@@ -8,9 +8,8 @@ import httpx
 import pytest
 
 from tavern.llm import LlmCallError, LlmClient, RetryPolicy
-from tavern.llm.llama_cpp import LlamaCppProvider, dry_multiplier_option
+from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.provider import ProviderRequest
-from tavern.records.config import ProviderSettings
 
 from .helpers import REPLY_SCHEMA, Journal, load_body, messages, mock_http
 
@@ -158,38 +157,3 @@ async def test_describe_matches_what_is_sent() -> None:
     assert described.response_format == body["response_format"]
     assert described.max_tokens == body["max_tokens"]
     assert described.provider_options["api_host"] == "127.0.0.1:8080"
-
-
-@pytest.mark.parametrize(
-    ("agent", "multiplier", "dry"),
-    [
-        ("prose", 0.8, True),
-        ("character:C2", 0.8, True),
-        ("suggest", 0.8, True),
-        ("director", 0.8, False),  # its JSON repeats ids on purpose
-        ("prose", 0.0, False),
-    ],
-)
-async def test_dry_sampling_goes_to_prose_roles_only_and_into_the_journal(
-    agent: str, multiplier: float, dry: bool
-) -> None:
-    sent: list[httpx.Request] = []
-    provider = LlamaCppProvider(
-        http_client=_capture("llama_server_cached.json", sent), dry_multiplier=multiplier
-    )
-    request = ProviderRequest(agent=agent, messages=messages(), schema=REPLY_SCHEMA)
-    await provider.complete(request)
-    body = json.loads(sent[0].content)
-    options = provider.describe(request).provider_options
-    assert ("dry_multiplier" in body) is dry and ("dry_multiplier" in options) is dry
-    if dry:
-        assert body["dry_multiplier"] == multiplier == options["dry_multiplier"]
-        assert body["dry_penalty_last_n"] >= 1024  # the server's default (64) misses long loops
-
-
-def test_the_dry_option_is_checked() -> None:
-    assert dry_multiplier_option(ProviderSettings(), default=0.8) == 0.8
-    assert dry_multiplier_option(ProviderSettings(options={"dry_multiplier": 0}), default=0.8) == 0
-    for bad in (-1, "lots", True):
-        with pytest.raises(ValueError, match="dry_multiplier"):
-            dry_multiplier_option(ProviderSettings(options={"dry_multiplier": bad}), default=0.0)

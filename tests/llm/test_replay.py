@@ -8,20 +8,21 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tavern.agents import character, director
 from tavern.llm import FakeProvider, LlmCallError, LlmClient, RetryPolicy, build_provider
 from tavern.llm.journal_reader import JournalFormatError, read_journal_lines
 from tavern.llm.llama_cpp import LlamaCppProvider
 from tavern.llm.replay import ReplayCursor, ReplayProvider
 from tavern.llm.replay_server import create_replay_app
-from tavern.records import CharacterReply, ChatMessage, DirectorDecision, LlmCallLine
+from tavern.records import ChatMessage, LlmCallLine
 from tavern.records.config import AppConfig, ProviderSettings
 
 from .helpers import Journal
 
 pytestmark = pytest.mark.anyio
 SCHEMAS = {
-    "director": DirectorDecision.model_json_schema(),
-    "character:C2": CharacterReply.model_json_schema(),
+    "director": director.OUTPUT_SCHEMA,
+    "character:C2": character.OUTPUT_SCHEMA,
 }
 # (agent, turn) in session order; one call is made to fail once so the journal holds a retry.
 PLAN = [("director", 1), ("character:C2", 1), ("director", 2), ("character:C2", 2)]

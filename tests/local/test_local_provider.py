@@ -12,7 +12,6 @@ from tavern.llm.client import LlmClient
 from tavern.llm.errors import LlmCallError
 from tavern.llm.local.paths import MODEL_NAME, LocalPaths
 from tavern.llm.local.provider import (
-    DEFAULT_DRY_MULTIPLIER,
     LocalProvider,
     server_options,
     shared_server,
@@ -55,18 +54,6 @@ def test_options_come_from_settings_and_are_checked() -> None:
     assert options == ServerOptions(slots=2, threads=1)
     with pytest.raises(ValueError, match="slots"):
         server_options(ProviderSettings(options={"slots": "many"}))
-
-
-def test_dry_sampling_is_off_by_default_and_an_option() -> None:
-    async def build(options: dict[str, str | int | float | bool]) -> float:
-        async with httpx.AsyncClient() as http:
-            settings = ProviderSettings(options=options)
-            provider = build_provider(AppConfig(providers={"local": settings}), http)
-            assert isinstance(provider, LocalProvider)
-            return provider.dry_multiplier
-
-    assert asyncio.run(build({})) == DEFAULT_DRY_MULTIPLIER == 0  # it breaks copied words
-    assert asyncio.run(build({"dry_multiplier": 0.8})) == 0.8
 
 
 def _client(provider: LocalProvider, lines: list[LlmCallLine]) -> LlmClient:

@@ -142,3 +142,52 @@ def test_what_a_speech_names_follows_the_cast_names() -> None:
     """The same record names Rui for one cast and nobody where C2 is called otherwise."""
     other = _renamed(_CAST, "C2", "Vasco")
     assert [_learned_rui(c) for c in (_CAST, other, _CAST)] == ["Rui", None, "Rui"]
+
+
+def test_token_table_is_per_turn_and_gives_what_the_plain_walk_gives() -> None:
+    """The turn's `TokenTable` tokenizes each text once and changes no verdict; a table
+    that answered one text for another (keyed on too little) is caught."""
+    from tavern.physics.guards import knowledge_of
+    from tavern.physics.redaction import TokenTable
+
+    history = [_whisper("meet at the mill", ["C1", "C2"]), _thought("the ledger 4471")]
+    table = TokenTable()
+    assert knowledge_of(history, SCENE, (), table) == knowledge_of(history, SCENE)
+    assert table("meet at the mill") is table("meet at the mill")
+    assert table("Vault 4471") == salient_tokens("Vault 4471")
+
+    class Stale(TokenTable):  # planted: one answer for every text
+        def __call__(self, text: str) -> frozenset[str]:
+            return super().__call__("meet at the mill")
+
+    assert knowledge_of(history, SCENE, (), Stale()) != knowledge_of(history, SCENE)
+
+
+def test_redaction_of_a_normalized_set_is_the_same_redaction() -> None:
+    """`normalized=True` skips normalizing a set the guards built; it must mask exactly what
+    the plain call masks. Control: a set that is not in normalized form is then not read as
+    such, so the flag is only for sets from `salient_tokens` and `Knowledge`."""
+    text = "The VAULT code is 4471; Ação na Vault."
+    hidden = frozenset(salient_tokens("vault 4471 ação"))
+    assert redact(text, hidden, normalized=True) == redact(text, hidden)
+    assert redact(text, hidden) == "The [...] code is [...]; [...] na [...]."
+    assert redact(text, frozenset({"VAULT"}), normalized=True) == text  # control
+
+
+def test_salient_tokens_reads_each_word_as_normalize_does() -> None:
+    """The ASCII fast path (the whole text lowered at once) gives what normalizing word by
+    word gives, in both languages; a fast path that lost the digits rule would fail here."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tavern.physics.redaction import _WORD, _salient_normalized, normalize
+
+    def by_word(text: str) -> frozenset[str]:
+        return frozenset(t for t in map(normalize, _WORD.findall(text)) if _salient_normalized(t))
+
+    @given(st.text(alphabet=st.sampled_from("aZ9_ .,'Çãé\u0301İ-"), max_size=40))
+    def same(text: str) -> None:
+        assert salient_tokens(text) == by_word(text)
+
+    same()
+    assert salient_tokens("Vault 42 é o CÓDIGO") == frozenset({"vault", "42", "código"})

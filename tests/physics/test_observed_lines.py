@@ -90,5 +90,5 @@ def test_negative_control_lines_shown_unredacted_are_caught(
     observe(_staged(state, "the ledger room"), history, "C2")  # remembers the parts, unmasked
     expected = _reference_lines(state, history, "C2")
     assert [x.text for x in expected] == ["The [...] burns."]
-    monkeypatch.setattr(observation, "redact", lambda text, _hidden: text)  # planted
+    monkeypatch.setattr(observation, "redact", lambda text, _hidden, **_: text)  # planted
     assert observe(state, history, "C2").lines != expected

@@ -37,8 +37,10 @@ def leaks(token: str, texts: Iterable[str]) -> list[str]:
 
 
 def outsider_agents(state: SessionState, insiders: set[str]) -> set[str]:
-    """Every agent name that is not the Director and not an insider's Character call."""
-    agents = {f"character:{slot}" for slot in state.cast if slot not in insiders}
+    """Every agent name that is not the Director and not an insider's Character or memory
+    revision call."""
+    outsiders = [slot for slot in state.cast if slot not in insiders]
+    agents = {f"{role}:{slot}" for slot in outsiders for role in ("character", "reviser")}
     return agents | {"prose", "suggest", "openings"}
 
 

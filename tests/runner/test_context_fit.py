@@ -67,6 +67,8 @@ def _answer(request: ProviderRequest) -> Any:
         return director_answer(["C2", "C4"], events=[event])
     if request.agent == "prose":
         return {"narration": words.capitalize() + "."}
+    if request.agent.startswith("reviser:"):
+        return {"summary": words[:600]}
     return {"speech": words[:300].capitalize() + ".", "thought": None, "action_intent": None}
 
 
@@ -93,7 +95,7 @@ def test_every_prompt_leaves_its_answer_room_in_a_small_context(tmp_path: Path) 
     limits = KernelLimits.for_context(4096)
     calls = _played(tmp_path, limits)
     roles = {c.agent.partition(":")[0] for c in calls}
-    assert roles == {"director", "prose", "character"}
+    assert roles == {"director", "prose", "character", "reviser"}  # memory outgrew its budget
     assert not _overflows(calls, limits)
     director = [prompt_tokens_ceiling(c.request.messages) for c in calls if c.agent == "director"]
     assert max(director) > limits.room("director") - 200  # the history filled what was left
@@ -115,7 +117,10 @@ def test_negative_control_shares_of_the_context_alone_overflow(tmp_path: Path) -
     [
         ({}, ANSWER_TOKENS),
         ({"director": 1200}, {**ANSWER_TOKENS, "director": 1200}),
-        ({"default": 300, "prose": 500}, {"director": 300, "prose": 500, "character": 300}),
+        (
+            {"default": 300, "prose": 500},
+            {"director": 300, "prose": 500, "character": 300, "reviser": 300},
+        ),
     ],
 )
 def test_the_configured_output_limits_are_the_answer_room(

@@ -1,9 +1,9 @@
-"""Ledger memory eviction: bounded by the budget, and cache-friendly between evictions.
+"""Ledger memory revision: bounded by the budget, and cache-friendly between revisions.
 
 A Character prompt's memory block must only grow at its end from one of that character's
-prompts to the next, except at an eviction, and evictions must be rare: that is what lets a
-provider's prefix cache reuse the block. The negative control evicts one line at a time (a
-sliding window) and shows the check going red.
+prompts to the next, except at a revision (its oldest lines folded into the summary), and
+revisions must be rare: that is what lets a provider's prefix cache reuse the block. The
+negative control folds one line at a time (a sliding window) and shows the check going red.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def _answer(request: ProviderRequest) -> dict[str, Any]:
         return director_answer(["C2"])
     if request.agent == "prose":
         return {"narration": "Candles gutter."}
+    if request.agent.startswith("reviser:"):
+        return {"summary": "I remember the cellar, the candle and the bell."}
     return {"speech": words.capitalize() + ".", "thought": None, "action_intent": None}
 
 

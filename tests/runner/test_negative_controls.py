@@ -55,8 +55,10 @@ def test_leaky_prose_builder_is_caught(
 
 
 def test_leaky_observation_is_caught(make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    def insider_view(state: SessionState, history: list[HistoryRecord], viewer: str) -> Any:
-        return observe(state, history, "C2")  # everyone sees what the whisper's insider sees
+    def insider_view(
+        state: SessionState, history: list[HistoryRecord], viewer: str, *rest: Any
+    ) -> Any:
+        return observe(state, history, "C2", *rest)  # everyone sees what the insider sees
 
     monkeypatch.setattr(turn_module, "observe", insider_view)
     kit = make_kit("parrot")

@@ -1,21 +1,12 @@
 """The prompt-cache probe: does a provider reuse a repeated prefix? Works for any provider.
 
-Five calls through the ordinary client (so each is journaled like any other): one warm call
-with a long prefix nobody has sent before, three identical repeats, and a control whose
-prefix differs from its first tokens on. The repeats must reuse more of the prompt than the
-control does.
-
-Evidence, best first:
-
-- `counters`: the provider reports cached prompt tokens (`prompt_cache.hit_tokens`). Pass when
-  the smallest repeat hit count is above the control's.
-- `prefill_time`: no counters, but the server reports prompt-processing time
-  (`usage.timings.prompt_ms`). Pass when the repeats' mean prefill time is at most half the
-  control's.
-- `wall_time`: neither; only the call durations. These mix prefill with generation and
-  overheads, so they pass only with the same 2x margin *and* a control slow enough
-  (`MIN_CONCLUSIVE_MS`) for the comparison to mean anything; an in-process fake is
-  inconclusive and fails.
+Five calls through the ordinary client (each journaled): a warm call with a never-sent long
+prefix, three identical repeats, and a control whose prefix differs from its first tokens.
+The repeats must reuse more than the control. Evidence, best first: `counters` (cached
+prompt tokens reported: the smallest repeat above the control), `prefill_time` (the
+server's prompt time: the repeats' mean at most half the control's), `wall_time` (only
+durations: the same 2x margin and a control of at least `MIN_CONCLUSIVE_MS`; an in-process
+fake is inconclusive and fails).
 """
 
 from __future__ import annotations

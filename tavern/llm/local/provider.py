@@ -17,12 +17,7 @@ import httpx
 
 from tavern.llm._http import ensure_live_allowed
 from tavern.llm.errors import LlmCallError
-from tavern.llm.llama_cpp import (
-    LlamaCppProvider,
-    compact_json_option,
-    dry_multiplier_option,
-    stop_early_option,
-)
+from tavern.llm.llama_cpp import LlamaCppProvider, stop_early_option
 from tavern.llm.local.paths import MODEL_NAME, LocalPaths, local_paths
 from tavern.llm.local.server import LocalServer, LocalServerError, ServerOptions
 from tavern.llm.provider import ProviderRequest, ProviderResponse, Source
@@ -53,18 +48,6 @@ def shared_server(paths: LocalPaths, options: ServerOptions) -> LocalServer:
         return server
 
 
-DEFAULT_COMPACT_JSON = False
-"""Whether the embedded model answers under a whitespace-free grammar (`tavern.llm.gbnf`).
-Off: replaying three Director prompts, the 0.5B model wrote 66-79 tokens instead of 373-444
-under it, but with no event at all (docs/local-model.md)."""
-DEFAULT_DRY_MULTIPLIER = 0.0
-"""DRY sampling for the prose roles: off by default. It stops the 0.5B model's narration
-loops (`LlamaCppProvider`), but it also penalizes copying the prompt's own phrases, and the
-model then breaks the words it copies ("countingtable", "ofoil", "Marenolt", "sashel" in a
-12-turn soak and the replay); loops are cut in code instead (`agents.repetition`). Option
-`dry_multiplier` (0.8 was measured) turns it on."""
-
-
 class LocalProvider:
     """`llama_cpp` over a managed `llama-server`, started lazily on the first call."""
 
@@ -78,14 +61,10 @@ class LocalProvider:
         model: str = MODEL_NAME,
         timeout_s: float = 300.0,
         name: str = "local",
-        dry_multiplier: float = DEFAULT_DRY_MULTIPLIER,
         stop_early: bool = True,
-        compact_json: bool = False,
     ) -> None:
         self.name = name
-        self.dry_multiplier = dry_multiplier
         self.stop_early = stop_early
-        self.compact_json = compact_json
         self.model = model
         self._http = http_client
         self._server_factory = server
@@ -103,9 +82,7 @@ class LocalProvider:
             timeout_s=self._timeout_s,
             structured_output="json_schema",
             name=self.name,
-            dry_multiplier=self.dry_multiplier,
             stop_early=self.stop_early,
-            compact_json=self.compact_json,
         )
 
     @property
@@ -180,7 +157,5 @@ def build_local_provider(
         server=lambda: shared_server(local_paths(), options),
         model=settings.model or MODEL_NAME,
         timeout_s=settings.timeout_s or 300.0,
-        dry_multiplier=dry_multiplier_option(settings, default=DEFAULT_DRY_MULTIPLIER),
         stop_early=stop_early_option(settings),
-        compact_json=compact_json_option(settings, default=DEFAULT_COMPACT_JSON),
     )
