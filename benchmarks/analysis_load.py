@@ -13,8 +13,9 @@ Then, on the same files:
   copied below: `llm_calls_df` and `turns_df`, each reading every line with `read_journal`
   into pydantic records, dropping forks' copies by comparing records, and building its
   frame row by row (the sweep its `connect` also ran is left out of both sides);
-- **duckdb**: `harness.analysis.connect` without the sweeps (DuckDB's JSON reader, the
-  records' column types, the views), then the `calls` and `turns` views fetched as frames:
+- **duckdb**: `harness.analysis.connect` without the sweeps (the journals read in place by
+  DuckDB, split into lines and cast once to the records' column types; the views), then
+  the `calls` and `turns` views fetched as frames:
   in memory (cold); into a database file (cold, writing it); and that file opened again on
   the unchanged journals (warm: `connect` reuses the tables it holds).
 

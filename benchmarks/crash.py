@@ -2,8 +2,9 @@
 
     python -m benchmarks.crash --kills 200
 
-A forked child plays turns (and some undos) of a few sessions through `Runner.play_turn` and
-`Runner.undo`, the commit path the server runs (durable SQLite, one journal fsync a turn),
+A forked child plays turns (and some undos, compactions and restores) of a few sessions
+through `Runner.play_turn`, `Runner.undo`, `Runner.compact` and `Runner.restore`, the paths
+the server runs (durable SQLite, one journal fsync a turn),
 answering from an in-process scripted provider, and prints an acknowledgement after each
 operation returns. The parent kills it after a random delay, then reopens the data dir as a
 new process would: reconciles each session's journal with its store
@@ -13,7 +14,11 @@ acknowledgement), that no turn is torn (every turn 1..N holds its records, openi
 human's line of that turn and session; the checkpoints are 1..N; seqs increase; a journal
 commit line counts the records the store holds for its turn), that the journal reads, and
 that journal and store agree: the journal's commits minus its undos are exactly the store's
-turns.
+turns. With compactions, a turn at or below the last cutoff is checked in its checkpoint (its
+records there, opening with its own line), every checkpoint must still be sealed (its hash
+matches its content) and chained to the one before, and the live history holds exactly the
+turns after the cutoff. The child announces a compaction or a restore before it starts, so
+the report counts the kills that landed inside one.
 """
 
 from __future__ import annotations
@@ -35,14 +40,17 @@ from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeProvider
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import CommitLine, LlmCallLine, SpeechRecord, TurnInput
+from tavern.records import CommitLine, LlmCallLine, SpeechRecord, TurnInput, checkpoint_hash
 from tavern.runner import Runner
+from tavern.runner.interface import ConflictError
 from tavern.store import (
     JournalWriter,
     Library,
     SessionStore,
     journal_commits,
+    journal_compactions,
     journal_path,
+    read_compaction_markers,
     read_journal,
     read_markers,
     reconcile_journal,
@@ -51,6 +59,11 @@ from tavern.store import (
 SESSIONS = 3
 SCENARIO = "the-toll-house"
 UNDO_SHARE = 0.15
+COMPACT_SHARE = 0.12
+"""Share of operations that compact the session (keeping `RETENTION` turns)."""
+RESTORE_SHARE = 0.06
+"""Share of operations that restore the session's last compaction."""
+RETENTION = 3
 
 
 def said(session_id: str, turn: int) -> str:
@@ -67,6 +80,8 @@ def _answer(request: ProviderRequest) -> dict[str, Any]:
         return {"narration": "Rain drums on the shutters of the toll house."}
     if request.agent.startswith("character"):
         return {"speech": "Not tonight.", "thought": None, "action_intent": None}
+    if request.agent == "summarizer":
+        return {"summary": f"Up to turn {request.turn_number}, nobody gave up the key."}
     return {"outcome": "Nothing comes of it."}
 
 
@@ -111,9 +126,24 @@ def run_writer(data_dir: Path, sessions: list[str], seed: int, ack: Callable[[st
         while True:
             sid = rng.choice(sessions)
             turn = runner.store.load(sid).turn_number
-            if turn > 0 and rng.random() < UNDO_SHARE:
-                restored = await runner.undo(sid)
-                ack(f"ack {sid} {restored.turn_number}")
+            draw = rng.random()
+            try:
+                if turn > 0 and draw < UNDO_SHARE:
+                    restored = await runner.undo(sid)
+                    ack(f"ack {sid} {restored.turn_number}")
+                    continue
+                if draw < UNDO_SHARE + COMPACT_SHARE:
+                    ack(f"start compact {sid}")
+                    compacted = await runner.compact(sid, retention_turns=RETENTION)
+                    ack(f"ack {sid} {compacted.turn_number}")
+                    continue
+                if draw < UNDO_SHARE + COMPACT_SHARE + RESTORE_SHARE:
+                    ack(f"start restore {sid}")
+                    back = await runner.restore(sid)
+                    ack(f"ack {sid} {back.turn_number}")
+                    continue
+            except ConflictError:  # nothing to compact, restore or undo (a compacted turn)
+                ack(f"ack {sid} {turn}")
                 continue
             done = await runner.play_turn(sid, TurnInput(speech=said(sid, turn + 1)))
             ack(f"ack {sid} {done.turn_number}")
@@ -129,6 +159,7 @@ class Reopened:
     beyond_ack: int = 0
     recovered: int = 0
     voided: int = 0
+    compactions_marked: int = 0
 
 
 def reopen(data_dir: Path, sessions: list[str], acked: dict[str, int]) -> Reopened:
@@ -140,6 +171,7 @@ def reopen(data_dir: Path, sessions: list[str], acked: dict[str, int]) -> Reopen
             done = reconcile_journal(store, journal, sid)
             found.recovered += len(done.recovered)
             found.voided += len(done.voided)
+            found.compactions_marked += len(done.compactions) + len(done.restores)
             problems, beyond = check_session(store, journal, sid, acked.get(sid, 0))
             found.problems += problems
             found.beyond_ack += beyond
@@ -156,17 +188,22 @@ def check_session(
     turn = store.load(sid).turn_number
     if abs(turn - acked) > 1:
         problems.append(f"{sid}: at turn {turn}, acknowledged {acked} (a lost turn)")
-    history = store.history(sid)
+    live = store.history(sid)
+    cutoff, evicted = check_checkpoints(store, sid, problems)
+    history = sorted([*evicted, *live], key=lambda r: r.seq)
     seqs = [r.seq for r in history]
     if seqs != sorted(set(seqs)):
         problems.append(f"{sid}: seqs not strictly increasing")
     held = {t.turn_number: t.record_count for t in store.committed_turns(sid)}
+    for r in evicted:
+        if r.turn_number > 0:
+            held[r.turn_number] = held.get(r.turn_number, 0) + 1
     for t in range(1, turn + 1):
         first = next((r for r in history if r.turn_number == t), None)
         if not isinstance(first, SpeechRecord) or first.text != said(sid, t):
             problems.append(f"{sid}: turn {t} does not open with its own line (torn)")
-    if {r.turn_number for r in history} != set(range(turn + 1)):
-        problems.append(f"{sid}: history holds turns {sorted({r.turn_number for r in history})}")
+    if {r.turn_number for r in live} != set(range(cutoff + 1, turn + 1)):
+        problems.append(f"{sid}: history holds turns {sorted({r.turn_number for r in live})}")
     rows = store._conn().execute(
         "SELECT turn_number FROM checkpoints WHERE session_id = ? ORDER BY turn_number", (sid,)
     )
@@ -180,7 +217,27 @@ def check_session(
     for t, line in marked.items():
         if isinstance(line, CommitLine) and t in held and line.record_count != held[t]:
             problems.append(f"{sid}: turn {t} journaled {line.record_count}, holds {held[t]}")
+    live = journal_compactions(read_compaction_markers(path))
+    if live != [c.id for c in store.checkpoints(sid)]:
+        problems.append(f"{sid}: journal's live compactions {live} are not the store's")
     return problems, int(turn != acked)
+
+
+def check_checkpoints(store: SessionStore, sid: str, problems: list[str]) -> tuple[int, list[Any]]:
+    """(last cutoff turn or -1, every evicted record) of a session's compaction checkpoints,
+    each checked sealed (its hash matches) and chained to the one before."""
+    parent: str | None = None
+    cutoff, evicted = -1, []
+    for checkpoint in store.checkpoints(sid):
+        if checkpoint_hash(checkpoint) != checkpoint.content_hash:
+            problems.append(f"{sid}: checkpoint {checkpoint.id} does not match its hash")
+        if checkpoint.parent_id != parent:
+            problems.append(f"{sid}: checkpoint {checkpoint.id} is off the parent chain")
+        if checkpoint.cutoff_turn <= cutoff:
+            problems.append(f"{sid}: checkpoint {checkpoint.id} cuts at or below the last")
+        parent, cutoff = checkpoint.id, checkpoint.cutoff_turn
+        evicted += checkpoint.records
+    return cutoff, evicted
 
 
 def _kill_one_writer(data_dir: Path, sessions: list[str], seed: int, delay: float) -> list[str]:
@@ -223,8 +280,14 @@ class CrashReport:
     kills: int = 0
     acknowledged_ops: int = 0
     kills_with_unacknowledged_op: int = 0
+    kills_inside_compaction: int = 0
+    """Kills that landed after a compaction or restore started and before it returned."""
+    compactions_live: dict[str, int] = field(default_factory=dict)
+    """Session -> compaction checkpoints it holds at the end."""
     recovered_commits: int = 0
     voided_commits: int = 0
+    compaction_lines_marked: int = 0
+    """Recovered compact and restore lines appended on reopen."""
     final_turns: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -243,7 +306,11 @@ def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.4)
         if not lines or lines[0] != "ready":
             report.problems.append(f"kill {k}: writer did not start")
             break
+        if lines[-1].startswith("start "):
+            report.kills_inside_compaction += 1
         for line in lines[1:]:
+            if line.startswith("start "):
+                continue
             _, sid, turn = line.split()
             acked[sid] = int(turn)
             report.acknowledged_ops += 1
@@ -252,11 +319,14 @@ def run_kills(data_dir: Path, kills: int, seed: int = 0, max_delay: float = 0.4)
         report.kills_with_unacknowledged_op += found.beyond_ack
         report.recovered_commits += found.recovered
         report.voided_commits += found.voided
+        report.compaction_lines_marked += found.compactions_marked
         report.problems += [f"kill {k}: {p}" for p in found.problems]
         # The store is the truth from here on: resync the acknowledgements to it.
         with SessionStore(data_dir) as store:
             acked = {s: store.load(s).turn_number for s in sessions}
     report.final_turns = acked
+    with SessionStore(data_dir) as store:
+        report.compactions_live = {s: len(store.checkpoints(s)) for s in sessions}
     report.seconds = time.perf_counter() - started
     return report
 
@@ -270,11 +340,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tavern-crash-") as tmp:
         report = run_kills(Path(tmp), args.kills, args.seed)
     print(f"kills: {report.kills}")
-    print(f"acknowledged operations (turns and undos): {report.acknowledged_ops}")
+    print(f"acknowledged operations (turns, undos, compactions, restores): "
+          f"{report.acknowledged_ops}")  # fmt: skip
+    print(f"kills that landed inside a compaction or restore: {report.kills_inside_compaction}")
+    print(f"compaction checkpoints live at the end: {report.compactions_live}")
     print(f"kills that landed after an unacknowledged turn/undo: "
           f"{report.kills_with_unacknowledged_op}")  # fmt: skip
     print(f"recovered commit lines appended on reopen: {report.recovered_commits}")
     print(f"journal commits the store did not hold, marked on reopen: {report.voided_commits}")
+    print(f"compact/restore lines recovered on reopen: {report.compaction_lines_marked}")
     print(f"final turns: {report.final_turns}")
     print(f"problems (lost or torn turns, journal/store disagreements): {len(report.problems)}")
     for problem in report.problems[:20]:

@@ -107,7 +107,7 @@ def llm_calls_df(paths: JournalPaths) -> pd.DataFrame:
 
 
 def turns_df(paths: JournalPaths) -> pd.DataFrame:
-    """The `turns` view as a frame: one row per committed turn, undone ones flagged."""
+    """The `turns` view as a frame: one row per commit line (`kept`: the story as it stands)."""
     with connect(paths, sweep=False) as con:
         return con.execute("SELECT * FROM turns ORDER BY session_id, committed_ts").df()
 

@@ -21,9 +21,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
+from harness.analysis import connect
+from harness.metrics import run_metrics
+from harness.records.campaign import Manifest, Preregistration
 from harness.stats import DecisionRule, decide, noise_floor, paired_permutation
 
 
@@ -77,3 +81,70 @@ def compare(
         columns=["metric", "better", "n", "a_mean", "b_mean", "difference", "low", "high",
                  "noise_floor", "verdict", "reason", "p_value"],
     )  # fmt: skip
+
+
+def preregistered_rule(pre: Preregistration) -> DecisionRule:
+    """A campaign's pre-registered decision as the rule `compare` applies: its primary
+    metric, direction, confidence level and smallest effect, paired run by run.
+
+    >>> pre = Preregistration(metrics=["story_yield"], primary_metric="story_yield",
+    ...                       control="a", treatment="b", better="higher", min_effect=0.05,
+    ...                       decision_rule="b wins if its interval clears a's")
+    >>> rule = preregistered_rule(pre)
+    >>> (rule.metric, rule.better, rule.level, rule.min_effect)
+    ('story_yield', 'higher', 0.95, 0.05)
+    """
+    return DecisionRule(
+        metric=pre.primary_metric,
+        better=pre.better,
+        level=pre.confidence,
+        min_effect=pre.min_effect,
+    )
+
+
+def decide_campaign(battery: pd.DataFrame, pre: Preregistration, *, seed: int = 0) -> pd.DataFrame:
+    """The campaign's pre-registered decision, applied by code: `compare` of its treatment
+    against its control on its primary metric, runs paired on `run` (the partition's run,
+    or `<script>__r<repeat>` from the results file: the same script and seed in each arm).
+    Its other `metrics` are reported beside, each as a rule of the same direction, when
+    the battery has them; those it lacks are listed in `reason` of a row without a verdict.
+    The first row is the primary metric's: the campaign's decision.
+
+    Raises:
+        ValueError: the primary metric is not a column of the battery (`run_metrics`).
+    """
+    primary = preregistered_rule(pre)
+    if primary.metric not in battery.columns:
+        raise ValueError(f"the primary metric {primary.metric!r} is not in the battery")
+    rules = [primary] + [
+        primary.model_copy(update={"metric": m})
+        for m in pre.metrics
+        if m != pre.primary_metric and m in battery.columns
+    ]
+    out = compare(battery, pre.control, pre.treatment, rules, seed=seed)
+    missing = [m for m in pre.metrics if m not in battery.columns]
+    if missing:
+        gone = pd.DataFrame(
+            [(m, pre.better, 0, "none", "not a metric of the battery") for m in missing],
+            columns=["metric", "better", "n", "verdict", "reason"],
+        )
+        out = pd.concat([out, gone], ignore_index=True)
+    out.insert(1, "primary", out["metric"] == pre.primary_metric)
+    return out
+
+
+def campaign_decision(directory: Path | str, *, seed: int = 0) -> pd.DataFrame:
+    """`decide_campaign` on a campaign directory: its manifest's pre-registration, and the
+    battery of the runs its results file lists (`harness.analysis.connect` over the
+    directory).
+
+    Raises:
+        FileNotFoundError: the directory has no manifest (the campaign never ran).
+    """
+    path = Path(directory) / "manifest.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no manifest; the campaign never ran here")
+    manifest = Manifest.model_validate_json(path.read_bytes())
+    with connect(directory) as con:
+        battery = run_metrics(con)
+    return decide_campaign(battery, manifest.definition.preregistration, seed=seed)

@@ -27,7 +27,7 @@ from tavern.records import (
 )
 from tavern.records.views import SessionView
 
-PlayKind = Literal["turn", "undo", "suggest", "openings", "interview"]
+PlayKind = Literal["turn", "undo", "compact", "restore", "suggest", "openings", "interview"]
 
 
 @dataclass
@@ -49,6 +49,9 @@ class Play:
     """Why a turn failed (`model_failure: ...`, `refused: ...`); None when it committed."""
     lines: list[JournalLine] = field(default_factory=list)
     """The journal lines written during the call."""
+    live: list[HistoryRecord] | None = None
+    """A compaction or a restore: the target's live history after it (compacted records
+    are out of it; `Evidence.history` keeps every record the run saw)."""
 
     @property
     def committed(self) -> bool:

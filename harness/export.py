@@ -11,7 +11,8 @@ SQL over the same views (`harness.analysis.connect`).
     sessions/<id>/session.jsonl   one `SessionExport` line: cast, identities, summaries
 
 `export_partition` writes the same four tables, and the journal too, as Parquet files in a
-campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place.
+campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place;
+`export_campaign` does either for every finished run of a campaign directory.
 
 Example:
     >>> from pathlib import Path
@@ -30,6 +31,7 @@ import duckdb
 
 from harness.analysis_records import CastEntry, IdentityEntryRow, MemoryLine, SessionExport
 from harness.loader import EXPORT_TABLES, load
+from harness.results import read_results
 from tavern.records import HistoryRecord, SessionState, utc_now
 from tavern.store import SessionStore, journal_path, session_dir
 from tavern.store.atomic import write_atomic
@@ -185,3 +187,33 @@ def export_partition(
     finally:
         con.close()
     return target
+
+
+def export_campaign(directory: Path | str, root: Path | str | None = None) -> list[Path]:
+    """Export every finished run of a campaign directory (or any harness data dir): its
+    results file's runs, each session's exports beside its journal, and with `root`, each
+    run as a Parquet partition `<root>/campaign=C/arm=A/run=<script>__r<repeat>/` (the key
+    that pairs one script and seed across arms; runs without a campaign or arm go under
+    `campaign=runs`, `arm=none`).
+
+    Returns:
+        The session directories written, or the partition directories with `root`.
+    """
+    directory = Path(directory)
+    finished = read_results(directory / "results.jsonl").runs
+    store = SessionStore(directory)
+    out = []
+    try:
+        for run in finished:
+            if root is None:
+                out.append(export_session(directory, run.session_id, store))
+                continue
+            out.append(
+                export_partition(
+                    directory, run.session_id, root, campaign=run.campaign or "runs",
+                    arm=run.arm or "none", run=f"{run.script}__r{run.repeat}", store=store,
+                )
+            )  # fmt: skip
+    finally:
+        store.close()
+    return out

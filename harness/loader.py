@@ -2,13 +2,14 @@
 
 `load(con, paths)` finds, under each path, the journals (`journal.jsonl`, or `journal.parquet`
 in a campaign partition) and the session exports beside them (`history`, `memory`,
-`session`, as `.jsonl` or `.parquet`), and reads them with DuckDB's JSON and Parquet readers
-with column types generated from the records (`harness.columns`). No Python loop touches a
-line.
+`session`, as `.jsonl` or `.parquet`), and reads them in place with DuckDB: JSON lines are
+split by DuckDB and cast by its JSON reader to the record's STRUCT type, Parquet is read by
+name; the column types are generated from the records (`harness.columns`). No Python loop
+touches a line, and nothing is copied through pandas.
 
-Bad input is counted, never fatal: a torn last line, a line that is not JSON, a line of
-another `schema_version` or of no known kind, or one missing a required field is left out,
-and `journal_files.skipped` says how many per file.
+Bad input is counted, never fatal: a torn last line, a line that is not JSON (or not valid
+UTF-8), a line of another `schema_version` or of no known kind, or one missing a required
+field is left out, and `journal_files.skipped` says how many per file.
 
 A forked session's journal begins with a verbatim copy of its source's lines. A line equal
 to one read from an earlier file (in path order) is that copy and is left out
@@ -24,6 +25,7 @@ Tables made:
 | `history` | exported history record, with `session_id` |
 | `memory` | exported ledger memory line |
 | `sessions` | exported session (cast, identities) |
+| `results` | line of a harness results file: a probe's or a finished run's (`kind`) |
 
 Example:
     >>> import duckdb
@@ -46,6 +48,7 @@ import duckdb
 
 from harness.analysis_records import MemoryLine, SessionExport
 from harness.columns import TableSpec, quote, table_spec
+from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
 from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION
 from tavern.store.journal import JOURNAL_NAME
 
@@ -71,9 +74,9 @@ EXPORTS: dict[str, TableSpec] = {
 }
 """Export name (file stem beside a journal) -> its table's columns."""
 EXPORT_TABLES = {"history": "history", "memory": "memory", "session": "sessions"}
-
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""Longest line read (DuckDB's default is 16 MB; a prompt is a few tens of KB)."""
+RESULTS_SPEC = table_spec(RESULT_LINE_ADAPTER.json_schema())
+"""The harness's results files (`results.jsonl`: probe and run lines) as columns."""
+RESULTS_NAME = "results.jsonl"
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,8 @@ class Found:
     journals_json: list[str]
     journals_parquet: list[str]
     exports: dict[str, list[str]]
+    results: list[str]
+    """The harness's results files (`results.jsonl`) under a searched directory."""
 
 
 def is_remote(path: str | Path) -> bool:
@@ -102,13 +107,15 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
     is read whatever its name (a `.parquet` file as a journal partition). A URL or glob of
     journal files (`s3://bucket/c/**/journal.parquet`) is expanded by DuckDB's `glob` on
     `con` (so object storage works once `httpfs` is loaded), and the same glob with each
-    export's name finds the exports.
+    export's name finds the exports. A directory's `results.jsonl` files (the harness's
+    probe and run lines) are found too.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
     json_files: list[str] = []
     parquet_files: list[str] = []
     exports: dict[str, list[str]] = {name: [] for name in EXPORTS}
+    results: list[str] = []
     for item in paths:
         if is_remote(item):
             if con is None:
@@ -129,6 +136,7 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
             for name in EXPORTS:
                 for suffix in (".jsonl", ".parquet"):
                     exports[name].extend(str(p) for p in sorted(path.rglob(name + suffix)))
+            results.extend(str(p) for p in sorted(path.rglob(RESULTS_NAME)))
         elif path.suffix == ".parquet":
             parquet_files.append(str(path))
         else:
@@ -138,7 +146,7 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
                     beside = path.with_name(name + suffix)
                     if beside.exists():
                         exports[name].append(str(beside))
-    return Found(json_files, parquet_files, exports)
+    return Found(json_files, parquet_files, exports, results)
 
 
 def _glob(con: duckdb.DuckDBPyConnection, pattern: str) -> list[str]:
@@ -184,9 +192,43 @@ def _struct_type(spec: TableSpec) -> str:
 
 def _read_parquet(files: Sequence[str]) -> str:
     return (
-        f"read_parquet({_file_list(files)}, filename='file', union_by_name=true, "
-        "hive_partitioning=false)"
+        f"read_parquet({_file_list(files)}, filename='file', file_row_number=true, "
+        "union_by_name=true, hive_partitioning=false)"
     )
+
+
+def _json_lines(files: Sequence[str], spec: TableSpec) -> str:
+    """A query of every line of the JSON-lines `files`: `file`, `line_no` (1-based, counted
+    in the file itself), `line_hash`, `clean`, and the spec's columns (all NULL for a line
+    that is not a JSON object of the record's shape).
+
+    Each file is read whole by `read_blob` and split at its newlines, so a line's number
+    is its own, not a position in DuckDB's scan: the read, the split and the cast to the
+    record's STRUCT type run in parallel over files and rows with no order to keep, and no
+    copy of the text is kept. (DuckDB's `read_json` with the same columns costs about 1.5 ms
+    of CPU a file before its first line, 37 us per column: 14,500 journals of a campaign
+    would pay 20 s for it; `read_ndjson_objects` numbers lines only by an insertion order
+    that, kept over two threads, cost half again in CPU.) A file that is not valid
+    UTF-8 is decoded twice, bad bytes replaced and dropped: the lines where the two differ
+    are the ones holding bad bytes, and are not `clean`.
+    """
+    return f"""
+        WITH f AS (
+            SELECT filename AS file, try(decode(content)) AS strict,
+                   coalesce(strict, decode(content, 'replace')) AS text,
+                   CASE WHEN strict IS NULL
+                        THEN string_split(decode(content, 'ignore'), chr(10)) END AS dropped
+            FROM read_blob({_file_list(files)})
+        ), l AS (
+            SELECT file, unnest(string_split(text, chr(10))) AS line,
+                   unnest(generate_series(1, len(string_split(text, chr(10))))) AS line_no,
+                   dropped
+            FROM f
+        )
+        SELECT file, line_no, hash(line) AS line_hash,
+               dropped IS NULL OR dropped[line_no] = line AS clean,
+               unnest(TRY_CAST(TRY_CAST(line AS JSON) AS {_struct_type(spec)}))
+        FROM l WHERE line <> ''"""
 
 
 def _read_rows(
@@ -198,82 +240,69 @@ def _read_rows(
     valid: str,
 ) -> None:
     """Create table `table`: one row per line read, with the spec's columns (defaults
-    applied), `file`, `line_no`, the campaign partition keys, and `raw_seq`, `line_hash`
-    and `valid` for the caller to count and prune. A line that is not a JSON object reads
-    as all NULL (and not valid).
+    applied), `file`, `line_no`, the campaign partition keys the spec lacks, and `file_seq`
+    (the file's position in the load), `line_hash` and `valid` for the caller to count and
+    prune.
 
-    JSON lines are read whole by DuckDB's JSON reader (`read_ndjson_objects`), then cast to
-    the record's STRUCT type in a second statement. Reading typed columns straight from
-    `read_json` cost about 2 ms a file (1,450 journals of 100,000 lines: 3.2 s, against
-    0.5 s for the same lines in one file), and a campaign is thousands of small journals;
-    the two steps also let the cast run in parallel over rows, not files.
-
-    Raises:
-        RuntimeError: DuckDB returned one file's lines out of order (line numbers would lie).
+    JSON lines are read, split, cast and written in one statement with no insertion order
+    kept (`_json_lines`); the file-level columns come from a table of the file names, joined
+    in the same statement. Parquet partitions are appended by name.
     """
-    struct = _struct_type(spec)
-    columns = ", ".join(quote(c) for c in spec.columns)
-    nulls = ", ".join(f"CAST(NULL AS {t}) AS {quote(c)}" for c, t in spec.columns.items())
-    parts = [f"SELECT 0 AS raw_seq, '' AS file, NULL::BIGINT AS line_no, 0::UBIGINT AS line_hash, "
-             f"{nulls} WHERE false"]  # fmt: skip
-    texts = ["SELECT 0 AS raw_seq, '' AS file WHERE false"]
-    if json_files:
-        # In scan order (files in list order, lines in file order), so each row's `rowid`
-        # is its position; a window numbering the rows would run on one thread.
-        con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE {table}_text AS
-            SELECT filename AS file, json
-            FROM read_ndjson_objects({_file_list(json_files)}, ignore_errors=true,
-                                     filename=true, maximum_object_size={MAX_LINE_BYTES})"""
-        )
-        texts.append(f"SELECT rowid AS raw_seq, file FROM {table}_text")
-        parts.append(
-            f"""SELECT rowid AS raw_seq, file, hash(json) AS line_hash,
-                   unnest(TRY_CAST(json AS {struct}))
-            FROM {table}_text"""
-        )
-    if parquet_files:
-        # A partition written before a field was added lacks its column: NULL (then the
-        # field's default) stands in, as a missing key does in a JSON line.
-        present = {
-            str(row[0])
-            for row in con.execute(
-                f"DESCRIBE SELECT * FROM {_read_parquet(parquet_files)}"
-            ).fetchall()
-        }
-        typed = ", ".join(
-            quote(c) if c in present else f"CAST(NULL AS {t}) AS {quote(c)}"
-            for c, t in spec.columns.items()
-        )
-        kept = ", ".join(quote(c) for c in ("file", "line_no") if c in present)
-        con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE {table}_parquet AS
-            SELECT *, hash({columns}) AS line_hash
-            FROM (SELECT row_number() OVER () + 1e15::BIGINT AS raw_seq, {kept}, {typed}
-                  FROM {_read_parquet(parquet_files)})"""
-        )
-        texts.append(f"SELECT raw_seq, file FROM {table}_parquet")
-        parts.append(f"SELECT * FROM {table}_parquet")
+    files = [*json_files, *parquet_files]
+    keys = [k for k in ("campaign", "arm", "run") if k not in spec.columns]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE {table}_files AS
-        SELECT file, min(raw_seq) AS first_seq, max(raw_seq) AS last_seq, count(*) AS lines,
-               {_partition("campaign")}, {_partition("arm")}, {_partition("run")}
-        FROM ({" UNION ALL ".join(texts)}) GROUP BY file"""
+        SELECT {", ".join(["file", "file_seq", *(_partition(k) for k in keys)])}
+        FROM (SELECT unnest(?::VARCHAR[]) AS file,
+                     unnest(generate_series(1, len(?::VARCHAR[]))) AS file_seq)""",
+        [files, files],
     )
-    shuffled = con.execute(
-        f"SELECT count(*) FROM {table}_files WHERE last_seq - first_seq + 1 <> lines"
-    ).fetchone()
-    if shuffled and shuffled[0]:
-        raise RuntimeError(f"{table}: DuckDB returned a file's lines out of order")
-    con.execute(
-        f"""CREATE OR REPLACE TABLE {table} AS
-        SELECT {spec.select_list()}, t.file,
-               coalesce(t.line_no, t.raw_seq - f.first_seq + 1) AS line_no,
-               f.campaign, f.arm, f.run, t.raw_seq, t.line_hash, coalesce({valid}, false) AS valid
-        FROM ({" UNION ALL BY NAME ".join(parts)}) t JOIN {table}_files f USING (file)"""
+    nulls = ", ".join(f"CAST(NULL AS {t}) AS {quote(c)}" for c, t in spec.columns.items())
+    partition = "".join(f"f.{k}, " for k in keys)
+    source = (
+        _json_lines(json_files, spec)
+        if json_files
+        else "SELECT '' AS file, NULL::BIGINT AS line_no, 0::UBIGINT AS line_hash, "
+        f"true AS clean, {nulls} WHERE false"
     )
-    for suffix in ("text", "parquet", "files"):
-        con.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
+    kept = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        con.execute(
+            f"""CREATE OR REPLACE TABLE {table} AS
+            SELECT {spec.select_list()}, t.file, t.line_no, {partition}
+                   f.file_seq, t.line_hash, coalesce(t.clean AND {valid}, false) AS valid
+            FROM ({source}) t JOIN {table}_files f USING (file)"""
+        )
+        if parquet_files:
+            # A partition written before a field was added lacks its column: NULL (then the
+            # field's default) stands in, as a missing key does in a JSON line.
+            present = {
+                str(row[0])
+                for row in con.execute(
+                    f"DESCRIBE SELECT * FROM {_read_parquet(parquet_files)}"
+                ).fetchall()
+            }
+            typed = ", ".join(
+                quote(c) if c in present else f"CAST(NULL AS {t}) AS {quote(c)}"
+                for c, t in spec.columns.items()
+            )
+            columns = ", ".join(quote(c) for c in spec.columns)
+            line_no = "line_no" if "line_no" in present else "NULL::BIGINT"
+            con.execute(
+                f"""INSERT INTO {table} BY NAME
+                SELECT {spec.select_list()}, t.file, t.line_no, {partition}
+                       f.file_seq, t.line_hash, coalesce({valid}, false) AS valid
+                FROM (SELECT *, hash({columns}) AS line_hash
+                      FROM (SELECT file, coalesce({line_no}, file_row_number + 1) AS line_no,
+                                   {typed}
+                            FROM {_read_parquet(parquet_files)})) t
+                JOIN {table}_files f USING (file)"""
+            )
+    finally:
+        restored = "true" if kept is None or kept[0] else "false"
+        con.execute(f"SET preserve_insertion_order = {restored}")
+    con.execute(f"DROP TABLE IF EXISTS {table}_files")
 
 
 def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths, *, reuse: bool = False) -> bool:
@@ -298,6 +327,11 @@ def load(con: duckdb.DuckDBPyConnection, paths: JournalPaths, *, reuse: bool = F
     _load_journals(con, found)
     for name, spec in EXPORTS.items():
         _load_export(con, EXPORT_TABLES[name], found.exports[name], spec)
+    valid = f"(schema_version = {RESULTS_SCHEMA_VERSION} AND {RESULTS_SPEC.valid_sql()})"
+    _read_rows(con, "results", found.results, [], RESULTS_SPEC, valid)
+    con.execute("DELETE FROM results WHERE NOT valid")
+    for column in ("valid", "line_hash", "file_seq"):
+        con.execute(f"ALTER TABLE results DROP COLUMN {column}")
     # One statement: `executemany` inserts row by row (22 s for 14,493 journals).
     listed = sorted(sources or ())
     con.execute(
@@ -315,7 +349,7 @@ Source = tuple[str, int, int]
 
 def _sources(found: Found) -> set[Source] | None:
     """What the files under a load are now, or None when one of them is not local."""
-    files = [*found.journals_json, *found.journals_parquet]
+    files = [*found.journals_json, *found.journals_parquet, *found.results]
     files += [f for names in found.exports.values() for f in names]
     out = set()
     for name in files:
@@ -340,30 +374,30 @@ def _load_journals(con: duckdb.DuckDBPyConnection, found: Found) -> None:
     spec = JOURNAL_SPEC
     valid = f"(schema_version = {JOURNAL_SCHEMA_VERSION} AND {spec.valid_sql()})"
     _read_rows(con, "journal_lines", found.journals_json, found.journals_parquet, spec, valid)
+    # A valid line equal to one of an earlier file (a fork's copy of its source) is inherited.
     con.execute(
-        """CREATE OR REPLACE TEMP TABLE journal_kept AS
-        WITH files AS (SELECT file, min(raw_seq) AS file_seq FROM journal_lines GROUP BY file),
-        valid AS (
-            SELECT j.raw_seq, f.file_seq, j.line_hash, j.session_id, j.ts
-            FROM journal_lines j JOIN files f USING (file) WHERE j.valid
-        ),
-        first_file AS (
-            SELECT line_hash, session_id, ts, min(file_seq) AS file_seq FROM valid GROUP BY ALL
-        )
-        SELECT raw_seq FROM valid JOIN first_file USING (line_hash, session_id, ts, file_seq)"""
+        """CREATE OR REPLACE TEMP TABLE journal_first AS
+        SELECT line_hash, session_id, ts, min(file_seq) AS first_seq
+        FROM journal_lines WHERE valid GROUP BY ALL"""
     )
     con.execute(
         """CREATE OR REPLACE TABLE journal_files AS
         SELECT file, count(*) AS lines,
-               count(*) FILTER (WHERE raw_seq IN (SELECT raw_seq FROM journal_kept)) AS loaded,
-               count(*) FILTER (WHERE NOT valid) AS skipped,
+               count(*) FILTER (WHERE j.valid AND j.file_seq = f.first_seq) AS loaded,
+               count(*) FILTER (WHERE NOT j.valid) AS skipped,
                lines - loaded - skipped AS inherited
-        FROM journal_lines GROUP BY file ORDER BY file"""
+        FROM journal_lines j LEFT JOIN journal_first f USING (line_hash, session_id, ts)
+        GROUP BY file ORDER BY file"""
     )
-    con.execute("DELETE FROM journal_lines WHERE raw_seq NOT IN (SELECT raw_seq FROM journal_kept)")
-    for column in ("valid", "line_hash", "raw_seq"):
+    con.execute(
+        """DELETE FROM journal_lines j USING journal_first f
+        WHERE j.line_hash = f.line_hash AND j.session_id = f.session_id AND j.ts = f.ts
+          AND j.file_seq > f.first_seq"""
+    )
+    con.execute("DELETE FROM journal_lines WHERE NOT valid")
+    for column in ("valid", "line_hash", "file_seq"):
         con.execute(f"ALTER TABLE journal_lines DROP COLUMN {column}")
-    con.execute("DROP TABLE journal_kept")
+    con.execute("DROP TABLE journal_first")
 
 
 def _load_export(
@@ -373,5 +407,5 @@ def _load_export(
     parquet_files = [f for f in files if f.endswith(".parquet")]
     _read_rows(con, table, json_files, parquet_files, spec, spec.valid_sql())
     con.execute(f"DELETE FROM {table} WHERE NOT valid")
-    for column in ("valid", "line_hash", "raw_seq", "line_no"):
+    for column in ("valid", "line_hash", "file_seq", "line_no"):
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")

@@ -256,7 +256,7 @@ def director_repetition(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     inputs: dict[tuple[str, int], list[str]] = {}
     for sid, turn, speech, action in con.execute(
         """SELECT session_id, turn_number, input.speech, input.action FROM turns
-           WHERE NOT undone"""
+           WHERE kept"""
     ).fetchall():
         inputs[(str(sid), int(turn))] = [t for t in (speech, action) if t]
     lexicons, english = _lexicons(con), lexicon_for("en")
@@ -302,16 +302,13 @@ def filter_cuts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def probe_pass_rates(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per session and probe kind: probes run and passed (the harness's probe results, in a
-    `probes` view when the runs wrote any; none otherwise)."""
-    known = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'probes'").fetchone()
-    if not known or not known[0]:
-        return pd.DataFrame(columns=["session_id", "probe", "probes", "passed", "pass_rate"])
+    """Per session and probe kind: probes run and passed (the `probes` view: the harness's
+    results files, finished runs only)."""
     return _df(
         con,
         """SELECT session_id, probe, count(*) AS probes, count(*) FILTER (WHERE passed) AS passed,
-                  passed / count(*) AS pass_rate
-           FROM probes GROUP BY ALL ORDER BY ALL""",
+                  count(*) FILTER (WHERE passed) / count(*) AS pass_rate
+           FROM probes GROUP BY session_id, probe ORDER BY session_id, probe""",
     )
 
 
@@ -323,7 +320,7 @@ def tokens_and_cost(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     and cost are NULL when any attempt's tokens are unknown (a partial sum would mislead)."""
     return _df(
         con,
-        """WITH t AS (SELECT session_id, count(*) AS turns FROM turns WHERE NOT undone
+        """WITH t AS (SELECT session_id, count(*) AS turns FROM turns WHERE kept
                       GROUP BY session_id),
            c AS (
                SELECT session_id, count(*) AS attempts,
@@ -425,8 +422,9 @@ def story_yield(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def turn_yield(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per committed turn (undone ones aside): model time, records the models committed,
-    whether another character spoke, and whether the turn came out empty."""
+    """Per committed turn (undone turns and set-aside variants aside): model time, records
+    the models committed, whether another character spoke, and whether the turn came out
+    empty."""
     authors = ", ".join(f"'{a}'" for a in MODEL_AUTHORS)
     return _df(
         con,
@@ -444,7 +442,7 @@ def turn_yield(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
                   coalesce(m.other_speech, 0) = 0 AS silent,
                   coalesce(m.model_records, 0) = 0 AS empty
            FROM turns t LEFT JOIN made m USING (session_id, turn_number)
-           WHERE NOT t.undone AND t.session_id IN (SELECT session_id FROM controlled)
+           WHERE t.kept AND t.session_id IN (SELECT session_id FROM controlled)
            ORDER BY t.session_id, t.turn_number""",
     )
 
@@ -476,7 +474,7 @@ def run_metrics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     runs = _df(
         con,
         """SELECT session_id, coalesce((SELECT count(*) FROM turns t
-                  WHERE t.session_id = r.session_id AND NOT t.undone), 0) AS turns,
+                  WHERE t.session_id = r.session_id AND t.kept), 0) AS turns,
                   campaign, arm, run
            FROM runs r ORDER BY session_id""",
     )

@@ -37,9 +37,11 @@ from harness.probes.routing import routing
 from harness.records.results import ProbeResult, RunResult, SessionSnapshot
 from harness.records.script import (
     BoundaryProbe,
+    CompactEvent,
     InterviewProbe,
     OpeningsEvent,
     RecallProbe,
+    RestoreEvent,
     RoutingProbe,
     Script,
     SuggestEvent,
@@ -155,13 +157,15 @@ class _Run:
         try:
             result = await self.timed(work())
         except TargetError as exc:
-            if not exc.turn_failure or kind == "undo":
+            if not exc.turn_failure or kind in ("undo", "restore"):
                 raise
             cause = "model_failure" if exc.status == 502 else "refused"
             failure = f"{cause}: {exc.message}"
         self.view = await self.target.view(self.session_id)
         lines = await self.evidence.refresh(self.target, self.view)
         play = Play(kind, index, turn_number, before, self.view, turn, failure, lines)
+        if kind in ("compact", "restore"):
+            play.live = await self.target.history_since(self.session_id, -1)
         self.evidence.plays.append(play)
         count = sum(1 for p in self.evidence.plays if p.event_index == index)
         probe_id = f"invariants-{index}.{count}"
@@ -190,6 +194,16 @@ async def _undo(run: _Run, index: int, event: UndoEvent) -> None:
         work = partial(run.target.undo, run.session_id)
         await run.play("undo", index, run.view.turn_number, work)
         run.undos += 1
+
+
+async def _compact(run: _Run, index: int, event: CompactEvent) -> None:
+    work = partial(run.target.compact, run.session_id, event.retention_turns)
+    await run.play("compact", index, run.view.turn_number, work)
+
+
+async def _restore(run: _Run, index: int, event: RestoreEvent) -> None:
+    work = partial(run.target.restore, run.session_id)
+    await run.play("restore", index, run.view.turn_number, work)
 
 
 async def _suggest(run: _Run, index: int, event: SuggestEvent) -> None:
@@ -237,6 +251,8 @@ async def _interview(run: _Run, index: int, event: InterviewProbe) -> None:
 HANDLERS: dict[str, Handler] = {
     "turn": _turn,
     "undo": _undo,
+    "compact": _compact,
+    "restore": _restore,
     "suggest": _suggest,
     "openings": _openings,
     "recall": _recall,

@@ -76,57 +76,89 @@ VIEWS: tuple[View, ...] = (
     ),
     View(
         "turns",
-        "One row per committed turn: when its input arrived and when it committed, what it "
-        "added, whether it was later undone, and its calls (those of the same session and "
-        "turn number between its input and its commit).",
-        "SELECT session_id, turn_number, record_count, attempts, undone FROM turns "
-        "ORDER BY session_id, turn_number",
+        "One row per commit line: when its input arrived and when it committed, what it "
+        "added, its calls (those of the same session and turn number between its input and "
+        "its commit), and what became of it. `variant` is the variant of the turn it "
+        "committed (0 when first played; a regenerated alternative takes the number its "
+        "`variant` line gave it); `set_aside` when, at the end, another variant of the turn "
+        "was committed in its place (a later rerun, or a flip back); `undone` when the turn "
+        "was undone afterwards, `voided` when that undo was a recovered one; `recovered` "
+        "when the commit line was appended on reopening after a crash (the store held the "
+        "turn, the journal had no commit for it). `kept` is the story as it stands: neither "
+        "undone nor set aside.",
+        "SELECT session_id, turn_number, variant, set_aside, recovered, undone, kept, "
+        "record_count, attempts FROM turns ORDER BY session_id, committed_ts",
         """
-        WITH commits AS (SELECT * FROM journal_lines WHERE kind = 'commit'),
+        WITH marks AS (
+            SELECT session_id, coalesce(removed_turn, turn_number) AS turn, ts, line_no, kind,
+                   action, committed_variant, recovered, revision, record_count, tick,
+                   control_returned, len(coalesce(clamp_changes, [])) AS clamp_changes,
+                   len(coalesce(filter_cuts, [])) AS filter_cuts, campaign, arm, run
+            FROM journal_lines WHERE kind IN ('commit', 'variant', 'undo')
+        ),
+        chained AS (
+            SELECT *,
+                   coalesce(sum(CAST(kind = 'undo' AS INTEGER)) OVER (
+                       by_turn ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS chain,
+                   CASE WHEN kind = 'commit' THEN
+                       CASE WHEN lag(kind) OVER by_turn = 'variant'
+                                 AND lag(action) OVER by_turn = 'rerun'
+                            THEN lag(committed_variant) OVER by_turn ELSE 0 END
+                        WHEN kind = 'variant' THEN committed_variant END AS now_committed
+            FROM marks
+            WINDOW by_turn AS (PARTITION BY session_id, turn ORDER BY ts, line_no)
+        ),
+        settled AS (
+            SELECT *,
+                   last_value(now_committed IGNORE NULLS) OVER whole AS final_variant,
+                   bool_or(kind = 'undo') OVER whole AS chain_undone,
+                   bool_or(kind = 'undo' AND recovered) OVER whole AS chain_voided
+            FROM chained
+            WINDOW whole AS (PARTITION BY session_id, turn, chain ORDER BY ts, line_no
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+        ),
+        commits AS (SELECT * FROM settled WHERE kind = 'commit'),
         inputs AS (
             SELECT session_id, turn_number, ts, input FROM journal_lines
             WHERE kind = 'turn_input'
         ),
-        undos AS (SELECT session_id, removed_turn, ts FROM journal_lines WHERE kind = 'undo'),
         spans AS (
-            SELECT c.* EXCLUDE (input), i.ts AS input_ts, i.input,
-                   lead(c.ts) OVER (PARTITION BY c.session_id, c.turn_number ORDER BY c.ts)
-                       AS next_commit_ts
+            SELECT c.*, c.turn AS turn_number, i.ts AS input_ts, i.input
             FROM commits c ASOF LEFT JOIN inputs i
-              ON c.session_id = i.session_id AND c.turn_number = i.turn_number AND c.ts >= i.ts
+              ON c.session_id = i.session_id AND c.turn = i.turn_number AND c.ts >= i.ts
         ),
         per_turn AS (
-            SELECT s.session_id, s.turn_number, s.ts,
-                   count(k.ts) AS attempts, count(k.ts) FILTER (WHERE k.ok) AS ok_calls,
-                   coalesce(sum(k.duration_ms), 0) AS model_ms
-            FROM spans s LEFT JOIN calls k
-              ON k.session_id = s.session_id AND k.turn_number = s.turn_number
-             AND k.ts <= s.ts AND (s.input_ts IS NULL OR k.ts >= s.input_ts)
+            SELECT s.session_id, s.turn_number, s.ts, count(*) AS attempts,
+                   count(*) FILTER (WHERE k.ok) AS ok_calls, sum(k.duration_ms) AS model_ms
+            FROM calls k ASOF JOIN spans s
+              ON k.session_id = s.session_id AND k.turn_number = s.turn_number AND k.ts <= s.ts
+            WHERE s.input_ts IS NULL OR k.ts >= s.input_ts
             GROUP BY s.session_id, s.turn_number, s.ts
         )
         SELECT s.session_id, s.turn_number, s.input_ts, s.ts AS committed_ts, s.input,
                s.revision, s.record_count, s.tick, s.control_returned,
-               len(coalesce(s.clamp_changes, [])) AS clamp_changes,
-               len(coalesce(s.filter_cuts, [])) AS filter_cuts,
-               EXISTS (
-                   SELECT 1 FROM undos u
-                   WHERE u.session_id = s.session_id AND u.removed_turn = s.turn_number
-                     AND u.ts > s.ts AND (s.next_commit_ts IS NULL OR u.ts < s.next_commit_ts)
-               ) AS undone,
-               p.attempts, p.ok_calls, p.model_ms, s.campaign, s.arm, s.run
-        FROM spans s JOIN per_turn p USING (session_id, turn_number, ts)
+               s.clamp_changes, s.filter_cuts, s.now_committed AS variant,
+               s.now_committed <> s.final_variant AS set_aside,
+               s.recovered, s.chain_undone AS undone, s.chain_voided AS voided,
+               NOT s.chain_undone AND s.now_committed = s.final_variant AS kept,
+               coalesce(p.attempts, 0) AS attempts, coalesce(p.ok_calls, 0) AS ok_calls,
+               coalesce(p.model_ms, 0) AS model_ms, s.campaign, s.arm, s.run
+        FROM spans s LEFT JOIN per_turn p USING (session_id, turn_number, ts)
         """,
     ),
     View(
         "turn_calls",
-        "Every call attributed to its committed turn (calls of a turn that never committed, "
-        "and calls outside turns such as suggestions, have no row).",
+        "Every call attributed to its commit line: the first commit of the same session and "
+        "turn number at or after the call, when the call came after that commit's input "
+        "(calls of a turn that never committed, and calls outside turns such as "
+        "suggestions, have no row).",
         "SELECT role, count(*) FROM turn_calls GROUP BY role ORDER BY role",
         """
-        SELECT t.committed_ts, t.input_ts, t.undone, k.*
-        FROM turns t JOIN calls k
+        SELECT t.committed_ts, t.input_ts, t.undone, t.variant, t.set_aside, t.kept, k.*
+        FROM calls k ASOF JOIN turns t
           ON k.session_id = t.session_id AND k.turn_number = t.turn_number
-         AND k.ts <= t.committed_ts AND (t.input_ts IS NULL OR k.ts >= t.input_ts)
+         AND k.ts <= t.committed_ts
+        WHERE t.input_ts IS NULL OR k.ts >= t.input_ts
         """,
     ),
     View(
@@ -320,7 +352,9 @@ VIEWS: tuple[View, ...] = (
     ),
     View(
         "runs",
-        "One row per session (a run): its campaign partition when it has one, what the "
+        "One row per session (a run): its campaign, arm and run from its campaign partition, "
+        "else from the harness's results file (`run` is then `<script>__r<repeat>`, the key "
+        "that pairs one script and seed across arms; `run_id` the harness's own), what the "
         "journal shows of it, and how many of its journal lines were skipped or inherited.",
         "SELECT session_id, turns, attempts, failed_attempts, skipped_lines FROM runs",
         """
@@ -336,14 +370,42 @@ VIEWS: tuple[View, ...] = (
                    list(DISTINCT model) FILTER (WHERE model IS NOT NULL) AS models,
                    list(DISTINCT file) AS files
             FROM journal_lines GROUP BY session_id
+        ),
+        finished AS (
+            SELECT session_id, any_value(campaign) AS campaign, any_value(arm) AS arm,
+                   any_value(script) AS script, any_value(repeat) AS repeat,
+                   any_value(run_id) AS run_id
+            FROM results WHERE kind = 'run' GROUP BY session_id
         )
-        SELECT b.*, (SELECT count(*) FROM turns t
-                     WHERE t.session_id = b.session_id AND NOT t.undone) AS turns,
+        SELECT b.* REPLACE (coalesce(b.campaign, r.campaign) AS campaign,
+                            coalesce(b.arm, r.arm) AS arm,
+                            coalesce(b.run, r.script || '__r' || r.repeat) AS run),
+               r.run_id, r.script, r.repeat, (SELECT count(*) FROM turns t
+                     WHERE t.session_id = b.session_id AND t.kept) AS turns,
                (SELECT coalesce(sum(f.skipped), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS skipped_lines,
                (SELECT coalesce(sum(f.inherited), 0)::BIGINT FROM journal_files f
                 WHERE list_contains(b.files, f.file)) AS inherited_lines
-        FROM by_session b
+        FROM by_session b LEFT JOIN finished r USING (session_id)
+        """,
+    ),
+    View(
+        "probes",
+        "One row per probe result of a finished run, from the harness's results files "
+        "(`results.jsonl`; a run whose `run` line is missing did not finish and is left "
+        "out): the probe, its verdict and failing label, its checks, and the run's "
+        "campaign, arm, script and repeat.",
+        "SELECT probe, count(*) AS probes, count(*) FILTER (WHERE passed) AS passed "
+        "FROM probes GROUP BY probe ORDER BY probe",
+        """
+        SELECT p.session_id, p.run_id, r.campaign, r.arm, r.script, r.repeat, p.probe,
+               p.probe_id, p.event_index, p.turn_number, p.character, p.passed, p.label,
+               len(p.checks) AS checks,
+               len(list_filter(p.checks, lambda c: NOT c.passed)) AS failed_checks,
+               r.status AS run_status, p.file, p.line_no
+        FROM results p JOIN results r
+          ON r.kind = 'run' AND r.run_id = p.run_id AND r.file = p.file
+        WHERE p.kind = 'probe'
         """,
     ),
     View(

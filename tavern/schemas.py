@@ -29,6 +29,7 @@ _REGISTRY: dict[str, SchemaSource] = {
     "director_decision": records.DirectorDecision,
     "character_reply": records.CharacterReply,
     "app_config": AppConfig,
+    "compaction_checkpoint": records.CompactionCheckpoint,
 }
 
 

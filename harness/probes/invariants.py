@@ -11,6 +11,11 @@
   `turn_input` holds what was submitted, its `commit` counts the turn's records and the
   tick; an undo's `undo` line names the removed turn, whose records are gone.
 - `atomic` (a failed turn): nothing of it was committed.
+- `compaction` (a compaction or a restore): the journal has exactly one `compact` (or
+  `restore`) line for it; after a compaction no live record is of a turn at or below its
+  cutoff and the line counts the records of the run's history it took; after a restore the
+  live records up to the cutoff are exactly as many as the line says came back; the turn
+  stays and the revision moves on. A failed compaction wrote no line and kept the revision.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from harness.records.results import ProbeCheck, ProbeResult
 from tavern.contract import check_prompt
 from tavern.physics.perception import perceives
 from tavern.records import (
+    CompactLine,
     JournalLine,
     LlmCallLine,
+    RestoreLine,
     SpeechRecord,
     TurnInputLine,
     UndoLine,
@@ -40,6 +47,8 @@ def invariants(play: Play, evidence: Evidence, run_id: str, probe_id: str) -> Pr
         checks.append(journal(play, evidence) if play.committed else atomic(play, evidence))
     elif play.kind == "undo":
         checks.append(undone(play, evidence))
+    elif play.kind in ("compact", "restore"):
+        checks.append(compaction(play, evidence))
     return probe_result(
         run_id=run_id,
         session_id=evidence.session_id,
@@ -183,6 +192,56 @@ def journal(play: Play, evidence: Evidence) -> ProbeCheck:
     if play.after.turn_number != n:
         problems.append(f"session at turn {play.after.turn_number}, not {n}")
     return _verdict("journal", "journal_disagrees", problems)
+
+
+def compaction(play: Play, evidence: Evidence) -> ProbeCheck:
+    """A compaction or restore did what its journal line says, and nothing else."""
+    kind = CompactLine if play.kind == "compact" else RestoreLine
+    marks = [x for x in play.lines if isinstance(x, kind)]
+    problems = []
+    if play.failure is not None:
+        if marks or play.after.revision != play.before.revision:
+            problems.append(f"a failed {play.kind} changed the session ({len(marks)} lines)")
+        return _verdict("compaction", "compaction_disagrees", problems)
+    if len(marks) != 1:
+        return _verdict("compaction", "compaction_disagrees", [f"{len(marks)} {play.kind} lines"])
+    line = marks[0]
+    live = play.live or []
+    below = sum(1 for r in live if r.turn_number <= line.cutoff_turn)
+    if isinstance(line, CompactLine):
+        if below:
+            problems.append(f"{below} live records at or below cutoff turn {line.cutoff_turn}")
+        earlier = _live_cutoffs(evidence.lines, line)
+        floor = earlier[-1] if earlier else -1
+        taken = sum(1 for r in evidence.history if floor < r.turn_number <= line.cutoff_turn)
+        if line.evicted_records != taken:
+            problems.append(
+                f"line counts {line.evicted_records} evicted, the run saw {taken} records of"
+                f" turns {floor + 1} to {line.cutoff_turn}"
+            )
+    elif below != line.restored_records:
+        problems.append(
+            f"line counts {line.restored_records} restored, {below} live up to turn"
+            f" {line.cutoff_turn}"
+        )
+    if play.after.turn_number != play.before.turn_number:
+        problems.append(f"turn {play.before.turn_number} -> {play.after.turn_number}")
+    if play.after.revision <= play.before.revision:
+        problems.append(f"revision {play.before.revision} -> {play.after.revision}")
+    return _verdict("compaction", "compaction_disagrees", problems)
+
+
+def _live_cutoffs(lines: Iterable[JournalLine], until: JournalLine) -> list[int]:
+    """Cutoff turns of the compactions still live just before the line `until`."""
+    stack: list[int] = []
+    for line in lines:
+        if line is until:
+            break
+        if isinstance(line, CompactLine):
+            stack.append(line.cutoff_turn)
+        elif isinstance(line, RestoreLine) and stack:
+            stack.pop()
+    return stack
 
 
 def atomic(play: Play, evidence: Evidence) -> ProbeCheck:

@@ -1,9 +1,9 @@
 """A playtest script: a scenario, who the human plays, config overrides, and ordered events.
 
 Events are a tagged union on `kind`. Play events drive the session (`turn`, `undo`,
-`suggest`, `openings`); probe events measure it (`recall`, `interview`, `routing`,
-`boundary`). The union is open: a new event is one record here, one member of
-`ScriptEvent`, and one handler in `harness.run.HANDLERS`.
+`compact`, `restore`, `suggest`, `openings`); probe events measure it (`recall`,
+`interview`, `routing`, `boundary`). The union is open: a new event is one record here,
+one member of `ScriptEvent`, and one handler in `harness.run.HANDLERS`.
 
 Example (JSON, as bundled under `harness/scripts/`)::
 
@@ -127,6 +127,21 @@ class UndoEvent(_Event):
     """Turns to undo, one at a time."""
 
 
+class CompactEvent(_Event):
+    """Fold the history older than a retention window into the story summary (the kernel's
+    compaction); the run checks the compaction invariant after it."""
+
+    kind: Literal["compact"] = "compact"
+    retention_turns: int | None = Field(default=None, ge=1, le=10_000)
+    """Distinct turns kept live (the session's setting when unset)."""
+
+
+class RestoreEvent(_Event):
+    """Undo the last compaction from its checkpoint (last in, first out)."""
+
+    kind: Literal["restore"] = "restore"
+
+
 class SuggestEvent(_Event):
     """Ask for three candidate moves for the controlled character (nothing is persisted)."""
 
@@ -220,6 +235,8 @@ class BoundaryProbe(_Probe):
 ScriptEvent = Annotated[
     TurnEvent
     | UndoEvent
+    | CompactEvent
+    | RestoreEvent
     | SuggestEvent
     | OpeningsEvent
     | RecallProbe

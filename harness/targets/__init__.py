@@ -19,7 +19,13 @@ from tavern.records import (
     SessionState,
     TurnInput,
 )
-from tavern.records.views import InterviewResult, SessionView, Suggestion, TurnResult
+from tavern.records.views import (
+    CompactResult,
+    InterviewResult,
+    SessionView,
+    Suggestion,
+    TurnResult,
+)
 
 
 class TargetError(Exception):
@@ -73,6 +79,14 @@ class Target(Catalog, Protocol):
 
     async def undo(self, session_id: str) -> SessionView:
         """Undo the last turn; the view after it."""
+        ...
+
+    async def compact(self, session_id: str, retention_turns: int | None) -> CompactResult:
+        """Compact the session's old history into its story summary."""
+        ...
+
+    async def restore(self, session_id: str) -> CompactResult:
+        """Undo the session's last compaction."""
         ...
 
     async def suggestions(self, session_id: str) -> list[Suggestion]:

@@ -34,7 +34,13 @@ from tavern.records import (
 )
 from tavern.records.config import ProviderSettings
 from tavern.records.journal import JOURNAL_LINE_ADAPTER
-from tavern.records.views import InterviewResult, SessionView, Suggestion, TurnResult
+from tavern.records.views import (
+    CompactResult,
+    InterviewResult,
+    SessionView,
+    Suggestion,
+    TurnResult,
+)
 
 HTTP_SETTABLE = ("provider", "model", "api_base")
 """Overrides `PUT /config` can set (besides the language)."""
@@ -188,6 +194,17 @@ class HttpTarget:
     async def undo(self, session_id: str) -> SessionView:
         """`POST /sessions/{id}/undo`."""
         return SessionView.model_validate(await self._send("POST", f"/sessions/{session_id}/undo"))
+
+    async def compact(self, session_id: str, retention_turns: int | None) -> CompactResult:
+        """`POST /sessions/{id}/compact`."""
+        body = {"retention_turns": retention_turns} if retention_turns else {}
+        data = await self._send("POST", f"/sessions/{session_id}/compact", body)
+        return CompactResult.model_validate(data)
+
+    async def restore(self, session_id: str) -> CompactResult:
+        """`POST /sessions/{id}/restore`."""
+        data = await self._send("POST", f"/sessions/{session_id}/restore", {})
+        return CompactResult.model_validate(data)
 
     async def suggestions(self, session_id: str) -> list[Suggestion]:
         """`POST /sessions/{id}/suggestions`."""

@@ -27,7 +27,13 @@ from tavern.records import (
 )
 from tavern.records.config import AppConfig
 from tavern.records.journal import parse_journal_line
-from tavern.records.views import InterviewResult, SessionView, Suggestion, TurnResult
+from tavern.records.views import (
+    CompactResult,
+    InterviewResult,
+    SessionView,
+    Suggestion,
+    TurnResult,
+)
 from tavern.runner import KernelLimits, OwnedRunner, RunnerError, build_runner
 from tavern.store import (
     JournalWriter,
@@ -135,6 +141,14 @@ class InProcessTarget(LibraryCatalog):
         """Undo the last turn."""
         await _mapped(self.runner.undo(session_id))
         return await self.view(session_id)
+
+    async def compact(self, session_id: str, retention_turns: int | None) -> CompactResult:
+        """Compact the old history."""
+        return await _mapped(self.runner.compact(session_id, retention_turns=retention_turns))
+
+    async def restore(self, session_id: str) -> CompactResult:
+        """Undo the last compaction."""
+        return await _mapped(self.runner.restore(session_id))
 
     async def suggestions(self, session_id: str) -> list[Suggestion]:
         """Candidate moves."""

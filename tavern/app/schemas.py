@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tavern.records import (
     Character,
     ChatMessage,
+    CompactionSettings,
     HistoryRecord,
     JournalLine,
     Scenario,
@@ -116,6 +117,23 @@ class SessionCreate(Body):
     """Scenario to start from."""
     controlled_character_id: str | None = Field(default=None, max_length=64)
     """Character (library id or slot id) the human plays; the scenario default otherwise."""
+    compaction: CompactionSettings | None = None
+    """The session's compaction settings (automatic compaction is opt-in); defaults when
+    absent."""
+
+
+class CompactRequest(Body):
+    """Options of a manual compaction (`POST /sessions/{id}/compact`)."""
+
+    retention_turns: int | None = Field(default=None, ge=1, le=10_000)
+    """Distinct turns kept live; the session's setting when absent."""
+
+
+class RestoreRequest(Body):
+    """Options of a restore (`POST /sessions/{id}/restore`)."""
+
+    checkpoint_id: str | None = Field(default=None, max_length=40)
+    """The checkpoint the caller expects to restore (refused unless it is the last)."""
 
 
 class InterviewAsk(Body):

@@ -4,6 +4,13 @@ The stream carries `progress` events (`{"stage", "fraction"}`) while the work ru
 `result` event with the same body the JSON response would have had, or one `error` event
 with `{"status", "detail"}`. Errors travel inside the stream because the 200 status line
 has already been sent by then.
+
+A turn (`stream_turn`) also carries `line` events (`{"records": [...]}`): the records of the
+turn in flight as the human's screen shows them, each batch once the runner holds it final
+(`runner.interface.Lines`), and `partial` events (one narration record: its complete,
+filtered sentences so far, each replacing the last, until the narration's `line`). The
+`result` event's records are what was committed; a client draws the lines as they come and
+replaces them with the result (or drops them on `error`).
 """
 
 from __future__ import annotations
@@ -11,14 +18,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from tavern.app.errors import describe_exception
-from tavern.runner.interface import Progress
+from tavern.records import HISTORY_RECORD_ADAPTER, HistoryRecord
+from tavern.runner.interface import Lines, Progress
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +56,27 @@ def stream_work(work: Callable[[Progress], Awaitable[BaseModel]]) -> StreamingRe
     Returns:
         A streaming response that ends after the `result` or `error` event.
     """
+    return stream_turn(lambda progress, _lines: work(progress))
+
+
+def stream_turn(work: Callable[[Progress, Lines], Awaitable[BaseModel]]) -> StreamingResponse:
+    """`stream_work` for a turn: `work` also gets a `Lines` callback, whose batches go out
+    as `line` events while it runs.
+
+    Example: `stream_turn(lambda p, lines: runner.play_turn(sid, body, p, None, lines))`.
+    """
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     async def progress(stage: str, fraction: float | None) -> None:
         await queue.put(format_event("progress", {"stage": stage, "fraction": fraction}))
 
+    async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
+        data = [HISTORY_RECORD_ADAPTER.dump_python(r, mode="json") for r in records]
+        await queue.put(format_event("partial" if partial else "line", {"records": data}))
+
     async def run() -> None:
         try:
-            result = await work(progress)
+            result = await work(progress, lines)
             await queue.put(format_event("result", result.model_dump(mode="json")))
         except Exception as exc:  # every failure becomes an event; the stream must end
             status, detail = describe_exception(exc)

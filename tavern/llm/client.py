@@ -12,7 +12,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -30,8 +30,13 @@ from tavern.llm.wrappers import (
     loads_answer,
 )
 from tavern.records.config import AppConfig
-from tavern.records.journal import ChatMessage
+from tavern.records.journal import ChatMessage, estimate_tokens
 from tavern.records.scenario import Language
+
+TokenCount = Literal["tokenizer", "estimate"]
+MESSAGE_OVERHEAD_TOKENS = 4
+"""Tokens a chat template adds around one message (role markers), added to a tokenizer
+count of the messages' text."""
 
 
 class LlmClient:
@@ -162,3 +167,23 @@ class LlmClient:
         if not isinstance(value, dict):
             raise LlmCallError("schema", "answer is not a JSON object")
         return value
+
+    async def count_tokens(self, messages: list[ChatMessage]) -> tuple[int, TokenCount]:
+        """Prompt tokens of `messages` as they would be sent (call-time policy applied).
+
+        A provider with a tokenizer endpoint (`count_tokens(text)`, e.g. llama.cpp
+        `/tokenize`) counts them, plus `MESSAGE_OVERHEAD_TOKENS` a message for the chat
+        template; any other, or a failed count, gives the journal's estimate (characters /
+        4). The second value says which: `tokenizer` or `estimate`.
+        """
+        sent = apply_call_policy(messages, self.language)
+        text = "\n".join(m.content for m in sent)
+        counter = getattr(self.provider, "count_tokens", None)
+        if counter is not None:
+            try:
+                tokens = await counter(text)
+            except LlmCallError:
+                tokens = None
+            if isinstance(tokens, int):
+                return tokens + MESSAGE_OVERHEAD_TOKENS * len(sent), "tokenizer"
+        return estimate_tokens(len(text)), "estimate"

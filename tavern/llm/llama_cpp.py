@@ -186,6 +186,26 @@ class LlamaCppProvider:
             stopped_early=stopped,
         )
 
+    async def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the server's own tokenizer (`POST /tokenize`, at the server's
+        root: `api_base` without its `/v1`).
+
+        Raises:
+            LlmCallError: the server failed or answered without a `tokens` list.
+        """
+        base = self._api_base.removesuffix("/v1")
+        data = await post_json(
+            self._http,
+            f"{base}/tokenize",
+            {"content": text},
+            timeout_s=self._timeout_s,
+            endpoint=self.endpoint,
+        )
+        tokens = data.get("tokens")
+        if not isinstance(tokens, list):
+            raise LlmCallError("parse", "/tokenize answered without a tokens list")
+        return len(tokens)
+
 
 def _build(settings: ProviderSettings, http_client: httpx.AsyncClient) -> LlamaCppProvider:
     return LlamaCppProvider(

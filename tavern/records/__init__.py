@@ -6,6 +6,11 @@ this package. `data_schemas/` is generated from these models (`tavern schemas ex
 
 from tavern.records._base import Record
 from tavern.records.character import Body, Character, Mind
+from tavern.records.compaction import (
+    CompactionCheckpoint,
+    checkpoint_hash,
+    seal_checkpoint,
+)
 from tavern.records.decisions import (
     CharacterReply,
     ClampChange,
@@ -50,7 +55,9 @@ from tavern.records.journal import (
 from tavern.records.scenario import ActDeadline, Language, Scenario
 from tavern.records.scene import Scene, Zone, ZoneLink
 from tavern.records.session import (
+    DEFAULT_RETENTION_TURNS,
     SESSION_SCHEMA_VERSION,
+    CompactionSettings,
     IdentityEntry,
     NarrativeClock,
     PerspectiveLedger,
@@ -60,6 +67,7 @@ from tavern.records.session import (
 from tavern.records.turn import TurnInput
 
 __all__ = [
+    "DEFAULT_RETENTION_TURNS",
     "HISTORY_RECORD_ADAPTER",
     "JOURNAL_LINE_ADAPTER",
     "JOURNAL_SCHEMA_VERSION",
@@ -77,6 +85,8 @@ __all__ = [
     "FilterCut",
     "CommitLine",
     "CompactLine",
+    "CompactionCheckpoint",
+    "CompactionSettings",
     "DirectorDecision",
     "EventRecord",
     "HistoryRecord",
@@ -107,9 +117,11 @@ __all__ = [
     "TurnInputLine",
     "UndoLine",
     "VariantLine",
+    "checkpoint_hash",
     "Zone",
     "ZoneLink",
     "ZoneMove",
     "estimate_tokens",
+    "seal_checkpoint",
     "utc_now",
 ]

@@ -175,6 +175,9 @@ class CommitLine(_LineBase):
     """Rules of that profile skipped because they do not read the session's language."""
     memory_revisions: list[MemoryRevision] = Field(default_factory=list)
     """Every ledger memory revision of the turn, in cast order."""
+    quiet: bool = False
+    """A legal silence: the admitted decision said nothing material happens and held no
+    event, so no narration was asked; the turn holds a `quiet` kernel marker instead."""
 
 
 class UndoLine(_LineBase):
@@ -211,31 +214,56 @@ class VariantLine(_LineBase):
 
 
 class CompactLine(_LineBase):
-    """Old history folded into the story summary."""
+    """Old history folded into the story summary, in one store transaction."""
 
     kind: Literal["compact"] = "compact"
     revision: int
     """Session revision after the compaction."""
     checkpoint_id: str
-    """Checkpoint holding the evicted records."""
+    """Checkpoint holding the evicted records and the summary they replaced."""
+    parent_id: str | None = None
+    """The checkpoint before it (None for the session's first)."""
     cutoff_turn: int
     """Turns at or below this number were evicted."""
     evicted_records: int
     """How many records were evicted."""
-    trigger: Literal["manual", "automatic"] = "manual"
-    """What started the compaction."""
+    evicted_turns: int = 0
+    """How many distinct turns those records belonged to."""
+    kept_turns: int = 0
+    """Distinct turns left live in the history (the retention window)."""
+    summary_chars: int = 0
+    """Length of the new story summary."""
+    trigger: Literal["manual", "auto"] = "manual"
+    """What started the compaction: a request, or the automatic threshold."""
+    prompt_tokens: int | None = None
+    """Automatic only: size of the upcoming Director prompt that passed the threshold."""
+    token_count: Literal["tokenizer", "estimate"] | None = None
+    """Automatic only: `tokenizer` when `prompt_tokens` is the provider's own count (e.g.
+    llama.cpp `/tokenize`), `estimate` when the provider has no tokenizer endpoint."""
+    context_tokens: int | None = None
+    """Automatic only: the model context the threshold is a share of."""
+    recovered: bool = False
+    """Appended when the session was opened again: the store held this compaction and the
+    journal had no line for it (the process ended between the two); the counts but
+    `evicted_records` are unknown (0) and the trigger reads `manual`."""
 
 
 class RestoreLine(_LineBase):
-    """A compaction undone from its checkpoint."""
+    """A compaction undone from its checkpoint (last in, first out)."""
 
     kind: Literal["restore"] = "restore"
     revision: int
     """Session revision after the restore."""
     checkpoint_id: str
     """Checkpoint restored."""
+    cutoff_turn: int = 0
+    """The restored compaction's cutoff turn."""
     restored_records: int
     """How many records came back."""
+    recovered: bool = False
+    """Appended when the session was opened again: the journal marked this compaction and
+    the store no longer holds it (a restore whose line was lost); `restored_records` is
+    0."""
 
 
 JournalLine = Annotated[

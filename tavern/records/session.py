@@ -53,6 +53,33 @@ class PerspectiveLedger(Record):
     """Recent digest lines, one per perceived record, in the owner's own names."""
 
 
+DEFAULT_RETENTION_TURNS = 16
+"""Distinct turns a compaction keeps live by default: every turn the observation, the secret
+guards and the ledgers' memory masks look back over with the default limits (at least
+`KernelLimits.perception_turns`, 8, from a start that moves in steps of `window_step`, 8:
+at most 15), so a compaction takes from later turns only what the Director's own window
+would have shown of older history, and that is what the summary stands in for."""
+
+
+class CompactionSettings(Record):
+    """How a session's history is compacted (`tavern.runner.compaction`)."""
+
+    auto: bool = False
+    """Opt-in: compact after a turn when the upcoming Director prompt passes `threshold`."""
+    threshold: float = Field(default=0.75, gt=0, le=1)
+    """Share of the model's context the upcoming Director prompt may take before an
+    automatic compaction."""
+    retention_turns: int = Field(default=DEFAULT_RETENTION_TURNS, ge=1)
+    """Distinct turns of history left live by a compaction (the newest ones)."""
+    context_tokens: int | None = Field(default=None, ge=256)
+    """The model context the threshold is a share of, over the runner's
+    (`KernelLimits.context_tokens`); None: the runner's, else 4,096."""
+    auto_min_turns: int = Field(default=8, ge=1)
+    """An automatic compaction runs only when it would evict at least this many distinct
+    turns: a prompt that the retention window alone keeps past the threshold is compacted
+    once every this many turns, not after every turn (one summarizer call each)."""
+
+
 class SessionState(Record):
     """The mutable state of one play session. History rows live beside it in the store."""
 
@@ -95,6 +122,8 @@ class SessionState(Record):
     """Incremented by every commit, undo or compaction."""
     turn_number: int = 0
     """Number of the last committed turn (0 before the first)."""
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    """How this session's history is compacted (automatic compaction is off by default)."""
     filter_profile: FilterProfile | None = None
     """The filter profile this session's narration and replies are repaired under, over the
     provider's (a campaign compares profiles on one provider); None: the provider's."""

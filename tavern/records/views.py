@@ -6,6 +6,8 @@ reach a model.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from tavern.records._base import Record
@@ -89,6 +91,27 @@ class InterviewResult(Record):
     """The question, as sent (the last message of the prompt)."""
     reply: CharacterReply
     """The answer, in the names the character knows."""
+
+
+class CompactResult(Record):
+    """Outcome of a compaction or a restore (`POST /sessions/{id}/compact`, `/restore`)."""
+
+    session_id: str
+    """Session id."""
+    action: Literal["compact", "restore"]
+    """Which of the two ran."""
+    checkpoint_id: str
+    """The checkpoint written (compact) or restored (restore)."""
+    cutoff_turn: int
+    """Turns at or below this one were evicted (compact) or came back (restore)."""
+    records: int
+    """History records evicted or brought back."""
+    turn_number: int
+    """The session's last turn (unchanged by either)."""
+    revision: int
+    """The session's revision after it."""
+    summary_chars: int
+    """Length of the story summary now."""
 
 
 class Suggestion(Record):

@@ -5,12 +5,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from tavern.records import ChatMessage, SessionState, TurnInput
+from tavern.records import (
+    ChatMessage,
+    CompactionSettings,
+    HistoryRecord,
+    SessionState,
+    TurnInput,
+)
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
+    CompactResult,
     InterviewResult,
     SessionView,
     Suggestion,
@@ -20,7 +27,22 @@ from tavern.records.views import (
 from tavern.store import TurnVariant
 
 Progress = Callable[[str, float | None], Awaitable[None]]
-"""Progress callback: (stage name, fraction done or None). Used for SSE."""
+"""Progress callback: (stage name, fraction done or None). Used for SSE. A Character call
+reports `character:<slot>` before it starts (per-actor progress: "Teodor is answering...")."""
+
+
+class Lines(Protocol):
+    """Lines callback: records of the turn in flight as the human's screen shows them
+    (`screen.perceived_by`), each batch once it is final: after the clamps (the Director's
+    events), after the filter layer (a narration, a reply), so no filter cuts it later; the
+    turn's result still replaces it (a failed turn commits nothing). With `partial`,
+    the one record is a narration still being written: its complete sentences so far, as the
+    filter layer leaves them (`runner.partial`); the next partial or the final narration
+    replaces it. Used for SSE."""
+
+    def __call__(
+        self, records: Sequence[HistoryRecord], partial: bool = False
+    ) -> Awaitable[None]: ...
 
 
 class RunnerError(Exception):
@@ -61,9 +83,11 @@ class TurnRunner(Protocol):
         scenario_id: str,
         controlled_character_id: str | None = None,
         filter_profile: FilterProfile | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
-        `filter_profile`: the session's own filter profile, over the runner's."""
+        `filter_profile`: the session's own filter profile, over the runner's;
+        `compaction`: its compaction settings (automatic compaction is opt-in)."""
         ...
 
     async def view(self, session_id: str) -> SessionView:
@@ -82,13 +106,35 @@ class TurnRunner(Protocol):
         turn: TurnInput,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically; a
-        stale `expected_revision` is a `ConflictError` and nothing is written."""
+        stale `expected_revision` is a `ConflictError` and nothing is written. `lines`
+        receives the turn's visible records while it runs."""
         ...
 
     async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    async def compact(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        progress: Progress | None = None,
+        retention_turns: int | None = None,
+    ) -> CompactResult:
+        """Fold the history older than the retention window into the story summary, in
+        one transaction; reversible by `restore`."""
+        ...
+
+    async def restore(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        checkpoint_id: str | None = None,
+    ) -> CompactResult:
+        """Undo the last compaction from its checkpoint (last in, first out)."""
         ...
 
     def variants(self, session_id: str) -> list[TurnVariant]:
@@ -101,6 +147,7 @@ class TurnRunner(Protocol):
         turn: TurnInput | None = None,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Play the last turn again (its own input, or `turn`), keeping the old variant."""
         ...

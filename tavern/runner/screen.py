@@ -11,17 +11,30 @@ from collections.abc import Mapping, Sequence
 from tavern.physics import identity
 from tavern.physics.identity import SLOT_ID
 from tavern.physics.perception import audience_for, perceives
-from tavern.records import EventRecord, HistoryRecord, NarrationRecord, SessionState
+from tavern.records import (
+    EventRecord,
+    HistoryRecord,
+    NarrationRecord,
+    SessionState,
+    SystemRecord,
+)
 from tavern.records.views import CastMember, TranscriptPage, TurnMark
 
 WHISPER_MARKER = "(whispered)"
 """What the human reads of a whisper their character only noticed."""
+QUIET_MARKER = "quiet"
+"""The kernel marker of a legal silence (the Director admitted nothing material, no
+narration was asked). The screen words it in the interface's language, never with its text."""
+QUIET_TEXT = "Nothing material happens."
+"""The marker's text: what later prompts read of the beat (the Director's window, the prose
+renderer's transcript), in the words the prose prompt uses for an empty beat."""
 
 
 def perceived_by(
     records: Sequence[HistoryRecord], viewer: str, names: Mapping[str, str] | None = None
 ) -> list[HistoryRecord]:
-    """The human's view: what their character perceived, their own records, and narration.
+    """The human's view: what their character perceived, their own records, narration, and
+    the marker of a quiet beat (`QUIET_MARKER`; other kernel markers stay internal).
 
     A whisper the character only noticed keeps its speaker and audience but not its words.
     With `names` (slot id -> display name, the names the human's screen labels speakers with),
@@ -31,6 +44,8 @@ def perceived_by(
     for r in records:
         if r.speaker == viewer or isinstance(r, NarrationRecord):
             seen = "content"
+        elif isinstance(r, SystemRecord):
+            seen = "content" if r.marker == QUIET_MARKER else "none"
         else:
             seen = perceives(r, viewer)
         if seen == "aware":

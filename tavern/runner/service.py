@@ -9,6 +9,7 @@ call; the journal receives the raw and effective input, every model attempt and 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable
 from typing import Any
 
@@ -21,6 +22,7 @@ from tavern.records import (
     Audience,
     ChatMessage,
     CommitLine,
+    CompactionSettings,
     LlmCallLine,
     SessionState,
     SystemRecord,
@@ -33,12 +35,14 @@ from tavern.records import (
 )
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
+    CompactResult,
     InterviewResult,
     SessionView,
     Suggestion,
     TranscriptPage,
     TurnResult,
 )
+from tavern.runner import compaction
 from tavern.runner.calls import AgentCaller, JsonClient
 from tavern.runner.fit import fitted
 from tavern.runner.gate import ContractGate, journal_refusal, sheet_warnings
@@ -46,6 +50,7 @@ from tavern.runner.input_filter import filter_input
 from tavern.runner.interface import (
     ConflictError,
     InvalidTurnError,
+    Lines,
     ModelFailureError,
     Progress,
     RunnerError,
@@ -74,6 +79,8 @@ from tavern.store import (
     read_journal,
     reconcile_journal,
 )
+
+log = logging.getLogger(__name__)
 
 VIEW_TURNS = 12
 """Turns of transcript a session view carries (earlier ones: `transcript`)."""
@@ -176,11 +183,13 @@ class Runner:
         scenario_id: str,
         controlled_character_id: str | None = None,
         filter_profile: FilterProfile | None = None,
+        compaction: CompactionSettings | None = None,
     ) -> SessionView:
         """Materialize a session from a scenario; warnings carry contract violations.
 
         `controlled_character_id` may be a cast slot (`C2`) or a library character id;
-        `filter_profile`, when given, is the session's own over the runner's.
+        `filter_profile`, when given, is the session's own over the runner's; `compaction`,
+        the session's compaction settings (automatic compaction is opt-in there).
         """
         try:
             scenario = self.library.get_scenario(scenario_id)
@@ -200,6 +209,8 @@ class Runner:
             raise InvalidTurnError(str(exc)) from exc
         if filter_profile is not None:
             state = state.model_copy(update={"filter_profile": filter_profile})
+        if compaction is not None:
+            state = state.model_copy(update={"compaction": compaction})
         start = SystemRecord(
             seq=0,
             turn_number=0,
@@ -263,6 +274,7 @@ class Runner:
         turn: TurnInput,
         progress: Progress | None,
         client: JsonClient,
+        lines: Lines | None = None,
     ) -> TurnOutcome:
         """Journal the input, filter it and run the transaction from `base` (nothing is
         committed here), then put the turn's lines on disk at one fsync: every line of a
@@ -289,7 +301,15 @@ class Runner:
             await progress("director", None)
         caller = AgentCaller(client, session_id, self._gate(state))
         outcome = await TurnTransaction(
-            state, history, effective, first_seq, caller, self.limits, progress, self.filter_profile
+            state,
+            history,
+            effective,
+            first_seq,
+            caller,
+            self.limits,
+            progress,
+            self.filter_profile,
+            lines,
         ).run()
         # The commit line after the commit is synced with the next turn's lines; a process
         # that ends before it is written leaves a turn that the next opening of the session
@@ -316,6 +336,7 @@ class Runner:
                     filter_profile=outcome.filter_profile,
                     filter_skipped=outcome.filter_skipped,
                     memory_revisions=outcome.memory_revisions,
+                    quiet=outcome.quiet,
                 ),
             )
         except BaseException:
@@ -328,11 +349,13 @@ class Runner:
         turn: TurnInput,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Run one turn transaction under the session lock and commit it atomically.
 
         With `expected_revision`, a session that moved on since (another tab played or
-        undid) is refused with `ConflictError` before anything is journaled.
+        undid) is refused with `ConflictError` before anything is journaled. `lines`
+        receives the turn's visible records while it runs (`interface.Lines`).
         """
         async with self.locks.get(session_id):
             self._reconcile(session_id)
@@ -340,7 +363,7 @@ class Runner:
             check_revision(base.state, expected_revision)
             state = base.state
             number = state.turn_number + 1
-            outcome = await self._transact(session_id, base, turn, progress, self.client)
+            outcome = await self._transact(session_id, base, turn, progress, self.client, lines)
             try:
                 stored = self.store.commit_turn(
                     session_id,
@@ -355,7 +378,126 @@ class Runner:
             self._journal_commit(session_id, number, outcome, stored)
             if progress is not None:
                 await progress("committed", 1.0)
+            stored = await self._auto_compact(session_id, stored, progress)
             return self._result(state, outcome.records, stored, outcome)
+
+    async def _auto_compact(
+        self, session_id: str, stored: SessionState, progress: Progress | None
+    ) -> SessionState:
+        """After a committed turn (lock held): compact when the session opted in and the
+        upcoming Director prompt passes its threshold (`compaction.auto_due`). The turn is
+        committed already, so a failed compaction is logged and journaled by its calls,
+        never raised; the session stays as the turn left it."""
+        if not stored.compaction.auto:
+            return stored
+        try:
+            measured = await compaction.auto_due(self.store, self.client, session_id, self.limits)
+            if measured is None:
+                return stored
+            done = await compaction.compact(
+                self.store,
+                self.journal,
+                AgentCaller(self.client, session_id, self._gate(stored)),
+                session_id,
+                trigger="auto",
+                measured=measured,
+                progress=progress,
+                min_turns=stored.compaction.auto_min_turns,
+            )
+        except RunnerError as exc:
+            log.warning("automatic compaction of %s failed: %s", session_id, exc)
+            return stored
+        except BaseException:
+            self._reconciled.discard(session_id)  # a line may be missing: recheck
+            raise
+        return stored if done is None else done.state
+
+    async def compact(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        progress: Progress | None = None,
+        retention_turns: int | None = None,
+    ) -> CompactResult:
+        """Fold the history older than the retention window into the story summary, in one
+        transaction under the session lock (`tavern.runner.compaction.compact`).
+
+        Raises:
+            ConflictError: a stale `expected_revision`, or nothing old enough to compact.
+            ModelFailureError: the summarizer failed; nothing was written.
+        """
+        async with self.locks.get(session_id):
+            self._reconcile(session_id)
+            state = self._load(session_id)
+            check_revision(state, expected_revision)
+            try:
+                done = await compaction.compact(
+                    self.store,
+                    self.journal,
+                    AgentCaller(self.client, session_id, self._gate(state)),
+                    session_id,
+                    retention_turns=retention_turns,
+                    expected_revision=state.revision,
+                    progress=progress,
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # a line may be missing: recheck
+                raise
+            if done is None:
+                raise ConflictError(
+                    f"session {session_id!r} has nothing older than its retention window of"
+                    f" {retention_turns or state.compaction.retention_turns} turns"
+                )
+            checkpoint = done.checkpoint
+            return CompactResult(
+                session_id=session_id,
+                action="compact",
+                checkpoint_id=checkpoint.id,
+                cutoff_turn=checkpoint.cutoff_turn,
+                records=len(checkpoint.records),
+                turn_number=done.state.turn_number,
+                revision=done.state.revision,
+                summary_chars=len(done.state.story_summary),
+            )
+
+    async def restore(
+        self,
+        session_id: str,
+        expected_revision: int | None = None,
+        checkpoint_id: str | None = None,
+    ) -> CompactResult:
+        """Undo the last compaction from its checkpoint (last in, first out), keeping every
+        later turn (`tavern.runner.compaction.restore`).
+
+        Raises:
+            ConflictError: a stale `expected_revision`, nothing to restore, a checkpoint that
+                is not the last, or a tampered or foreign one (nothing is changed).
+        """
+        async with self.locks.get(session_id):
+            self._reconcile(session_id)
+            state = self._load(session_id)
+            check_revision(state, expected_revision)
+            try:
+                stored, checkpoint = compaction.restore(
+                    self.store,
+                    self.journal,
+                    session_id,
+                    checkpoint_id=checkpoint_id,
+                    expected_revision=state.revision,
+                )
+            except BaseException:
+                self._reconciled.discard(session_id)  # a line may be missing: recheck
+                raise
+            return CompactResult(
+                session_id=session_id,
+                action="restore",
+                checkpoint_id=checkpoint.id,
+                cutoff_turn=checkpoint.cutoff_turn,
+                records=len(checkpoint.records),
+                turn_number=stored.turn_number,
+                revision=stored.revision,
+                summary_chars=len(stored.story_summary),
+            )
 
     def _result(
         self,
@@ -423,6 +565,7 @@ class Runner:
         turn: TurnInput | None = None,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         """Play the last turn again from its pre-turn state, with its own input (regenerate)
         or with `turn` (an edited input); the committed variant is kept as an alternative.
@@ -450,7 +593,7 @@ class Runner:
             known = self.store.variants(session_id)
             offset = RERUN_SEED_STEP * (1 + max(v.variant for v in known))
             client = _Reseeded(self.client, offset)
-            outcome = await self._transact(session_id, base.snapshot, turn, progress, client)
+            outcome = await self._transact(session_id, base.snapshot, turn, progress, client, lines)
             try:
                 stored = self.store.replace_last_turn(
                     session_id, outcome.records, outcome.state, base.revision, turn

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from tavern.agents import character, director, outcome, prose
+from tavern.llm.early_stop import StopEarly
 from tavern.physics import clock as story_clock
 from tavern.physics.canon import apply_canon
 from tavern.physics.clamps import ClampContext, clamp_decision, has_unresolved_action
@@ -46,10 +47,12 @@ from tavern.runner.filtering import (
 from tavern.runner.fit import fitted
 from tavern.runner.follow_up import follow_up
 from tavern.runner.input_filter import EffectiveTurn
-from tavern.runner.interface import ModelFailureError, Progress
+from tavern.runner.interface import Lines, ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
 from tavern.runner.memory import capture_memory, revise_memory
 from tavern.runner.own_view import own_reply, own_sheet
+from tavern.runner.partial import PartialNarration
+from tavern.runner.screen import QUIET_MARKER, QUIET_TEXT, display_names, perceived_by
 
 PROMPT_SENTENCES = outcome.prompt_sentences()
 """What the Director's answers may not copy as events (clamp `prompt_copy`)."""
@@ -68,6 +71,21 @@ class TurnOutcome:
     filter_profile: FilterProfile = "small_local"
     filter_skipped: list[str] = field(default_factory=list)
     memory_revisions: list[MemoryRevision] = field(default_factory=list)
+    quiet: bool = False
+    """A legal silence: the Director admitted nothing material, so no narration was asked."""
+
+
+def is_quiet(decision: DirectorDecision) -> bool:
+    """Whether an admitted decision is a legal silence: it says nothing material happens and
+    holds no event. A small model often says `nothing_happens` beside events it lists; the
+    events win (the prose renderer is asked), so a flag alone never silences a beat.
+
+    >>> is_quiet(DirectorDecision(nothing_happens=True))
+    True
+    >>> is_quiet(DirectorDecision(nothing_happens=False))
+    False
+    """
+    return decision.nothing_happens and not decision.events
 
 
 class TurnTransaction:
@@ -83,8 +101,12 @@ class TurnTransaction:
         limits: KernelLimits,
         progress: Progress | None = None,
         filter_profile: FilterProfile = "small_local",
+        lines: Lines | None = None,
     ) -> None:
         self.progress = progress
+        self.lines = lines
+        self._shown = 0
+        """How many of the beat's records `lines` has been given (or passed over)."""
         self.filter_profile: FilterProfile = state.filter_profile or filter_profile
         self.cuts: list[FilterCut] = []
         self.skipped: list[str] = []
@@ -114,6 +136,18 @@ class TurnTransaction:
         if self.progress is not None:
             await self.progress(stage, fraction)
 
+    async def _show(self) -> None:
+        """Give `lines` the beat's records added since the last call, as the human's screen
+        shows them. Called only once those records are final (clamped, filtered)."""
+        fresh = self.log.records[self._shown :]
+        self._shown = len(self.log.records)
+        if self.lines is None or not fresh:
+            return
+        state = self.state
+        seen = perceived_by(fresh, state.controlled_id, display_names(state))
+        if seen:
+            await self.lines(seen)
+
     async def run(self) -> TurnOutcome:
         """Play the beat and return the new state and records (not yet committed)."""
         state, turn = self.state, self.effective.turn
@@ -133,15 +167,24 @@ class TurnTransaction:
             ),
             invited,
         )
-        await self._report("prose", 0.4)
         self.log.mark_actions_resolved()
         scene = apply_canon(state.scene, decision)
         staged = state.model_copy(update={"scene": scene})
         self.log.add_events(decision, self._reader_mask(staged))
-        narration, _ = await asyncio.gather(
-            self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
-        )
-        self._add_narration(narration)
+        await self._show()  # the human's own lines and the clamped events are final
+        quiet = is_quiet(decision)
+        if quiet:
+            # Legal silence: no prose call. The marker's kernel words are for later prompts;
+            # the screen shows the interface's own words for it, never a model's.
+            self.log.add_system(QUIET_MARKER, QUIET_TEXT)
+            await self._prepare_ledgers(staged, decision.next_speakers)
+        else:
+            await self._report("prose", 0.4)
+            narration, _ = await asyncio.gather(
+                self._narrate(staged), self._prepare_ledgers(staged, decision.next_speakers)
+            )
+            self._add_narration(narration)
+        await self._show()
         await self._report("speakers", 0.6)
         returned, next_speaker = await self._speakers(staged, decision.next_speakers)
         moods = {**state.moods, **decision.mood_updates}
@@ -168,6 +211,7 @@ class TurnTransaction:
             self.filter_profile,
             sorted(set(self.skipped)),
             revisions,
+            quiet,
         )
 
     def _reader_mask(self, state: SessionState) -> frozenset[str]:
@@ -246,13 +290,22 @@ class TurnTransaction:
             self.limits.prose_transcript_tokens,
             self.limits.room("prose"),
         )
-        raw = await self.caller.call(
-            "prose",
-            messages,
-            prose.OUTPUT_SCHEMA,
-            self.turn_number,
-            stop_early=partial(prose.runaway, language=staged.language),
-        )
+        runaway = partial(prose.runaway, language=staged.language)
+        shows: list[asyncio.Task[None]] = []
+        watch = None if self.lines is None else self._partial_narration(staged, beat, shows)
+
+        def watching(answer_so_far: str) -> bool:
+            if watch is not None:
+                watch.see(answer_so_far)
+            return runaway(answer_so_far)
+
+        stop_early: StopEarly = runaway if watch is None else watching
+        try:
+            raw = await self.caller.call(
+                "prose", messages, prose.OUTPUT_SCHEMA, self.turn_number, stop_early=stop_early
+            )
+        finally:
+            await asyncio.gather(*shows)  # every partial goes out before the narration
         text = prose.parse(raw)
         capped = len(text) >= prose.NARRATION_MAX_CHARS
         ctx = narration_context(
@@ -262,6 +315,39 @@ class TurnTransaction:
         self.cuts += result.cuts
         self.skipped += result.skipped
         return result.texts.get("narration", "")
+
+    def _partial_narration(
+        self, staged: SessionState, beat: list[HistoryRecord], shows: list[asyncio.Task[None]]
+    ) -> PartialNarration:
+        """A watch over the streamed narration that shows its filtered complete sentences
+        (`runner.partial`); each showing is a task, gathered before the narration is used."""
+        assert self.lines is not None
+        lines = self.lines
+        ctx = narration_context(
+            staged, self.state.scene.facts, self.history, beat, self.turn_number, False
+        )
+        log = self.log
+
+        def repair(text: str) -> str:
+            return filtered_narration(text, ctx, self.filter_profile).texts.get("narration", "")
+
+        def show(text: str) -> None:
+            record = NarrationRecord(
+                seq=log.next_seq,  # not taken: the final narration takes it
+                turn_number=log.turn_number,
+                speaker=NARRATOR,
+                author="renderer",
+                audience=Audience(origin="public"),
+                tick=log.tick,
+                text=text,
+            )
+
+            async def send() -> None:
+                await lines([record], True)
+
+            shows.append(asyncio.get_running_loop().create_task(send()))
+
+        return PartialNarration(repair, show)
 
     async def _prepare_ledgers(self, staged: SessionState, queue: list[str]) -> None:
         """Warm the routed speakers' observations while the prose renderer works."""
@@ -301,6 +387,7 @@ class TurnTransaction:
             heard = self._context()  # what this speaker heard; its reply is not in it yet
             observation = prepared or observe(staged, heard, slot, self.tokens)
             first = False
+            await self._report(f"character:{slot}", 0.6)
             answer = await self._character(staged, slot, observation)
             ctx = reply_context(staged, slot, heard, self.turn_number)
             reply, result = filtered_reply(answer, ctx, self.filter_profile)
@@ -308,6 +395,7 @@ class TurnTransaction:
             self.skipped += result.skipped
             if reply is not None:
                 self.log.add_reply(staged.scene, slot, reply)
+                await self._show()  # the reply as the filters left it
         return False, None
 
     async def _character(

@@ -9,6 +9,8 @@ from tavern.store._variants import TurnVariant
 from tavern.store.atomic import write_atomic
 from tavern.store.errors import (
     BuiltinReadOnly,
+    CheckpointError,
+    CompactedTurn,
     InvalidIdError,
     InvalidTurn,
     JournalError,
@@ -29,6 +31,7 @@ from tavern.store.ids import (
 from tavern.store.journal import (
     JournalWriter,
     journal_path,
+    read_compaction_markers,
     read_journal,
     read_markers,
     session_dir,
@@ -36,9 +39,15 @@ from tavern.store.journal import (
 from tavern.store.library import Library
 from tavern.store.locks import SessionLocks
 from tavern.store.materialize import materialize_session
-from tavern.store.reconcile import Reconciled, journal_commits, reconcile_journal
+from tavern.store.reconcile import (
+    Reconciled,
+    journal_commits,
+    journal_compactions,
+    reconcile_journal,
+)
 from tavern.store.sessions import (
     CommittedTurn,
+    Evictable,
     RerunBase,
     SessionStore,
     SessionSummary,
@@ -47,7 +56,10 @@ from tavern.store.sessions import (
 
 __all__ = [
     "BuiltinReadOnly",
+    "CheckpointError",
     "CommittedTurn",
+    "CompactedTurn",
+    "Evictable",
     "InvalidIdError",
     "InvalidTurn",
     "JournalError",
@@ -72,9 +84,11 @@ __all__ = [
     "check_scenario_id",
     "check_session_id",
     "journal_commits",
+    "journal_compactions",
     "journal_path",
     "materialize_session",
     "new_session_id",
+    "read_compaction_markers",
     "read_journal",
     "read_markers",
     "reconcile_journal",

@@ -20,12 +20,13 @@ from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState, utc_now
 from tavern.store.errors import InvalidTurn, SchemaVersionMismatch, SessionNotFound
 
-STORE_FORMAT = 3
+STORE_FORMAT = 4
 """Layout version of the SQLite file (`PRAGMA user_version`). Format 2 added the
 `memory_lines` table and the `memory_at` columns (`_memory.py`); format 3 the session list's
 `name` and fork origin, each checkpoint's turn `input` and `variant`, and the `alternatives`
-of a turn (`_variants.py`). An older file is migrated one format at a time when opened, and
-its rows stay readable as they are (a format-1 row's memory is inside its JSON)."""
+of a turn (`_variants.py`); format 4 the `compactions` table (`_compactions.py`). An older
+file is migrated one format at a time when opened, and its rows stay readable as they are
+(a format-1 row's memory is inside its JSON)."""
 DB_NAME = "sessions.sqlite3"
 BUSY_TIMEOUT_S = 30.0
 
@@ -85,14 +86,28 @@ CREATE TABLE alternatives (
     PRIMARY KEY (session_id, turn_number, variant)
 ) WITHOUT ROWID;
 """
+_FORMAT_4 = """
+CREATE TABLE compactions (
+    session_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    parent_id TEXT,
+    cutoff_turn INTEGER NOT NULL,
+    max_seq INTEGER,
+    content_hash TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, position)
+) WITHOUT ROWID;
+"""
 _MIGRATIONS = {
     # from format -> statements to the next one, applied in order in one transaction
     0: _SCHEMA + _MEMORY_LINES,  # a new file: the format-2 layout at once, then format 3
     1: "ALTER TABLE sessions ADD COLUMN memory_at TEXT;"
     " ALTER TABLE checkpoints ADD COLUMN pre_memory_at TEXT;" + _MEMORY_LINES,
     2: _FORMAT_3,
+    3: _FORMAT_4,
 }
-_STEP = {0: 2, 1: 2, 2: 3}
+_STEP = {0: 2, 1: 2, 2: 3, 3: 4}
 """The format each entry of `_MIGRATIONS` leads to."""
 MEMORY_EXCLUDE: IncEx = {"ledgers": {"__all__": {"memory"}}}
 """What a format-2 row leaves out of its state JSON (the lines live in `memory_lines`)."""
@@ -316,6 +331,7 @@ def delete_rows(db: sqlite3.Connection, session_id: str, from_turn: int | None =
             )
     if from_turn is not None:
         return 0
+    db.execute("DELETE FROM compactions WHERE session_id = ?", (session_id,))
     return db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
 
 
@@ -330,7 +346,12 @@ def insert_records(
 
 
 def next_seq_in(db: sqlite3.Connection, session_id: str) -> int:
-    row = db.execute("SELECT max(seq) FROM history WHERE session_id = ?", (session_id,)).fetchone()
+    """The first seq no record of the session holds, live or evicted by a compaction."""
+    row = db.execute(
+        "SELECT max(m) FROM (SELECT max(seq) AS m FROM history WHERE session_id = ?1"
+        " UNION ALL SELECT max(max_seq) FROM compactions WHERE session_id = ?1)",
+        (session_id,),
+    ).fetchone()
     return 0 if row[0] is None else int(row[0]) + 1
 
 

@@ -46,6 +46,17 @@ class NothingToUndo(StoreError):
     """The session is at turn 0, or its last turn has no checkpoint to restore."""
 
 
+class CompactedTurn(NothingToUndo):
+    """The last turn's records were folded into the story summary by a compaction: restore
+    its checkpoint before undoing or replaying it."""
+
+
+class CheckpointError(StoreError):
+    """A compaction checkpoint that cannot be applied or restored: tampered (its hash does
+    not match), foreign (another session's, or off the session's parent chain), not the
+    last one, or out of step with the state. Nothing was changed."""
+
+
 class NotInLibrary(StoreError, KeyError):
     """No scenario or character with that id in the library."""
 

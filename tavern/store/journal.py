@@ -18,8 +18,10 @@ from pathlib import Path
 from tavern.records.journal import (
     JOURNAL_SCHEMA_VERSION,
     CommitLine,
+    CompactLine,
     JournalFormatError,
     JournalLine,
+    RestoreLine,
     UndoLine,
     parse_journal_line,
 )
@@ -220,9 +222,43 @@ def read_journal(path: Path | str) -> list[JournalLine]:
 
 
 _MARKER_KINDS = (b'"kind":"commit"', b'"kind":"undo"')
+_COMPACTION_KINDS = (b'"kind":"compact"', b'"kind":"restore"')
 _MARKER_HEAD = 512
 """Bytes of a line its `kind` lies within: a line is serialized with the base fields
 (version, time, session, turn) first and `kind` right after them."""
+
+
+def read_compaction_markers(path: Path | str) -> list[CompactLine | RestoreLine]:
+    """The compact and restore lines of a journal, in order, parsing only lines that may be
+    one (as `read_markers` does).
+
+    Raises:
+        JournalError: a marker line does not validate (see `read_journal`).
+    """
+    found: list[CompactLine | RestoreLine] = []
+    for line in _scan(path, _COMPACTION_KINDS):
+        if isinstance(line, CompactLine | RestoreLine):
+            found.append(line)
+    return found
+
+
+def _scan(path: Path | str, kinds: tuple[bytes, ...]) -> list[JournalLine]:
+    """Every line of a journal whose first bytes name one of `kinds`, parsed."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return []
+    found: list[JournalLine] = []
+    start = 0
+    while (end := data.find(b"\n", start)) >= 0:
+        head = data[start : min(end, start + _MARKER_HEAD)]
+        if any(kind in head for kind in kinds):
+            try:
+                found.append(parse_journal_line(data[start:end], f"{path}"))
+            except JournalFormatError as exc:
+                raise JournalError(str(exc)) from exc
+        start = end + 1
+    return found
 
 
 def read_markers(path: Path | str) -> list[CommitLine | UndoLine]:
@@ -232,20 +268,8 @@ def read_markers(path: Path | str) -> list[CommitLine | UndoLine]:
     Raises:
         JournalError: a marker line does not validate (see `read_journal`).
     """
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        return []
     found: list[CommitLine | UndoLine] = []
-    start = 0
-    while (end := data.find(b"\n", start)) >= 0:
-        head = data[start : min(end, start + _MARKER_HEAD)]
-        if any(kind in head for kind in _MARKER_KINDS):
-            try:
-                line = parse_journal_line(data[start:end], f"{path}")
-            except JournalFormatError as exc:
-                raise JournalError(str(exc)) from exc
-            if isinstance(line, CommitLine | UndoLine):
-                found.append(line)
-        start = end + 1
+    for line in _scan(path, _MARKER_KINDS):
+        if isinstance(line, CommitLine | UndoLine):
+            found.append(line)
     return found

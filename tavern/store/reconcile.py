@@ -8,14 +8,25 @@ gets an `undo` line marked `recovered` for each commit it holds that the store d
 (newest first), then a `commit` line marked `recovered` for each committed turn it lacks
 (oldest first), and one fsync. Afterwards the journal's commits minus its undos are exactly
 the store's turns, which is what journal analysis reads.
+
+Compactions likewise: the journal's `compact` lines minus its `restore` lines (last in,
+first out, `journal_compactions`) must name the store's live checkpoints in order. Where
+they part, a `restore` line marked `recovered` goes in for each checkpoint the journal holds
+beyond the store's (newest first), then a `compact` line marked `recovered` for each the
+store holds beyond the journal's (oldest first).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tavern.records import CommitLine, UndoLine, utc_now
-from tavern.store.journal import JournalWriter, journal_path, read_markers
+from tavern.records import CommitLine, CompactLine, RestoreLine, UndoLine, utc_now
+from tavern.store.journal import (
+    JournalWriter,
+    journal_path,
+    read_compaction_markers,
+    read_markers,
+)
 from tavern.store.sessions import SessionStore
 
 
@@ -28,9 +39,39 @@ class Reconciled:
     voided: list[int] = field(default_factory=list)
     """Turns the journal marked committed that the store does not hold: a recovered undo
     line each."""
+    compactions: list[str] = field(default_factory=list)
+    """Checkpoints the store held and the journal had not marked: a recovered compact line
+    each."""
+    restores: list[str] = field(default_factory=list)
+    """Checkpoints the journal marked live that the store no longer holds: a recovered
+    restore line each."""
 
     def __bool__(self) -> bool:
-        return bool(self.recovered or self.voided)
+        return bool(self.recovered or self.voided or self.compactions or self.restores)
+
+
+def journal_compactions(markers: list[CompactLine | RestoreLine]) -> list[str]:
+    """The checkpoint ids the journal's compactions leave live, oldest first.
+
+    Example:
+        >>> from tavern.records import utc_now
+        >>> def line(kind, cp):
+        ...     common = dict(ts=utc_now(), session_id="s", turn_number=3, revision=1,
+        ...                   checkpoint_id=cp, cutoff_turn=1)
+        ...     if kind == "compact":
+        ...         return CompactLine(evicted_records=2, **common)
+        ...     return RestoreLine(restored_records=2, **common)
+        >>> journal_compactions([line("compact", "a"), line("compact", "b"),
+        ...                      line("restore", "b")])
+        ['a']
+    """
+    live: list[str] = []
+    for line in markers:
+        if isinstance(line, CompactLine):
+            live.append(line.checkpoint_id)
+        elif line.checkpoint_id in live:
+            del live[live.index(line.checkpoint_id) :]
+    return live
 
 
 def journal_commits(markers: list[CommitLine | UndoLine]) -> dict[int, CommitLine]:
@@ -63,11 +104,16 @@ def reconcile_journal(store: SessionStore, journal: JournalWriter, session_id: s
         JournalError: a marker line of the journal does not validate.
     """
     held = {t.turn_number: t for t in store.committed_turns(session_id)}
-    marked = journal_commits(read_markers(journal_path(journal.data_dir, session_id)))
+    path = journal_path(journal.data_dir, session_id)
+    marked = journal_commits(read_markers(path))
     voided = sorted((t for t in marked if t not in held), reverse=True)
     recovered = sorted(t for t in held if t not in marked)
+    found = _reconcile_compactions(store, journal, session_id, read_compaction_markers(path))
+    compactions, restores = found or ([], [])
     if not voided and not recovered:
-        return Reconciled()
+        if found:
+            journal.sync(session_id)
+        return Reconciled(compactions=compactions, restores=restores)
     revision = store.load(session_id).revision
     for turn in voided:
         undo = UndoLine(
@@ -84,4 +130,56 @@ def reconcile_journal(store: SessionStore, journal: JournalWriter, session_id: s
         )  # fmt: skip
         journal.append(session_id, commit)
     journal.sync(session_id)
-    return Reconciled(recovered, voided)
+    return Reconciled(recovered, voided, compactions, restores)
+
+
+def _reconcile_compactions(
+    store: SessionStore,
+    journal: JournalWriter,
+    session_id: str,
+    markers: list[CompactLine | RestoreLine],
+) -> tuple[list[str], list[str]] | None:
+    """Append the recovered restore and compact lines that make the journal's live
+    compactions the store's; (compacted, restored) ids, or None when they agreed."""
+    heads = store.checkpoint_heads(session_id)
+    stored = [h[0] for h in heads]
+    marked = journal_compactions(markers)
+    same = 0
+    while same < min(len(stored), len(marked)) and stored[same] == marked[same]:
+        same += 1
+    if same == len(stored) == len(marked):
+        return None
+    state = store.load(session_id)
+    cutoffs = {line.checkpoint_id: line.cutoff_turn for line in markers}
+    restores = list(reversed(marked[same:]))
+    for checkpoint_id in restores:
+        journal.append(
+            session_id,
+            RestoreLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=state.turn_number,
+                revision=state.revision,
+                checkpoint_id=checkpoint_id,
+                cutoff_turn=cutoffs.get(checkpoint_id, 0),
+                restored_records=0,
+                recovered=True,
+            ),  # fmt: skip
+        )
+    compacted = []
+    for checkpoint_id, cutoff, records in heads[same:]:
+        compacted.append(checkpoint_id)
+        journal.append(
+            session_id,
+            CompactLine(
+                ts=utc_now(),
+                session_id=session_id,
+                turn_number=state.turn_number,
+                revision=state.revision,
+                checkpoint_id=checkpoint_id,
+                cutoff_turn=cutoff,
+                evicted_records=records,
+                recovered=True,
+            ),  # fmt: skip
+        )
+    return compacted, restores

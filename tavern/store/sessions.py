@@ -33,9 +33,11 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from tavern.records.compaction import CompactionCheckpoint
 from tavern.records.history import HistoryRecord
 from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
 from tavern.records.turn import TurnInput
+from tavern.store import _compactions
 from tavern.store._history import (
     Snapshot,
     bodies_of_turns,
@@ -73,6 +75,8 @@ from tavern.store._variants import (
     take_alternative,
 )
 from tavern.store.errors import (
+    CheckpointError,
+    CompactedTurn,
     InvalidTurn,
     NothingToUndo,
     RevisionConflict,
@@ -113,6 +117,24 @@ class SessionSummary(BaseModel):
     """Id of the session this one was forked from."""
     forked_at_turn: int | None = None
     """The turn of that session the fork starts after."""
+
+
+class Evictable(NamedTuple):
+    """What a compaction keeping `retention_turns` distinct turns would take, read in one
+    transaction (`SessionStore.evictable`)."""
+
+    state: SessionState
+    """The state now (its revision is the one the compaction must expect)."""
+    cutoff_turn: int
+    """Turns at or below this one would be evicted (-1: nothing to evict)."""
+    records: list[HistoryRecord]
+    """The live records of those turns, in seq order."""
+    evicted_turns: int
+    """Distinct turns among them."""
+    kept_turns: int
+    """Distinct turns left live."""
+    parent_id: str | None
+    """The session's last checkpoint (the new one's parent)."""
 
 
 class TurnsPage(NamedTuple):
@@ -459,6 +481,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
             revision, turn = session_head(db, session_id)
+            _refuse_compacted(db, session_id, turn)
             checkpoint = last_checkpoint(db, session_id, turn)
             pre = pre_turn_state(db, session_id, turn, checkpoint)
             window = turns + (turn - 1) % max(1, step)
@@ -495,6 +518,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction() as db:
             turn, _ = self._current(db, session_id, expected_revision)
+            _refuse_compacted(db, session_id, turn)
             checkpoint = last_checkpoint(db, session_id, turn)
             variant = next_variant(db, session_id, turn)
             return self._put_variant(
@@ -520,6 +544,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction() as db:
             turn, _ = self._current(db, session_id, expected_revision)
+            _refuse_compacted(db, session_id, turn)
             checkpoint = last_checkpoint(db, session_id, turn)
             taken = take_alternative(db, session_id, turn, variant)
             stored = self._put_variant(
@@ -573,6 +598,7 @@ class SessionStore:
             revision, current_turn = session_head(db, session_id)
             if current_turn == 0:
                 raise NothingToUndo(f"session {session_id!r} is at turn 0")
+            _refuse_compacted(db, session_id, current_turn)
             row = db.execute(
                 "SELECT pre_state, pre_memory_at FROM checkpoints"
                 " WHERE session_id = ? AND turn_number = ?",
@@ -587,6 +613,206 @@ class SessionStore:
             ).model_copy(update={"revision": revision + 1})
             write_state(db, restored, insert=False, memory_at=row[1])
         return restored
+
+    # -- compaction -------------------------------------------------------------------------
+
+    def evictable(self, session_id: str, retention_turns: int) -> Evictable:
+        """What a compaction keeping the newest `retention_turns` distinct turns of the live
+        history would evict, with the state and the parent checkpoint, in one read.
+
+        Raises:
+            ValueError: `retention_turns` below 1.
+            SessionNotFound, SchemaVersionMismatch: as for `load`.
+        """
+        check_session_id(session_id)
+        if retention_turns < 1:
+            raise ValueError("a compaction keeps at least one turn")
+        with self._transaction("DEFERRED") as db:
+            state = self._read_state(db, session_id)
+            turns = [
+                t
+                for (t,) in db.execute(
+                    "SELECT DISTINCT turn_number FROM history WHERE session_id = ?"
+                    " ORDER BY turn_number",
+                    (session_id,),
+                )
+            ]
+            evicted = turns[: max(0, len(turns) - retention_turns)]
+            cutoff = evicted[-1] if evicted else -1
+            records = parse_records(bodies_of_turns(db, session_id, 0, cutoff)) if evicted else []
+            last = _compactions.last_two(db, session_id)
+        return Evictable(
+            state=state,
+            cutoff_turn=cutoff,
+            records=records,
+            evicted_turns=len(evicted),
+            kept_turns=len(turns) - len(evicted),
+            parent_id=last[-1].id if last else None,
+        )
+
+    def compact(
+        self,
+        session_id: str,
+        checkpoint: CompactionCheckpoint,
+        expected_revision: int,
+        before_commit: Callable[[], None] | None = None,
+    ) -> SessionState:
+        """Fold the history up to `checkpoint.cutoff_turn` into its summary, in one transaction.
+
+        The sealed checkpoint is stored, the records it holds leave the history, the state
+        gets `checkpoint.summary` as its story summary (and a fresh revision), and every
+        pre-turn checkpoint after the cutoff the same summary, so undo keeps it. Nothing
+        else of the state changes. `before_commit` runs last inside the transaction; if it
+        raises, nothing is written.
+
+        Raises:
+            RevisionConflict: the session changed since `expected_revision`.
+            CheckpointError: the checkpoint is not sealed, of another session, not a child
+                of the session's last checkpoint, does not hold exactly the live records up
+                to its cutoff, or replaces another summary than the state's.
+            InvalidTurn: the cutoff leaves no turn live or is not after the last cutoff.
+        """
+        check_session_id(session_id)
+        what = f"checkpoint {checkpoint.id} of session {session_id!r}"
+        _compactions.check_sealed(checkpoint, session_id, what)
+        with self._transaction() as db:
+            current_turn, memory = self._current(db, session_id, expected_revision)
+            state = self._read_state(db, session_id)
+            last = _compactions.last_two(db, session_id)
+            parent = last[-1].id if last else None
+            if checkpoint.parent_id != parent:
+                raise CheckpointError(
+                    f"{what} is foreign: its parent is {checkpoint.parent_id}, the session's"
+                    f" last checkpoint is {parent}; nothing was changed"
+                )
+            if checkpoint.previous_summary != state.story_summary:
+                raise CheckpointError(f"{what} replaces another story summary than the state's")
+            cutoff = checkpoint.cutoff_turn
+            if cutoff >= current_turn or (last and cutoff <= last[-1].cutoff_turn):
+                raise InvalidTurn(
+                    f"cutoff turn {cutoff} must be after the last compaction's and before the"
+                    f" current turn {current_turn}"
+                )
+            live = [
+                seq
+                for (seq,) in db.execute(
+                    "SELECT seq FROM history WHERE session_id = ? AND turn_number <= ?"
+                    " ORDER BY seq",
+                    (session_id, cutoff),
+                )
+            ]
+            if live != [r.seq for r in checkpoint.records]:
+                raise CheckpointError(
+                    f"{what} does not hold the live records up to turn {cutoff}"
+                    f" ({len(checkpoint.records)} given, {len(live)} stored)"
+                )
+            _compactions.insert(db, checkpoint, (last[-1].position if last else 0) + 1)
+            db.execute(
+                "DELETE FROM history WHERE session_id = ? AND turn_number <= ?",
+                (session_id, cutoff),
+            )
+            _compactions.set_summary_after(db, session_id, cutoff, checkpoint.summary)
+            stored = state.model_copy(
+                update={"story_summary": checkpoint.summary, "revision": expected_revision + 1}
+            )
+            write_row(db, stored, current_turn, memory, insert=False)
+            if before_commit is not None:
+                before_commit()
+        return stored
+
+    def restore(
+        self,
+        session_id: str,
+        expected_revision: int,
+        checkpoint_id: str | None = None,
+        before_commit: Callable[[], None] | None = None,
+    ) -> tuple[SessionState, CompactionCheckpoint]:
+        """Undo the session's last compaction from its checkpoint, in one transaction.
+
+        The checkpoint is checked whole first (`_compactions.verified`: hash, id, session,
+        parent link, the state's summary); then its records come back to the history, the
+        previous summary to the state and to every pre-turn checkpoint after the cutoff, and
+        the checkpoint row goes. Every turn played after the compaction stays.
+
+        Raises:
+            RevisionConflict: the session changed since `expected_revision`.
+            NothingToUndo: the session has no compaction to restore.
+            CheckpointError: `checkpoint_id` is not the last checkpoint (last in, first out),
+                or the checkpoint is tampered or foreign; nothing is changed.
+        """
+        check_session_id(session_id)
+        with self._transaction() as db:
+            current_turn, memory = self._current(db, session_id, expected_revision)
+            state = self._read_state(db, session_id)
+            last = _compactions.last_two(db, session_id)
+            if not last:
+                raise NothingToUndo(f"session {session_id!r} has no compaction to restore")
+            row = last[-1]
+            if checkpoint_id is not None and checkpoint_id != row.id:
+                raise CheckpointError(
+                    f"restore is last in, first out: the last checkpoint of {session_id!r} is"
+                    f" {row.id}, not {checkpoint_id}; nothing was changed"
+                )
+            before = last[0] if len(last) == 2 else None
+            checkpoint = _compactions.verified(row, before, session_id, state)
+            first_live = db.execute(
+                "SELECT min(seq), min(turn_number) FROM history WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()
+            if checkpoint.records and first_live[0] is not None:
+                if max(r.seq for r in checkpoint.records) >= first_live[0] or any(
+                    r.turn_number > checkpoint.cutoff_turn for r in checkpoint.records
+                ):
+                    raise CheckpointError(
+                        f"checkpoint {row.id} of session {session_id!r} does not fit before"
+                        " the live history; nothing was changed"
+                    )
+            insert_records(db, session_id, checkpoint.records)
+            _compactions.set_summary_after(
+                db, session_id, checkpoint.cutoff_turn, checkpoint.previous_summary
+            )
+            db.execute(
+                "DELETE FROM compactions WHERE session_id = ? AND position = ?",
+                (session_id, row.position),
+            )
+            stored = state.model_copy(
+                update={
+                    "story_summary": checkpoint.previous_summary,
+                    "revision": expected_revision + 1,
+                }
+            )
+            write_row(db, stored, current_turn, memory, insert=False)
+            if before_commit is not None:
+                before_commit()
+        return stored, checkpoint
+
+    def checkpoints(self, session_id: str) -> builtins.list[CompactionCheckpoint]:
+        """The session's live compaction checkpoints, oldest first, as stored (unchecked)."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            session_head(db, session_id)
+            found = _compactions.rows(db, session_id)
+        return [CompactionCheckpoint.model_validate_json(r.body) for r in found]
+
+    def checkpoint_heads(self, session_id: str) -> builtins.list[tuple[str, int, int]]:
+        """(id, cutoff turn, evicted records) of each live checkpoint, oldest first, read
+        from the rows without parsing their bodies."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            session_head(db, session_id)
+            rows = db.execute(
+                "SELECT id, cutoff_turn, json_array_length(body, '$.records') FROM compactions"
+                " WHERE session_id = ? ORDER BY position",
+                (session_id,),
+            ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def compacted_through(self, session_id: str) -> int:
+        """The highest cutoff turn of the session's live compactions (-1: none)."""
+        check_session_id(session_id)
+        with self._transaction("DEFERRED") as db:
+            session_head(db, session_id)
+            return _compactions.compacted_through(db, session_id)
 
     def fork(self, session_id: str, new_id: str, at_turn: int | None = None) -> SessionState:
         """Copy a session (state, history, checkpoints, journal) under `new_id`.
@@ -622,7 +848,14 @@ class SessionStore:
                 if db.execute("SELECT 1 FROM sessions WHERE id = ?", (new_id,)).fetchone():
                     raise SessionExists(f"session {new_id!r} already exists")
                 forked = self._read_state(db, session_id).model_copy(update={"id": new_id})
+                through = _compactions.compacted_through(db, session_id)
+                if at_turn is not None and at_turn < through:
+                    raise InvalidTurn(
+                        f"turn {at_turn} of {session_id!r} was compacted (through turn"
+                        f" {through}): restore its checkpoint before forking there"
+                    )
                 copy_rows(db, session_id, forked)
+                _compactions.copy_resealed(db, session_id, new_id)
                 if at_turn is not None and at_turn < forked.turn_number:
                     forked = self._back_to(db, forked, at_turn)
                 db.execute(
@@ -658,3 +891,17 @@ class SessionStore:
         shutil.rmtree(directory, ignore_errors=True)
         if not gone and not had_dir:
             raise SessionNotFound(f"no session {session_id!r}")
+
+
+def _refuse_compacted(db: sqlite3.Connection, session_id: str, turn: int) -> None:
+    """Refuse to undo or replay a turn a compaction folded into the summary.
+
+    Raises:
+        CompactedTurn: `turn` is at or below the last compaction's cutoff.
+    """
+    through = _compactions.compacted_through(db, session_id)
+    if 0 < turn <= through:
+        raise CompactedTurn(
+            f"turn {turn} of session {session_id!r} was compacted (through turn {through}):"
+            " restore the compaction's checkpoint first"
+        )

@@ -54,10 +54,12 @@ export async function request(method, path, body, contentType) {
 }
 
 /**
- * A long operation over SSE: calls onProgress(stage, fraction) for each progress event and
+ * A long operation over SSE: calls onProgress(stage, fraction) for each progress event,
+ * onLine(records, partial) for each line event (a turn's records once final, before its
+ * result) and each partial event (a narration's sentences so far, replacing the last), and
  * resolves to the result event's body (or throws the error event as ApiError).
  */
-export async function stream(path, body, onProgress) {
+export async function stream(path, body, onProgress, onLine) {
   const response = await send("POST", path, body, "text/event-stream");
   if (!response.ok) throw await errorFrom(response);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -72,6 +74,8 @@ export async function stream(path, body, onProgress) {
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "null");
       if (event === "progress") onProgress?.(data.stage, data.fraction);
+      else if (event === "line") onLine?.(data.records, false);
+      else if (event === "partial") onLine?.(data.records, true);
       else if (event === "result") return data;
       else if (event === "error") throw new ApiError(data.status, data.detail);
     }
@@ -107,8 +111,11 @@ export const api = {
   usage: (id) => request("GET", `/sessions/${e(id)}/usage`),
   fork: (id, turn) => request("POST", `/sessions/${e(id)}/fork${turn === undefined ? "" : `?turn=${turn}`}`),
   deleteSession: (id) => request("DELETE", `/sessions/${e(id)}`),
-  turn: (id, input, revision, onProgress) => stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress),
+  turn: (id, input, revision, onProgress, onLine) =>
+    stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress, onLine),
   undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
+  compact: (id, revision, onProgress) => stream(`/sessions/${e(id)}/compact${rev(revision)}`, {}, onProgress),
+  restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
   rerun: (id, input, revision, onProgress) =>
     stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
   variants: (id) => request("GET", `/sessions/${e(id)}/variants`),

@@ -9,7 +9,7 @@ import { describeError, isStale } from "./errors.js";
 import { toast } from "./notify.js";
 import * as inflight from "./inflight.js";
 import { renderCast, zoneLabel } from "./cast.js";
-import { appendTurn, renderPage, replaceTurn, separatorOf } from "./transcript.js";
+import { appendLines, appendTurn, dropStreamed, renderPage, replaceTurn, separatorOf } from "./transcript.js";
 import { refreshUsage } from "./usage.js";
 import {
   clearComposer, draft, editingTurn, fillComposer, fillHint, fillPickers, focusComposer,
@@ -33,9 +33,18 @@ function renderBusy() {
   const op = current ? inflight.busyWith(current.view.id) : null;
   $("busy").hidden = !op;
   document.body.classList.toggle("busy-state", Boolean(op));
-  const key = op?.stage ? `stage.${op.stage.split(":")[0]}` : "busy.working";
-  $("busy-text").textContent = t(key) === key ? t("busy.working") : t(key);
+  $("busy-text").textContent = stageText(op?.stage);
   setComposerBusy(Boolean(op));
+}
+
+/** The busy line for a stage: per actor for a Character call (`character:<slot>`). */
+function stageText(stage) {
+  if (!stage) return t("busy.working");
+  const [head, slot] = stage.split(":");
+  const member = slot && current?.view.cast.find((c) => c.slot === slot);
+  if (head === "character" && member) return t("stage.answering", { name: member.name });
+  const key = `stage.${head}`;
+  return t(key) === key ? t("busy.working") : t(key);
 }
 
 inflight.onChange((sessionId) => {
@@ -212,6 +221,7 @@ function landed(sessionId, sentAt, result, { replace = false, input = null } = {
     return false;
   }
   const { view } = current;
+  dropStreamed($("transcript")); // the committed turn replaces the lines drawn as it ran
   if (view.revision === result.revision) return false; // already shown (reloaded meanwhile)
   if (view.revision !== sentAt.revision) {
     reload(sessionId);
@@ -249,10 +259,19 @@ export async function sendTurn(input) {
   const sentAt = sentFrom();
   $("openings").hidden = true;
   $("suggestions").hidden = true;
+  const turnNumber = current.view.turn_number + 1;
+  // Lines are drawn only into their own session, still at the revision they were sent from.
+  const drawLines = (records, partial) => {
+    if (isOpen(sessionId) && current.view.revision === sentAt.revision) {
+      appendLines($("transcript"), turnNumber, records, current.view, hooks, partial);
+    }
+  };
   let result;
   try {
-    result = await inflight.track(sessionId, "turn", (progress) => api.turn(sessionId, input, sentAt.revision, progress));
+    result = await inflight.track(sessionId, "turn", (progress) =>
+      api.turn(sessionId, input, sentAt.revision, progress, drawLines));
   } catch (error) {
+    if (isOpen(sessionId)) dropStreamed($("transcript")); // nothing of a failed turn stays
     failed(sessionId, sentAt.title, error);
     return;
   }
@@ -330,6 +349,24 @@ export async function undo() {
   if (isOpen(sessionId)) await openPlay(sessionId);
 }
 
+/** Compact the open session's old history (`kind` "compact") or restore the last compaction
+ * ("restore"), then reload the view. */
+async function compaction(kind) {
+  if (!current) return;
+  const sessionId = current.view.id;
+  const sentAt = sentFrom();
+  try {
+    const result = await inflight.track(sessionId, kind, (progress) =>
+      kind === "compact" ? api.compact(sessionId, sentAt.revision, progress) : api.restore(sessionId, sentAt.revision),
+    );
+    toast(t(kind === "compact" ? "play.compacted" : "play.restored", { turn: result.cutoff_turn }), { error: false });
+  } catch (error) {
+    failed(sessionId, sentAt.title, error);
+    return;
+  }
+  if (isOpen(sessionId)) await openPlay(sessionId);
+}
+
 export async function suggest() {
   if (!current) return;
   const sessionId = current.view.id;
@@ -380,4 +417,6 @@ export function relabelPlay() {
 
 export function wirePlay() {
   $("load-earlier").addEventListener("click", () => loadEarlier());
+  $("play-compact").addEventListener("click", () => compaction("compact"));
+  $("play-restore").addEventListener("click", () => compaction("restore"));
 }

@@ -1,7 +1,9 @@
 // The transcript: a separator per turn (turn number, story time, its footer and tools), then
-// one typed bubble per record the player's character perceived. A turn that shows nothing
-// says so in the interface's words. Text always goes in via textContent, never innerHTML:
-// model output is untrusted.
+// one typed bubble per record the player's character perceived. A turn that shows nothing,
+// and a quiet beat (the kernel's `quiet` marker, whose text is for prompts), say so in the
+// interface's words. A turn in flight draws its lines as they come (marked `data-streaming`)
+// and the committed turn replaces them. Text always goes in via textContent, never
+// innerHTML: model output is untrusted.
 
 import { t } from "./i18n.js";
 import { tint } from "./cast.js";
@@ -33,7 +35,19 @@ function copyButton(text, onCopy) {
   return b;
 }
 
+const QUIET_MARKER = "quiet";
+
+function quietBeat(record) {
+  const li = document.createElement("li");
+  li.className = "quiet beat";
+  li.dataset.turn = String(record.turn_number);
+  li.setAttribute("data-testid", "quiet-beat");
+  li.textContent = t("quiet.beat");
+  return li;
+}
+
 function bubble(record, view, hooks) {
+  if (record.kind === "system" && record.marker === QUIET_MARKER) return quietBeat(record);
   const li = document.createElement("li");
   li.className = `bubble ${record.kind}`;
   li.dataset.kind = record.kind;
@@ -132,6 +146,32 @@ export function renderPage(list, page, view, hooks, { prepend = false } = {}) {
 export function appendTurn(list, mark, records, view, hooks, note = "") {
   list.append(...turnNodes(mark, records, view, hooks, note));
   list.scrollTop = list.scrollHeight;
+}
+
+/** Draw lines of turn `turnNumber` while it runs, under a separator of their own; the
+ * committed turn replaces them (`appendTurn` after `dropStreamed`). A `partial` batch is a
+ * narration still being written: it replaces the last partial one, and the next final
+ * batch replaces it. */
+export function appendLines(list, turnNumber, records, view, hooks, partial = false) {
+  const fresh = [];
+  if (!list.querySelector(`li[data-streaming][data-turn='${turnNumber}']`)) {
+    fresh.push(separator({ turn_number: turnNumber, tick: null }, {}));
+  }
+  for (const el of list.querySelectorAll("li[data-partial]")) el.remove();
+  fresh.push(...records.map((r) => bubble(r, view, hooks)));
+  for (const node of fresh) {
+    node.dataset.streaming = "true";
+    node.dataset.turn = String(turnNumber);
+    node.classList.add("streaming");
+  }
+  if (partial) for (const node of fresh.slice(-records.length)) node.dataset.partial = "true";
+  list.append(...fresh);
+  list.scrollTop = list.scrollHeight;
+}
+
+/** Remove the lines drawn for a turn in flight (it committed, or failed). */
+export function dropStreamed(list) {
+  for (const el of list.querySelectorAll("li[data-streaming]")) el.remove();
 }
 
 /** Replace the records of a turn already shown (another variant of it). */

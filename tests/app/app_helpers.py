@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from tavern.app.state import AppServices
 from tavern.records import TurnInput
 from tavern.records.views import TurnResult
-from tavern.runner.interface import Progress, TurnRunner
+from tavern.runner.interface import Lines, Progress, TurnRunner
 
 
 @dataclass
@@ -91,11 +91,12 @@ class SlowRunner:
         turn: TurnInput,
         progress: Progress | None = None,
         expected_revision: int | None = None,
+        lines: Lines | None = None,
     ) -> TurnResult:
         if self.hold is not None:
             await self.hold.wait()
         await asyncio.sleep(self.delay)
-        return await self.inner.play_turn(session_id, turn, progress, expected_revision)
+        return await self.inner.play_turn(session_id, turn, progress, expected_revision, lines)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -12,8 +12,8 @@ import asyncio
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,16 +54,21 @@ class _Delayed:
         self.inner = inner
         self.delay = delay
 
-    async def play_turn(self, *args: Any) -> Any:
+    async def play_turn(self, *args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(self.delay)
-        return await self.inner.play_turn(*args)
+        return await self.inner.play_turn(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
 
 @contextmanager
-def _serve(data_dir: Path, delay: float = 0.0) -> Iterator[str]:
+def _serve(
+    data_dir: Path, delay: float = 0.0, fn: Any = None, provider: Any = None
+) -> Iterator[str]:
+    """A server over `data_dir`; `fn`, when given, answers every model call (the fake
+    provider's function mode) in place of the seeded fake; `provider`, when given, is the
+    provider (a fake of the test's own) over `fn`."""
     import uvicorn
 
     from tavern.app.main import create_app
@@ -77,6 +82,15 @@ def _serve(data_dir: Path, delay: float = 0.0) -> Iterator[str]:
 
     def factory(config: AppConfig) -> Any:
         runner = real(config)
+        if fn is not None:
+            from tavern.llm.client import LlmClient
+            from tavern.llm.fake import FakeProvider
+
+            journal = runner.journal
+            runner.client = LlmClient(
+                provider or FakeProvider("function", fn=fn),
+                sink=lambda line: journal.append(line.session_id, line),
+            )
         return _Delayed(runner, delay) if delay else runner
 
     async def close(runner: Any) -> None:
@@ -153,6 +167,19 @@ def _open(browser: Any, url: str, **context: Any) -> Iterator[Any]:
     yield page
     made.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture
+def scripted_page(browser: Any, tavern_data_dir: Path) -> Iterator[Callable[[Any], Any]]:
+    """`scripted_page(fn)`: a page on a server whose model calls `fn` answers
+    (`scripted_page(fn, provider)`: through that fake provider)."""
+    with ExitStack() as stack:
+
+        def make(fn: Any, provider: Any = None) -> Any:
+            url = stack.enter_context(_serve(tavern_data_dir, fn=fn, provider=provider))
+            return stack.enter_context(contextmanager(_open)(browser, url))
+
+        yield make
 
 
 @pytest.fixture

@@ -89,3 +89,26 @@ def test_footers_and_the_cast_panel(page: Any) -> None:
     )
     assert len(set(hues)) == len(hues) > 1  # a colour per character
     shoot(page, "controls-footer-cast")
+
+
+def test_compact_and_restore_from_the_session_panel(page: Any) -> None:
+    status, made = api(
+        page,
+        "POST",
+        "/sessions",
+        {"scenario_id": "the-toll-house", "compaction": {"retention_turns": 1}},
+    )
+    assert status == 201, made
+    sid = made["id"]
+    page.evaluate(f"location.hash = '#/play/{sid}'")
+    opened(page, sid)
+    send(page, speech="One.")
+    send(page, speech="Two.")
+    page.click("[data-testid=play-compact]")
+    idle(page)
+    expect(page.locator("[data-testid=toast]")).to_contain_text("Turns up to 1")
+    expect(page.locator("li.speech.mine .text")).to_have_text(["Two."])
+    page.click("[data-testid=play-restore]")
+    idle(page)
+    expect(page.locator("[data-testid=toast]")).to_contain_text("are back")
+    expect(page.locator("li.speech.mine .text")).to_have_text(["One.", "Two."])

@@ -27,6 +27,7 @@ from tavern.records import (
     TurnInput,
     TurnInputLine,
     UndoLine,
+    VariantLine,
 )
 from tavern.store import JournalWriter, Library, materialize_session, session_dir
 
@@ -126,22 +127,33 @@ class Planted:
         records: int = 3,
         clamps: list[ClampChange] | None = None,
         cuts: list[FilterCut] | None = None,
+        recovered: bool = False,
     ) -> None:
-        """The commit line of `turn`."""
+        """The commit line of `turn` (`recovered`: appended by reconciling after a crash)."""
         self.write(
             CommitLine(
                 ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn,
-                record_count=records, tick=turn, control_returned=True,
-                clamp_changes=clamps or [], filter_cuts=cuts or [],
+                record_count=records, tick=turn, control_returned=not recovered,
+                clamp_changes=clamps or [], filter_cuts=cuts or [], recovered=recovered,
             )
         )  # fmt: skip
 
-    def undo(self, turn: int, at_ms: float) -> None:
-        """An undo of `turn`."""
+    def undo(self, turn: int, at_ms: float, *, recovered: bool = False) -> None:
+        """An undo of `turn` (`recovered`: a commit the store did not hold, voided)."""
         self.write(
             UndoLine(
                 ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn + 1,
-                removed_turn=turn, removed_records=3,
+                removed_turn=turn, removed_records=0 if recovered else 3, recovered=recovered,
+            )
+        )  # fmt: skip
+
+    def variant(self, turn: int, at_ms: float, action: str, committed: int, aside: int) -> None:
+        """A `variant` line: a rerun (its commit line follows) or a flip of `turn`."""
+        self.write(
+            VariantLine(
+                ts=at(at_ms), session_id=self.session_id, turn_number=turn, revision=turn,
+                action="rerun" if action == "rerun" else "flip", committed_variant=committed,
+                set_aside_variant=aside, record_count=3,
             )
         )  # fmt: skip
 
@@ -157,3 +169,40 @@ class Planted:
         state = state or self.state()
         write_exports(session_dir(self.data_dir, self.session_id), state, records)
         return state
+
+
+def run_result(run_id: str, session_id: str, **fields: Any) -> Any:
+    """A finished run's results line with plausible values (`fields` override them)."""
+    from harness.records.results import RunResult
+
+    values: dict[str, Any] = {
+        "run_id": run_id, "campaign": "c", "arm": "a", "script": "whisper-secrecy",
+        "script_sha256": "0" * 64, "language": "en", "scenario": SCENARIO,
+        "controlled": "C1", "session_id": session_id,
+        "journal": f"sessions/{session_id}/journal.jsonl", "target": "in_process",
+        "provider": "fake", "model": "parrot", "config_sha256": "1" * 64,
+        "started_at": T0, "ended_at": at(1000), "status": "completed", "turns_played": 2,
+        "probes": 3, "probes_passed": 2, "calls": 4, "attempts": 4, "failed_attempts": 0,
+        "model_ms": 40.0, "wall_ms": 1000.0, "harness_ms": 5.0,
+    }  # fmt: skip
+    values.update(fields)
+    return RunResult(**values)
+
+
+def probe_result(run_id: str, session_id: str, probe: str, passed: bool, **fields: Any) -> Any:
+    """One probe's results line: one check, failing with label `leak` when not `passed`."""
+    from harness.records.results import ProbeCheck, ProbeResult
+
+    check = ProbeCheck(name="prompt", passed=passed, label=None if passed else "leak")
+    values: dict[str, Any] = {
+        "run_id": run_id, "session_id": session_id, "probe": probe,
+        "probe_id": f"{probe}-1", "event_index": 1, "turn_number": 1, "passed": passed,
+        "label": None if passed else "leak", "checks": [check],
+    }  # fmt: skip
+    values.update(fields)
+    return ProbeResult(**values)
+
+
+def write_results(path: Path, lines: list[Any]) -> None:
+    """A results file holding `lines` in order."""
+    path.write_text("".join(line.model_dump_json() + "\n" for line in lines), encoding="utf-8")

@@ -165,6 +165,29 @@ def test_bad_lines_are_skipped_and_counted(tavern_data_dir: Path) -> None:
     assert con.execute("SELECT count(*) FROM journal_lines").fetchone() == (2,)
 
 
+def test_a_line_with_bytes_that_are_not_utf8_is_skipped_and_counted(
+    tavern_data_dir: Path,
+) -> None:
+    """The bad bytes sit inside a string of an otherwise valid line: decoded with them
+    replaced, it would parse and load; it must not, and its neighbours keep their numbers."""
+    run = Planted(tavern_data_dir)
+    run.call(1, "director", end_ms=10)
+    path = journal_path(tavern_data_dir, "sess-a")
+    good = path.read_bytes()
+    mangled = good.replace(b'"director"', b'"dir\xff\xfector"', 1)
+    assert mangled != good and mangled.decode("utf-8", "replace").count("director") == 0
+    path.write_bytes(good + mangled + good)
+    con = _con(tavern_data_dir)
+    assert con.execute(
+        "SELECT lines, loaded, skipped, inherited FROM journal_files"
+    ).fetchone() == (3, 2, 1, 0)
+    rows = con.execute("SELECT line_no, agent FROM journal_lines ORDER BY line_no").fetchall()
+    assert rows == [(1, "director"), (3, "director")]
+    # The same line without the bad bytes loads: the skip is the bytes, not the line.
+    path.write_bytes(good + good.replace(b'"director"', b'"dirctor"', 1) + good)
+    assert _con(tavern_data_dir).execute("SELECT count(*) FROM journal_lines").fetchone() == (3,)
+
+
 def _forked_data_dir(data_dir: Path) -> Path:
     """sess-a plays two turns, is forked (the store copies its journal) as sess-f, which plays
     one turn of its own."""

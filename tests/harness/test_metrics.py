@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from analysis_planted import Planted, role_prompt
+from analysis_planted import Planted, probe_result, role_prompt, run_result, write_results
 
 from harness import metrics
 from harness.analysis import connect
@@ -208,3 +208,49 @@ def test_run_metrics_collect_the_battery(con: duckdb.DuckDBPyConnection) -> None
     assert row.cache_hit_share == pytest.approx(0.6)
     assert row.leaks == 0 and row.canaries == 1
     assert row.whole_turn_ms == 400.0
+
+
+def test_probe_pass_rates_read_finished_runs_only(tavern_data_dir: Path) -> None:
+    run = Planted(tavern_data_dir)
+    run.turn_input(1, 0)
+    run.commit(1, 100)
+    write_results(
+        tavern_data_dir / "results.jsonl",
+        [
+            probe_result("r1", "sess-a", "recall", True),
+            probe_result("r1", "sess-a", "boundary", False),
+            probe_result("r1", "sess-a", "invariants", True, probe_id="invariants-1"),
+            run_result("r1", "sess-a"),
+            # A run killed before its run line: its probes never count.
+            probe_result("r2", "sess-a", "recall", False),
+        ],
+    )
+    con = connect(tavern_data_dir)
+    rows = metrics.probe_pass_rates(con)[["probe", "probes", "passed"]].values.tolist()
+    assert rows == [["boundary", 1, 0], ["invariants", 1, 1], ["recall", 1, 1]]
+    assert metrics.run_metrics(con).iloc[0].probe_pass_rate == pytest.approx(2 / 3)
+    failed = con.execute(
+        "SELECT probe, label, failed_checks, arm, script FROM probes WHERE NOT passed"
+    ).fetchall()
+    assert failed == [("boundary", "leak", 1, "a", "whisper-secrecy")]
+
+
+def test_clamp_changes_by_rule_and_latency_per_run(tavern_data_dir: Path) -> None:
+    from tavern.records import ClampChange
+
+    run = Planted(tavern_data_dir)
+    queue = ClampChange(rule="speaker_queue", path="next_speakers", before=["C9"], after=[])
+    zone = ClampChange(rule="witness_zone", path="events[0].witness_ids", before=["C3"], after=[])
+    for turn, clamps in ((1, [queue, zone]), (2, [queue]), (3, [])):
+        base = turn * 1000
+        run.turn_input(turn, base)
+        run.call(turn, "director", end_ms=base + 100, duration_ms=100)
+        run.call(turn, "prose", end_ms=base + 100 + 50 * turn, duration_ms=50 * turn)
+        run.commit(turn, base + 400, clamps=clamps)
+    con = connect(tavern_data_dir)
+    rows = metrics.clamps_by_rule(con)[["rule", "changes", "turns"]].values.tolist()
+    assert rows == [["speaker_queue", 2, 2], ["witness_zone", 1, 1]]
+    row = metrics.run_metrics(con).iloc[0]
+    assert row.turns == 3 and row.clamp_changes_per_turn == 1.0
+    # First text: the prose call ends 150, 200 and 250 ms after each input; median 200.
+    assert (row.first_text_ms, row.whole_turn_ms) == (200.0, 400.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import httpx
 import pytest
-from analysis_planted import ALL, Planted, role_prompt
+from analysis_planted import ALL, Planted, probe_result, role_prompt, run_result, write_results
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -339,6 +339,10 @@ def test_every_example_query_runs(tavern_data_dir: Path) -> None:
     run = _plant(tavern_data_dir)
     run.export(_history())  # type: ignore[arg-type]
     run.call(2, "character:C3", end_ms=900, messages=role_prompt(now=f"Heard {CANARY}."))
+    write_results(
+        tavern_data_dir / "results.jsonl",
+        [probe_result("r1", "sess-a", "recall", True), run_result("r1", "sess-a")],
+    )
     con = connect(tavern_data_dir)
     for view in VIEWS:
         assert con.execute(view.example).fetchall(), view.name
@@ -412,3 +416,92 @@ def test_a_database_file_is_reused_while_the_journals_are_unchanged(
     third = connect(tavern_data_dir, database=database)
     assert third.execute("SELECT count(*) FROM calls").fetchone() == (counts[0] + 1,)
     assert swept == [1]
+
+
+def _plant_variants(data_dir: Path) -> None:
+    """Turn 1 played, regenerated twice, then flipped back to its first regeneration;
+    turn 2 played, regenerated, then voided by a recovered undo (the store never held it)
+    and played again, its commit line recovered after a crash."""
+    run = Planted(data_dir)
+    run.turn_input(1, 0)
+    run.call(1, "director", end_ms=100)
+    run.commit(1, 150)
+    for number, start in ((1, 200), (2, 400)):
+        run.turn_input(1, start)
+        run.call(1, "director", end_ms=start + 50)
+        run.variant(1, start + 90, "rerun", committed=number, aside=number - 1)
+        run.commit(1, start + 100)
+    run.variant(1, 600, "flip", committed=1, aside=2)
+    run.turn_input(2, 700)
+    run.call(2, "director", end_ms=750)
+    run.commit(2, 800)
+    run.turn_input(2, 900)
+    run.variant(2, 990, "rerun", committed=1, aside=0)
+    run.commit(2, 1000)
+    run.undo(2, 1100, recovered=True)
+    run.turn_input(2, 1200)
+    run.commit(2, 1300, recovered=True)
+
+
+def test_turns_know_variants_and_recovered_commits(tavern_data_dir: Path) -> None:
+    _plant_variants(tavern_data_dir)
+    con = connect(tavern_data_dir)
+    rows = con.execute(
+        "SELECT turn_number, variant, set_aside, recovered, undone, voided, kept, attempts "
+        "FROM turns ORDER BY committed_ts"
+    ).fetchall()
+    assert rows == [
+        (1, 0, True, False, False, False, False, 1),
+        (1, 1, False, False, False, False, True, 1),
+        (1, 2, True, False, False, False, False, 1),
+        (2, 0, True, False, True, True, False, 1),
+        (2, 1, False, False, True, True, False, 0),
+        (2, 0, False, True, False, False, True, 0),
+    ]
+    # Commit lines not undone would count four turns; the story holds two.
+    assert con.execute("SELECT count(*) FROM turns WHERE NOT undone").fetchone() == (4,)
+    assert con.execute("SELECT turns FROM runs").fetchone() == (2,)
+    kept = con.execute("SELECT variant FROM turn_calls WHERE kept").fetchall()
+    assert kept == [(1,)]
+
+
+def test_turns_variants_agree_with_the_store(tavern_data_dir: Path) -> None:
+    """A fake-provider session regenerated twice and flipped: the view's kept variant of
+    the last turn is the one the store holds committed, and it lists every variant."""
+    import asyncio
+
+    from tavern.records import TurnInput
+    from tavern.records.config import AppConfig, ProviderSettings
+    from tavern.runner import build_runner
+    from tavern.store import Library, SessionStore
+
+    async def play() -> tuple[str, list[tuple[int, bool]]]:
+        config = AppConfig(
+            active_provider="fake",
+            providers={"fake": ProviderSettings(options={"mode": "parrot"})},
+        )
+        store = SessionStore(tavern_data_dir, synchronous="OFF")
+        runner = build_runner(config=config, library=Library(tavern_data_dir), store=store)
+        view = await runner.create_session("the-toll-house")
+        await runner.play_turn(view.id, TurnInput(speech="Good evening."))
+        await runner.play_turn(view.id, TurnInput(action="looks out of the window"))
+        await runner.rerun(view.id)
+        await runner.rerun(view.id)
+        await runner.flip(view.id, 1)
+        variants = [(v.variant, v.committed) for v in store.variants(view.id)]
+        await runner.aclose()
+        store.close()
+        return view.id, variants
+
+    session_id, variants = asyncio.run(play())
+    assert sorted(variants) == [(0, False), (1, True), (2, False)]
+    con = connect(tavern_data_dir, sweep=False)
+    rows = con.execute(
+        "SELECT variant, kept FROM turns WHERE session_id = ? AND turn_number = 2 "
+        "ORDER BY committed_ts",
+        [session_id],
+    ).fetchall()
+    assert rows == [(0, False), (1, True), (2, False)]
+    assert con.execute(
+        "SELECT list(turn_number ORDER BY turn_number) FROM turns WHERE kept"
+    ).fetchone() == ([1, 2],)

@@ -157,3 +157,29 @@ async def test_describe_matches_what_is_sent() -> None:
     assert described.response_format == body["response_format"]
     assert described.max_tokens == body["max_tokens"]
     assert described.provider_options["api_host"] == "127.0.0.1:8080"
+
+
+async def test_count_tokens_asks_the_servers_tokenizer_and_the_client_says_so() -> None:
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        words = json.loads(request.content)["content"].split()
+        return httpx.Response(200, json={"tokens": list(range(len(words)))})
+
+    provider = LlamaCppProvider(http_client=mock_http(handler), api_base="http://127.0.0.1:8080/v1")
+    assert await provider.count_tokens("one two three") == 3
+    assert str(sent[0].url) == "http://127.0.0.1:8080/tokenize"
+    client = LlmClient(provider, sink=Journal().append)
+    tokens, how = await client.count_tokens(messages())
+    assert how == "tokenizer" and tokens > 0
+
+
+async def test_count_tokens_falls_back_to_the_estimate_when_the_server_has_no_tokenizer() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404, json={"error": "no such endpoint"})
+
+    provider = LlamaCppProvider(http_client=mock_http(handler))
+    client = LlmClient(provider, sink=Journal().append)
+    tokens, how = await client.count_tokens(messages())
+    assert how == "estimate" and tokens > 0

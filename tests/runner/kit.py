@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import pytest
 
 from tavern.llm.client import LlmClient
-from tavern.llm.fake import FakeFunction, FakeProvider
+from tavern.llm.fake import FakeFunction, FakeProvider, generate_answer
 from tavern.llm.provider import ProviderRequest
 from tavern.llm.wrappers import RetryPolicy
 from tavern.records import (
@@ -87,6 +87,17 @@ def director_answer(speakers: list[str], **extra: Any) -> dict[str, Any]:
         "time_skip_ticks": 0,
         "nothing_happens": False,
     } | extra
+
+
+def parrot_narrated(request: ProviderRequest) -> Any:
+    """The parrot, with a Director that never declares a quiet beat: every turn asks the
+    prose renderer (the parrot's Director says `nothing_happens` to every beat, so a turn
+    whose events the clamps removed would otherwise ask no narration)."""
+    assert request.schema is not None
+    answer = generate_answer(request.schema, request, "parrot")
+    if request.agent == "director":
+        answer["nothing_happens"] = False
+    return answer
 
 
 def recording_runner(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tavern.physics.perception import perceives
 
-from .kit import Kit, KitFactory
+from .kit import Kit, KitFactory, parrot_narrated
 from .sweeps import call_texts, leaks, outsider_agents, prompt_of, unlearned_names
 
 WHISPER = "Quillfeather7731"
@@ -61,7 +61,7 @@ def test_private_thought_reaches_no_character_and_no_prose(make_kit: KitFactory)
 
 
 def test_spoken_words_never_reach_a_prose_prompt(make_kit: KitFactory) -> None:
-    kit = make_kit("parrot")
+    kit = make_kit(fn=parrot_narrated)  # every turn asks a narration (no quiet beat)
     sid = kit.create()
     kit.play(sid, speech=f"Mark my words: {SPOKEN} before midnight.", force_speaker="C4")
     _play_many(kit, sid, 8)

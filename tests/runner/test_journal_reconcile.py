@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from tavern.records import CommitLine, JournalLine, UndoLine
+from tavern.records import CommitLine, CompactLine, JournalLine, RestoreLine, UndoLine
 from tavern.store import JournalWriter, journal_path, read_journal
 
+from .compaction_kit import answers
 from .kit import Kit, KitFactory, run
 
 
@@ -80,3 +81,52 @@ def test_an_undo_without_its_line_is_marked_on_reopen(
     reopened = make_kit("parrot")
     run(reopened.runner.view(sid))
     assert journal_turns(reopened, sid).keys() == store_turns(reopened, sid).keys() == {1}
+
+
+def journal_checkpoints(kit: Kit, sid: str) -> list[str]:
+    """The checkpoint ids the journal says are live: compact lines minus restore lines,
+    walked here by hand (last in, first out)."""
+    live: list[str] = []
+    for line in read_journal(journal_path(kit.data_dir, sid)):
+        if isinstance(line, CompactLine):
+            live.append(line.checkpoint_id)
+        elif isinstance(line, RestoreLine):
+            assert live and live[-1] == line.checkpoint_id
+            live.pop()
+    return live
+
+
+def test_compactions_and_restores_without_their_lines_are_marked_on_reopen(
+    make_kit: KitFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit = make_kit(fn=answers)
+    sid = kit.create()
+    for i in range(5):
+        kit.play(sid, speech=f"Line {i}.")
+    first = run(kit.runner.compact(sid, retention_turns=3)).checkpoint_id
+    with monkeypatch.context() as m:
+        _dying_at(CompactLine, m)
+        with pytest.raises(Killed):
+            run(kit.runner.compact(sid, retention_turns=1))
+    second = kit.store.checkpoints(sid)[-1].id
+    assert journal_checkpoints(kit, sid) == [first]  # the store holds two
+    reopened = make_kit(fn=answers)
+    run(reopened.runner.view(sid))
+    assert journal_checkpoints(reopened, sid) == [first, second]
+    with monkeypatch.context() as m:
+        _dying_at(RestoreLine, m)
+        with pytest.raises(Killed):
+            run(reopened.runner.restore(sid))
+    again = make_kit(fn=answers)
+    run(again.runner.view(sid))
+    assert (
+        journal_checkpoints(again, sid) == [first] == [c.id for c in again.store.checkpoints(sid)]
+    )
+    marked = [
+        x for x in read_journal(journal_path(again.data_dir, sid))
+        if isinstance(x, CompactLine | RestoreLine) and x.recovered
+    ]  # fmt: skip
+    assert [(x.kind, x.checkpoint_id) for x in marked] == [
+        ("compact", second),
+        ("restore", second),
+    ]

@@ -23,7 +23,7 @@ from tavern.physics.observation import observe
 from tavern.records import HistoryRecord, SessionState
 from tavern.runner import PromptContractError
 
-from .kit import KitFactory, run
+from .kit import KitFactory, parrot_narrated, run
 from .sweeps import call_texts, leaks, outsider_agents, prompt_of, unlearned_names
 from .test_boundaries_adversary import HALL, THOUGHT, copying_adversary
 
@@ -48,7 +48,7 @@ def test_leaky_prose_builder_is_caught(
 
     monkeypatch.setattr(prose_module, "reader_line", leaky)
     monkeypatch.setattr(prose_module, "redact", lambda text, tokens: text)  # no second line
-    kit = make_kit("parrot")
+    kit = make_kit(fn=parrot_narrated)  # a quiet beat would ask no narration at all
     sid = kit.create()
     kit.play(sid, speech=f"Mark my words: {SPOKEN}.")
     assert leaks(SPOKEN, [prompt_of(r) for r in kit.requests("prose")])

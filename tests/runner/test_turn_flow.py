@@ -302,7 +302,7 @@ def test_progress_reports_each_stage_in_order(make_kit: KitFactory) -> None:
         stages.append(stage)
 
     run(kit.runner.play_turn(sid, TurnInput(speech="Well?"), progress))
-    assert stages == ["director", "prose", "speakers", "memory", "committed"]
+    assert stages == ["director", "prose", "speakers", "character:C2", "memory", "committed"]
 
 
 def test_sheet_violations_are_warnings_and_the_session_still_plays(make_kit: KitFactory) -> None:

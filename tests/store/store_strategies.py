@@ -276,7 +276,7 @@ journal_lines = st.one_of(
         checkpoint_id=words,
         cutoff_turn=small,
         evicted_records=small,
-        trigger=st.sampled_from(["manual", "automatic"]),
+        trigger=st.sampled_from(["manual", "auto"]),
         **_line_fields(),
     ),
     st.builds(

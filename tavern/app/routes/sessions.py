@@ -29,7 +29,9 @@ TurnsQuery = Annotated[int, Query(ge=1, le=200, description="Turns per page (at 
 @router.post("", status_code=201)
 async def create_session(body: SessionCreate, runner: RunnerDep) -> SessionView:
     """Materialize a session from a scenario; `warnings` lists contract violations."""
-    return await runner.create_session(body.scenario_id, body.controlled_character_id)
+    return await runner.create_session(
+        body.scenario_id, body.controlled_character_id, compaction=body.compaction
+    )
 
 
 @router.get("")

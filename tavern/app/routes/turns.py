@@ -1,6 +1,6 @@
-"""Play: turns, undo, reruns and variants of the last turn, suggestions, opening sparks and
-interviews. Long calls stream over SSE on request; writes take the view's `revision` (a stale
-one: 409)."""
+"""Play: turns, undo, reruns and variants of the last turn, compaction and restore,
+suggestions, opening sparks and interviews. Long calls stream over SSE on request; writes
+take the view's `revision` (a stale one: 409)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,17 @@ from fastapi.responses import StreamingResponse
 
 from tavern.app.deps import IdPath, RevisionQuery, RunnerDep
 from tavern.app.schemas import (
+    CompactRequest,
     InterviewAsk,
     OpeningsPublic,
     RerunRequest,
+    RestoreRequest,
     SuggestionsPublic,
     VariantsPublic,
 )
-from tavern.app.sse import EVENT_STREAM, stream_work, wants_event_stream
+from tavern.app.sse import EVENT_STREAM, stream_turn, stream_work, wants_event_stream
 from tavern.records import TurnInput
-from tavern.records.views import InterviewResult, SessionView, TurnResult
+from tavern.records.views import CompactResult, InterviewResult, SessionView, TurnResult
 from tavern.runner.interface import Progress
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["play"])
@@ -45,9 +47,12 @@ async def play_turn(
     request: Request,
     revision: RevisionQuery = None,
 ) -> TurnResult | StreamingResponse:
-    """Run one turn; returns what the human may see and whether control returned."""
+    """Run one turn; returns what the human may see and whether control returned. As a
+    stream, the turn's lines come as they are final (`line` events), before the result."""
     if wants_event_stream(request):
-        return stream_work(lambda progress: runner.play_turn(session_id, body, progress, revision))
+        return stream_turn(
+            lambda progress, lines: runner.play_turn(session_id, body, progress, revision, lines)
+        )
     return await runner.play_turn(session_id, body, None, revision)
 
 
@@ -58,6 +63,37 @@ async def undo_turn(
     """Remove the last turn and restore the pre-turn state; returns the new view."""
     await runner.undo(session_id, revision)
     return await runner.view(session_id)
+
+
+@router.post("/compact", response_model=CompactResult, responses=_SSE_DOC)
+async def compact_session(
+    session_id: IdPath,
+    runner: RunnerDep,
+    request: Request,
+    body: CompactRequest | None = None,
+    revision: RevisionQuery = None,
+) -> CompactResult | StreamingResponse:
+    """Fold the history older than the retention window into the story summary, in one
+    transaction; streams `summarizing` progress (the share of evicted records folded) when
+    asked. Nothing old enough: 409."""
+    retention = body.retention_turns if body else None
+    if wants_event_stream(request):
+        return stream_work(
+            lambda progress: runner.compact(session_id, revision, progress, retention)
+        )
+    return await runner.compact(session_id, revision, None, retention)
+
+
+@router.post("/restore")
+async def restore_session(
+    session_id: IdPath,
+    runner: RunnerDep,
+    body: RestoreRequest | None = None,
+    revision: RevisionQuery = None,
+) -> CompactResult:
+    """Undo the last compaction from its checkpoint, keeping every later turn; a tampered or
+    foreign checkpoint, or none: 409 and nothing changes."""
+    return await runner.restore(session_id, revision, body.checkpoint_id if body else None)
 
 
 @router.get("/variants")
@@ -78,8 +114,8 @@ async def rerun_turn(
     """Play the last turn again, with its own input or an edited one; the committed variant
     is kept, to flip back to."""
     if wants_event_stream(request):
-        return stream_work(
-            lambda progress: runner.rerun(session_id, body.input, progress, revision)
+        return stream_turn(
+            lambda progress, lines: runner.rerun(session_id, body.input, progress, revision, lines)
         )
     return await runner.rerun(session_id, body.input, None, revision)
 

@@ -1,0 +1,89 @@
+"""The compaction routes: `POST /sessions/{id}/compact` (JSON or an SSE stream of progress
+measured on work done) and `/restore` (409 when there is nothing to restore or the
+checkpoint is not the last), and the session's compaction settings at creation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from app_helpers import Api
+
+pytestmark = pytest.mark.anyio
+
+
+async def _played(api: Api, turns: int, **create: Any) -> str:
+    made = await api.client.post(
+        "/sessions", json={"scenario_id": "the-toll-house", **create}, headers=api.auth
+    )
+    assert made.status_code == 201, made.text
+    sid: str = made.json()["id"]
+    for i in range(turns):
+        response = await api.client.post(
+            f"/sessions/{sid}/turns", json={"speech": f"Line {i}."}, headers=api.auth
+        )
+        assert response.status_code == 200, response.text
+    return sid
+
+
+def _events(text: str) -> list[tuple[str, Any]]:
+    out = []
+    for frame in text.strip().split("\n\n"):
+        head, data = frame.split("\n", 1)
+        out.append((head.removeprefix("event: "), json.loads(data.removeprefix("data: "))))
+    return out
+
+
+async def test_compact_then_restore_over_http(api: Api) -> None:
+    sid = await _played(api, 4)
+    before = (await api.client.get(f"/sessions/{sid}")).json()
+    done = await api.client.post(
+        f"/sessions/{sid}/compact?revision={before['revision']}",
+        json={"retention_turns": 2},
+        headers=api.auth,
+    )
+    assert done.status_code == 200, done.text
+    body = done.json()
+    assert body["action"] == "compact" and body["cutoff_turn"] == 2 and body["records"] > 0
+    assert body["revision"] == before["revision"] + 1 and body["summary_chars"] > 0
+    wrong = await api.client.post(
+        f"/sessions/{sid}/restore", json={"checkpoint_id": "cp-" + "0" * 16}, headers=api.auth
+    )
+    assert wrong.status_code == 409 and "last in, first out" in wrong.json()["detail"]
+    back = await api.client.post(f"/sessions/{sid}/restore", headers=api.auth)
+    assert back.status_code == 200, back.text
+    assert back.json()["checkpoint_id"] == body["checkpoint_id"]
+    assert back.json()["records"] == body["records"]
+    none = await api.client.post(f"/sessions/{sid}/restore", headers=api.auth)
+    assert none.status_code == 409 and "no compaction" in none.json()["detail"]
+
+
+async def test_compact_streams_progress_measured_on_work_done(api: Api) -> None:
+    sid = await _played(api, 4)
+    response = await api.client.post(
+        f"/sessions/{sid}/compact",
+        json={"retention_turns": 1},
+        headers={**api.auth, "accept": "text/event-stream"},
+    )
+    events = _events(response.text)
+    progress = [data["fraction"] for kind, data in events if kind == "progress"]
+    assert progress == sorted(progress) and 0 < progress[0] < 1 and progress[-1] == 1.0
+    kind, result = events[-1]
+    assert kind == "result" and result["action"] == "compact" and result["cutoff_turn"] == 3
+
+
+async def test_nothing_to_compact_is_409_and_a_stale_revision_too(api: Api) -> None:
+    sid = await _played(api, 1)
+    response = await api.client.post(f"/sessions/{sid}/compact", headers=api.auth)
+    assert response.status_code == 409 and "nothing older" in response.json()["detail"]
+    stale = await api.client.post(f"/sessions/{sid}/compact?revision=0", headers=api.auth)
+    assert stale.status_code == 409
+
+
+async def test_automatic_compaction_is_opt_in_at_creation(api: Api) -> None:
+    settings = {"auto": True, "threshold": 0.01, "retention_turns": 2, "auto_min_turns": 1}
+    auto = await _played(api, 4, compaction=settings)
+    manual = await _played(api, 4)
+    assert api.services.sessions.compacted_through(auto) >= 0
+    assert api.services.sessions.compacted_through(manual) == -1  # off by default
