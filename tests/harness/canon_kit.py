@@ -2,10 +2,11 @@
 
 `Careful` answers every call of the kernel as a model that keeps canon would: its Director
 queues whoever the last spoken line addresses (by first name or by the description a
-stranger would use) and stages nothing; its prose renderer writes one neutral sentence; each
-of its characters answers by quoting back, from the lines of its own prompt, the earlier
-lines that share a word with the line just said to it (what a character with perfect recall
-and no imagination would say). A whispered line is never quoted aloud.
+stranger would use) and stages nothing; its prose renderer writes one neutral sentence, its
+world summarizer another; each of its characters answers by quoting back, from the lines of
+its own prompt, the earlier lines said aloud that share a word with the line just said to it
+(what a character with perfect recall and no imagination would say); its memory reviser
+keeps the lines it was given.
 
 A `Plant` replaces one role's answer on every turn, or on one turn: the slip a test shows
 the canon evaluator catching.
@@ -63,6 +64,10 @@ class Careful:
             return {"narration": NEUTRAL_NARRATION}
         if request.agent.startswith(("character", "interview")):
             return {"speech": self.recall(text), "thought": None, "action_intent": None}
+        if request.agent == "summarizer":
+            return {"summary": "A noite avança na Estalagem da Clareira."}
+        if request.agent.startswith("reviser"):
+            return {"summary": text[-1000:]}  # keeps its lines as they were
         return {"outcome": "Nada acontece."}
 
     def addressed(self, line: str) -> list[str]:
