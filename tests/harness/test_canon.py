@@ -75,6 +75,23 @@ def test_the_ledger_covers_every_family_and_reads_only_turns_the_script_plays() 
         assert rule.last_turn <= len(TURNS), rule_id
 
 
+def test_memory_is_asked_back_across_the_compactions() -> None:
+    """The promise, the axe and the code word are planted before the first compaction's
+    cutoff and asked back after it; the restore undoes the second one before turn 19."""
+    played, marks = 0, []
+    for event in SCRIPT.events:
+        if isinstance(event, TurnEvent):
+            played += event.repeat
+        elif event.kind in ("compact", "restore"):
+            marks.append((event.kind, played))
+    assert marks == [("compact", 11), ("compact", 16), ("restore", 18)]
+    first = next(e for e in SCRIPT.events if e.kind == "compact")
+    cutoff = 11 - first.retention_turns  # type: ignore[attr-defined]
+    for rule_id, planted in [("machado-lembrado", 7), ("promessa-lembrada", 6)]:
+        assert planted <= cutoff < 11 < LEDGER.rules[rule_id].turn
+    assert LEDGER.rules["senha-lembrada"].turn == 18
+
+
 def test_every_recall_reads_a_character_the_turn_calls() -> None:
     """A recall reads a forced speaker, or the responder a routed turn expects: never the
     human's character, never a turn whose speaker the rule cannot know."""
