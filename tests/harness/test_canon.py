@@ -146,6 +146,13 @@ PATTERN_CASES: list[tuple[str, str, str]] = [
     ("narracao-sem-versao-de-fora", "E então o lobo mau rosnou.", "O lobo cinzento rosnou."),
     ("narracao-sem-versao-de-fora", "O lobo comeu a avó.", "O lobo não comeu a avó."),
     ("narracao-sem-versao-de-fora", "Rosa, com sua capa vermelha, entra.", "Rosa entra."),
+    ("narracao-sem-versao-de-fora", "A moça vestiu a capa vermelha.", "A moça usa capa verde."),
+    # the world truth itself, as the embedded model narrated it (case 04)
+    (
+        "narracao-sem-versao-de-fora",
+        "A moça põe a capa vermelha.",
+        "a moça usa capa verde, e a capa vermelha é do lobo",
+    ),
     ("narracao-sem-versao-de-fora", "O lenhador salvou a todos.", "O lenhador fugiu."),
     ("lua-verde-na-narracao", "Sob a lua prateada, o salão dorme.", "Sob a lua verde."),
     ("sem-lareira-nem-velas", "A lareira crepita no canto.", "Não há lareira aqui."),
