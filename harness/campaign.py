@@ -5,13 +5,16 @@ A campaign directory is a Tavern data dir of its own, plus:
 ```
 manifest.json      what was planned, each arm resolved, and every invocation's fingerprint
 results.jsonl      ProbeResult lines then one RunResult line per finished run
-sessions/<id>/     each run's journal.jsonl and final.json
+sessions/<id>/     each run's journal.jsonl, final.json and JSONL exports
+partitions/        each finished run as Parquet: campaign=C/arm=A/run=<script>__r<repeat>/
 ```
 
 Run ids are `<arm>__<script>__r<repeat>`, in plan order repeat by repeat (so an interrupted
 campaign has every arm at about the same count). Resuming keeps every finished run (its
 `RunResult` line is in the file), cuts what a killed process left half-written, deletes the
-sessions of runs that never finished, and runs the rest: no run twice, none lost.
+sessions of runs that never finished, and runs the rest: no run twice, none lost. Each run's
+partition is written as soon as its results line is; a run or resume first writes those a
+killed process left missing (`harness.export.sync_partitions`).
 
 Example::
 
@@ -31,7 +34,9 @@ from typing import Literal, TextIO
 
 from harness.config import canonical_sha256, resolve_config
 from harness.executors import Cell, Executor, LocalExecutor
+from harness.export import export_run, sync_partitions
 from harness.fingerprint import differences, local_model_sha256, take_fingerprint
+from harness.loader import PARTITIONS_NAME
 from harness.loading import InputError, LoadedScript, load_campaign, load_script
 from harness.progress import CampaignProgress
 from harness.records.campaign import ArmManifest, Campaign, Manifest, ManifestSegment
@@ -214,10 +219,15 @@ async def _drive(
     progress: CampaignProgress,
     segment: ManifestSegment,
 ) -> None:
+    partitions = results.path.parent / PARTITIONS_NAME
     async with contextlib.aclosing(executor.run(cells)) as runs:
         async for outcome in runs:
             results.append(outcome.probes, outcome.run)
             segment.runs_finished += 1
+            # After its results line: a partition exists only for a finished run.
+            await asyncio.to_thread(
+                export_run, results.path.parent, outcome.run, partitions, refresh=False
+            )
             progress.finished(outcome.run)
 
 
@@ -261,6 +271,7 @@ def run_campaign(
     finished = results.recover()
     if command == "resume":
         drop_unfinished_sessions(directory, _finished_sessions(directory))
+    sync_partitions(directory)
     todo = [cell for cell in plan.cells if cell.run_id not in finished]
     segment = ManifestSegment(command=command, started_at=utc_now(), fingerprint=fingerprint)
     manifest.segments.append(segment)
