@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
+from harness.campaign_judge import BLIND_NAME, REPORT_NAME, judge_campaign, report_line
 from harness.config import canonical_sha256, resolve_config
 from harness.executors import Cell, Executor, LocalExecutor
 from harness.export import export_run, sync_partitions
@@ -39,11 +41,18 @@ from harness.fingerprint import differences, local_model_sha256, take_fingerprin
 from harness.loader import PARTITIONS_NAME
 from harness.loading import InputError, LoadedScript, load_campaign, load_script
 from harness.progress import CampaignProgress
-from harness.records.campaign import ArmManifest, Campaign, Manifest, ManifestSegment
+from harness.records.campaign import (
+    ArmManifest,
+    Campaign,
+    JudgeReport,
+    Manifest,
+    ManifestSegment,
+)
 from harness.records.script import ConfigOverrides
 from harness.results import RESULTS_NAME, ResultsFile, read_results
 from harness.run import prepare
 from harness.targets.in_process import LibraryCatalog
+from tavern.llm.provider import Provider
 from tavern.records import utc_now
 from tavern.store import Library, SessionStore, write_atomic
 
@@ -122,6 +131,13 @@ def plan_campaign(path: Path, library: Library | None = None) -> CampaignPlan:
                         overrides=overrides(loaded, arm_index, repeat),
                     )
                 )
+    if campaign.judge is not None:
+        try:
+            resolve_config(campaign.judge.config, "en")
+        except KeyError as exc:
+            raise InputError.one(str(path), "judge.config.provider", str(exc.args[0])) from None
+        except ValueError as exc:
+            raise InputError.one(str(path), "judge.config", str(exc)) from None
     arms = [_arm_manifest(path, i, campaign) for i in range(len(campaign.arms))]
     text_sha = canonical_sha256(path.read_text(encoding="utf-8"))
     return CampaignPlan(path, campaign, text_sha, scripts, references, cells, arms)
@@ -239,8 +255,13 @@ def run_campaign(
     executor: Executor | None = None,
     allow_drift: bool = False,
     stream: TextIO | None = None,
+    judge_provider: Provider | None = None,
 ) -> int:
     """Run (or resume) the campaign in `directory`; the exit status.
+
+    Once every planned run has finished, a campaign with a `[judge]` has its runs judged
+    blind (`harness.campaign_judge.judge_campaign`; `judge_provider` replaces the one its
+    config names, for tests), and the report's line is printed.
 
     Raises:
         InputError: `run` on a directory that already holds a campaign, `resume` on one
@@ -288,6 +309,12 @@ def run_campaign(
     finally:
         segment.ended_at = utc_now()
         _write_manifest(directory, manifest)
+    if code == 0 and plan.campaign.judge is not None:
+        if len(_finished_sessions(directory)) == len(plan.cells):
+            report = judge_campaign(
+                directory, plan.campaign, plan.path.parent, provider=judge_provider
+            )
+            print(report_line(report), file=stream or sys.stdout, flush=True)
     return code
 
 
@@ -343,4 +370,9 @@ def campaign_status(plan: CampaignPlan, directory: Path) -> list[str]:
     same = manifest.campaign_sha256 == plan.text_sha256
     changed = "unchanged" if same else "CHANGED since the campaign started"
     lines.append(f"  campaign file: {changed}")
+    report = directory / BLIND_NAME / REPORT_NAME
+    if report.exists():
+        lines.append("  " + report_line(JudgeReport.model_validate_json(report.read_bytes())))
+    elif plan.campaign.judge is not None:
+        lines.append("  judge: not run yet (it runs once every run has finished)")
     return lines

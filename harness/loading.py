@@ -169,6 +169,21 @@ def load_campaign(path: Path) -> Campaign:
         known = ", ".join(METRICS)
         raise InputError(
             source,
-            [(field, f"expected a metric of the battery ({known}), got {name!r}") for field, name in unknown],
+            [
+                (field, f"expected a metric of the battery ({known}), got {name!r}")
+                for field, name in unknown
+            ],
         )
+    if campaign.judge is not None:
+        from harness.judge import RUBRICS, load_rubric, rubric_source
+
+        try:
+            load_rubric(rubric_source(campaign.judge.rubric, path.parent))
+        except (OSError, KeyError, ValueError) as exc:
+            bundled = ", ".join(sorted(p.stem for p in RUBRICS.glob("*.toml")))
+            raise InputError.one(
+                source,
+                "judge.rubric",
+                f"expected a bundled rubric ({bundled}) or a rubric file ({exc})",
+            ) from None
     return campaign

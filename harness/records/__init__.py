@@ -11,8 +11,11 @@ from typing import Any
 from harness.records.campaign import (
     Arm,
     ArmManifest,
+    ArmStrength,
     Campaign,
     Fingerprint,
+    JudgeReport,
+    JudgeSection,
     Manifest,
     ManifestSegment,
     Preregistration,
@@ -45,6 +48,7 @@ SCHEMAS: dict[str, Any] = {
     "harness_campaign": Campaign,
     "harness_manifest": Manifest,
     "harness_session_snapshot": SessionSnapshot,
+    "harness_judge_report": JudgeReport,
 }
 """Schema name -> pydantic model or TypeAdapter, exported by `tavern schemas export`."""
 
@@ -53,11 +57,14 @@ __all__ = [
     "SCHEMAS",
     "Arm",
     "ArmManifest",
+    "ArmStrength",
     "BoundaryProbe",
     "Campaign",
     "ConfigOverrides",
     "Fingerprint",
     "InterviewProbe",
+    "JudgeReport",
+    "JudgeSection",
     "Manifest",
     "ManifestSegment",
     "OpeningsEvent",

@@ -33,9 +33,7 @@ def test_a_run_exports_every_session_beside_its_journal(
         for name in ("history", "memory", "session"):
             assert (folder / f"{name}.jsonl").stat().st_size > 0, (run.script, name)
     con = connect(tmp_path)
-    exported = dict(
-        con.execute("SELECT session_id, count(*) FROM history GROUP BY ALL").fetchall()
-    )
+    exported = dict(con.execute("SELECT session_id, count(*) FROM history GROUP BY ALL").fetchall())
     assert exported == stored  # the store's live history, undone turns gone
     assert con.execute("SELECT count(*) FROM sessions").fetchone() == (2,)
     whispers = con.execute("SELECT count(*) FROM speech WHERE origin = 'whisper'").fetchone()

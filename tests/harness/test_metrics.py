@@ -292,9 +292,8 @@ def test_invariant_failures_and_calls_per_run(tavern_data_dir: Path) -> None:
         ["sess-a", "clock", 2]
     ]
     by_role = metrics.calls_by_role(con).set_index(["session_id", "role"])
-    assert by_role.loc[("sess-a", "director"), ["calls", "attempts", "failed_attempts"]].tolist() == [
-        1, 2, 1
-    ]  # fmt: skip
+    director = by_role.loc[("sess-a", "director"), ["calls", "attempts", "failed_attempts"]]
+    assert director.tolist() == [1, 2, 1]
     rows = metrics.run_metrics(con).set_index("session_id")
     assert rows.loc["sess-a", "invariant_failures_per_run"] == 2
     assert rows.loc["sess-a", "calls_per_run"] == 3
@@ -328,9 +327,7 @@ def test_clamps_and_filters_per_turn_count_kept_turns_only(tavern_data_dir: Path
     run.call(2, "director", end_ms=750)
     run.commit(2, 800, cuts=[trimmed])
     con = connect(tavern_data_dir)
-    kept = con.execute(
-        "SELECT turn_number, rule, kept FROM clamps ORDER BY ts, rule"
-    ).fetchall()
+    kept = con.execute("SELECT turn_number, rule, kept FROM clamps ORDER BY ts, rule").fetchall()
     assert kept == [(1, "speaker_queue", False), (1, "witness_zone", False),
                     (1, "witness_zone", True), (2, "speaker_queue", False)]  # fmt: skip
     cuts = con.execute("SELECT turn_number, language, kept FROM filters ORDER BY ts").fetchall()
