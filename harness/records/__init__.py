@@ -1,7 +1,8 @@
 """Harness-owned records. They join `data_schemas/` through the `tavern.schemas` entry point.
 
 `script.py`: a playtest script and its events; `results.py`: the lines a run writes;
-`campaign.py`: campaign files and their manifests.
+`campaign.py`: campaign files and their manifests; `canon.py`: canon ledgers and the reports
+of their evaluation.
 """
 
 from __future__ import annotations
@@ -19,6 +20,16 @@ from harness.records.campaign import (
     Manifest,
     ManifestSegment,
     Preregistration,
+)
+from harness.records.canon import (
+    FAMILIES,
+    CallBound,
+    CanonFinding,
+    CanonLedger,
+    CanonReport,
+    CanonRule,
+    RecallCheck,
+    ViolationFamily,
 )
 from harness.records.results import (
     RESULT_LINE_ADAPTER,
@@ -49,17 +60,25 @@ SCHEMAS: dict[str, Any] = {
     "harness_manifest": Manifest,
     "harness_session_snapshot": SessionSnapshot,
     "harness_judge_report": JudgeReport,
+    "harness_canon_ledger": CanonLedger,
+    "harness_canon_report": CanonReport,
 }
 """Schema name -> pydantic model or TypeAdapter, exported by `tavern schemas export`."""
 
 __all__ = [
+    "FAMILIES",
     "RESULT_LINE_ADAPTER",
     "SCHEMAS",
     "Arm",
     "ArmManifest",
     "ArmStrength",
     "BoundaryProbe",
+    "CallBound",
     "Campaign",
+    "CanonFinding",
+    "CanonLedger",
+    "CanonReport",
+    "CanonRule",
     "ConfigOverrides",
     "Fingerprint",
     "InterviewProbe",
@@ -71,6 +90,7 @@ __all__ = [
     "Preregistration",
     "ProbeCheck",
     "ProbeResult",
+    "RecallCheck",
     "RecallProbe",
     "ResultLine",
     "RoutingProbe",
@@ -81,4 +101,5 @@ __all__ = [
     "SuggestEvent",
     "TurnEvent",
     "UndoEvent",
+    "ViolationFamily",
 ]

@@ -24,8 +24,9 @@ from tavern.records import LlmCallLine, TurnInput
 from tavern.records.config import AppConfig, ProviderSettings
 from tavern.store import read_journal
 
-SCRIPTS = sorted(set(bundled_scripts()) - {"soak"})
-"""Every bundled script but the soak, whose sampling settings a server cannot be given
+SCRIPTS = sorted(set(bundled_scripts()) - {"soak", "contracanone"})
+"""Every bundled script but the soak and the counter-canon benchmark, whose sampling settings
+a server cannot be given
 (`test_over_http_only_what_the_server_can_set_is_accepted`): between them every event and
 probe kind, both languages, and the 40-turn session."""
 
