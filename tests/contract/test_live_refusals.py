@@ -6,8 +6,9 @@ Run `7fc2db0a` (`cases/04-counter-canon/`) failed turn 26: the woodcutter's own 
 character block introduced unlike the two roster lines. `live/character_turn26.json` is
 that refused prompt, exactly as the run's journal holds it. Run `75c74676` lost a
 compaction: the summarizer's event line `(turn 12) happened: Tomé Valadares [...]` carries
-the clamp's redaction mask, which `structural_odd_tag` read as a tag after one name; the
-summarizer's own builder renders it here. Each case has negative controls: the same prompt
+the clamp's redaction mask, which `structural_odd_tag` read as a tag after one name. The
+summarizer now puts its lines behind `render.LOG` too, so a record opening with a name is
+no block there at all (shown with its own builder). Each case has negative controls: the same prompt
 with a real difference planted is still refused.
 """
 
@@ -20,7 +21,9 @@ import pytest
 
 from tavern.agents import summarizer
 from tavern.contract import check_prompt
-from tavern.records import Audience, ChatMessage, EventRecord, SessionState, SpeechRecord
+from tavern.agents.render import LOG
+from tavern.contract._structural import LOG_MARK
+from tavern.records import ActionRecord, Audience, ChatMessage, EventRecord, HistoryRecord
 from tavern.store import Library
 from tavern.store.materialize import materialize_session
 
@@ -57,38 +60,62 @@ def test_negative_control_a_block_marked_apart_is_still_refused(line: str) -> No
     assert {v.rule for v in found} & {"structural_label_form", "structural_odd_tag"}, line
 
 
-def _state(tmp_path: Path) -> SessionState:
+def _events_as_run(last_event: str, head: str = "- ") -> list[ChatMessage]:
+    """The summarizer's event block as run `75c74676` rendered it (each line behind `- `,
+    before the summarizer put its lines behind `render.LOG`), `last_event` at turn 12."""
+    lines = [
+        '(turn 8) Rosa Aguiar said: "Tomé Valadares, está aí embaixo?"',
+        "(turn 9) happened: Bento está na porta da câmara de gelo.",
+        "(turn 10) happened: Firmina Braga está no salão.",
+        f"(turn 12) happened: {last_event}",
+    ]
+    content = "## Earlier events to fold in\n" + "\n".join(head + line for line in lines)
+    return [ChatMessage(role="user", content=content)]
+
+
+def test_a_redaction_mask_after_a_name_is_not_a_tag() -> None:
+    messages = _events_as_run("Tomé Valadares [...] na câmara de gelo.")
+    assert check_prompt(messages, CAST) == []
+
+
+@pytest.mark.parametrize("tag", ["[guest]", "(the stranger)", "{?}", "†"])
+def test_negative_control_a_real_tag_after_one_name_is_still_refused(tag: str) -> None:
+    messages = _events_as_run(f"Tomé Valadares {tag} na câmara de gelo.")
+    assert [v.rule for v in check_prompt(messages, CAST)] == ["structural_odd_tag"]
+
+
+def _summarizer_prompt(tmp_path: Path, attempt: str) -> list[ChatMessage]:
+    """A summarizer prompt by its own builder: two events opening with a name, then Rosa
+    Aguiar's attempt `attempt`."""
     library = Library(tmp_path)
-    return materialize_session(library.get_scenario("a-capa-verde"), library, "s-canon")
-
-
-def _summarizer_prompt(tmp_path: Path, last_event: str) -> list[ChatMessage]:
-    state = _state(tmp_path)
+    state = materialize_session(library.get_scenario("a-capa-verde"), library, "s-canon")
     hall = Audience(origin="zone", perceivers=list(state.cast))
 
     def event(turn: int, slot: str, text: str) -> EventRecord:
         return EventRecord(seq=turn, turn_number=turn, speaker=slot, author="director",
                            audience=hall, event_kind="action_outcome", actor_id=slot, text=text)  # fmt: skip
 
-    evicted = [
-        SpeechRecord(seq=1, turn_number=1, speaker="C1", author="character", audience=hall,
-                     text="Tomé Valadares, está aí embaixo?"),  # fmt: skip
-        event(2, "C2", "Bento fareja a porta da câmara de gelo."),
-        event(3, "C3", "Firmina Braga conta as chaves da cintura."),
-        event(12, "C6", last_event),
+    evicted: list[HistoryRecord] = [
+        event(9, "C2", "Bento está na porta da câmara de gelo."),
+        event(10, "C3", "Firmina Braga [...] está no salão."),
+        ActionRecord(seq=11, turn_number=11, speaker="C1", author="character", audience=hall,
+                     text=attempt),  # fmt: skip
     ]
     return summarizer.build_messages(state, evicted)
 
 
-def test_a_redaction_mask_after_a_name_is_not_a_tag(tmp_path: Path) -> None:
-    messages = _summarizer_prompt(tmp_path, "Tomé Valadares [...] na câmara de gelo.")
-    assert "(turn 12) happened: Tomé Valadares [...]" in messages[-1].content
+def test_summarizer_record_lines_opening_with_a_name_are_no_blocks(tmp_path: Path) -> None:
+    """Its lines are log lines: "Rosa Aguiar tried: Tomé Valadares, ..." beside two
+    "happened: <name>" lines was a third block labelled apart (`structural_label_form`)."""
+    messages = _summarizer_prompt(tmp_path, "Tomé Valadares, abra a porta")
+    assert "· (turn 11) Rosa Aguiar tried: Tomé Valadares, abra" in messages[-1].content
     assert check_prompt(messages, CAST) == []
+    as_before = [
+        m.model_copy(update={"content": m.content.replace("\n· (turn", "\n- (turn")})
+        for m in messages
+    ]  # negative control: the same lines behind "- " are blocks again, one labelled apart
+    assert {v.rule for v in check_prompt(as_before, CAST)} == {"structural_label_form"}
 
 
-@pytest.mark.parametrize("tag", ["[guest]", "(the stranger)", "{?}", "†"])
-def test_negative_control_a_real_tag_after_one_name_is_still_refused(
-    tmp_path: Path, tag: str
-) -> None:
-    messages = _summarizer_prompt(tmp_path, f"Tomé Valadares {tag} na câmara de gelo.")
-    assert [v.rule for v in check_prompt(messages, CAST)] == ["structural_odd_tag"]
+def test_the_log_mark_is_the_prompt_builders_free_text_prefix() -> None:
+    assert LOG.strip() == LOG_MARK
