@@ -81,6 +81,12 @@ def test_the_same_scripts_give_the_same_probe_results_both_ways(
     assert kinds == {"recall", "interview", "routing", "boundary", "invariants"}
     for a, b in zip(ours.runs, theirs.runs, strict=True):
         assert _exchanges(local / a.journal) == _exchanges(remote / b.journal)
+        # Over HTTP the export is the history alone (the server serves no stored state).
+        mine, yours = (local / a.journal).parent, (remote / b.journal).parent
+        assert (mine / "memory.jsonl").exists() and not (yours / "memory.jsonl").exists()
+        assert len((mine / "history.jsonl").read_text().splitlines()) == len(
+            (yours / "history.jsonl").read_text().splitlines()
+        )
 
 
 def test_over_http_only_what_the_server_can_set_is_accepted(

@@ -125,6 +125,7 @@ def test_result_lines_round_trip() -> None:
         "harness_session_snapshot",
         "harness_canon_ledger",
         "harness_canon_report",
+        "harness_judge_report",
     }
 
 
