@@ -26,9 +26,7 @@ MARKER_TAG = re.compile(
 MASK = re.compile(r"[\(\[<{]\s*(?:\.{2,}|…)\s*[\)\]>}]")
 """An elision such as the clamps' redaction mask "[...]" (also "(...)", "[…]"): it stands for
 words taken out, anywhere in a text, so after a name it is no tag marking that character."""
-_TAG = re.compile(
-    r"\s*(?:(?!" + MASK.pattern + r")[\(\[<{][^\)\]>}\n]{1,40}[\)\]>}]|[*†★✓✔]+)"
-)
+_TAG = re.compile(r"\s*(?:(?!" + MASK.pattern + r")[\(\[<{][^\)\]>}\n]{1,40}[\)\]>}]|[*†★✓✔]+)")
 LOG_MARK = "·"
 """Opens a line of free text (a record, a memory, a fact: the prompt builders'
 `agents.render.LOG`): such a line is never a character block, whatever label and name

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tavern.agents import summarizer
-from tavern.contract import check_prompt
 from tavern.agents.render import LOG
+from tavern.contract import check_prompt
 from tavern.contract._structural import LOG_MARK
 from tavern.records import ActionRecord, Audience, ChatMessage, EventRecord, HistoryRecord
 from tavern.store import Library
@@ -93,13 +93,15 @@ def _summarizer_prompt(tmp_path: Path, attempt: str) -> list[ChatMessage]:
 
     def event(turn: int, slot: str, text: str) -> EventRecord:
         return EventRecord(seq=turn, turn_number=turn, speaker=slot, author="director",
-                           audience=hall, event_kind="action_outcome", actor_id=slot, text=text)  # fmt: skip
+                           audience=hall, event_kind="action_outcome", actor_id=slot,
+                           text=text)  # fmt: skip
 
     evicted: list[HistoryRecord] = [
         event(9, "C2", "Bento está na porta da câmara de gelo."),
         event(10, "C3", "Firmina Braga [...] está no salão."),
-        ActionRecord(seq=11, turn_number=11, speaker="C1", author="character", audience=hall,
-                     text=attempt),  # fmt: skip
+        ActionRecord(
+            seq=11, turn_number=11, speaker="C1", author="character", audience=hall, text=attempt
+        ),  # fmt: skip
     ]
     return summarizer.build_messages(state, evicted)
 

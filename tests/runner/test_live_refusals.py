@@ -2,8 +2,8 @@
 
 A Character whose own thought opens with its own name must be able to play its next turn
 (its memory shows `· You thought: Joaquim Serra, ...`), and a compaction over an event the
-clamps masked right after a name (`happened: Tomé Valadares [...]` in the run; here `Rosa Aguiar [...]`, the outcome of her
-attempt, which the agency clamp keeps) must be summarized.
+clamps masked right after a name must be summarized (`happened: Tomé Valadares [...]` in
+the run; here `Rosa Aguiar [...]`, the outcome of her attempt, which the agency clamp keeps).
 The unit tests on the exact prompts, and the negative controls of the contract rules, are
 `tests/contract/test_live_refusals.py`.
 """
