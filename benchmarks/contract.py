@@ -178,7 +178,7 @@ def session_prompts(history: int, turns: int) -> tuple[Prompts, list[str]]:
 
     data_dir = Path(tempfile.mkdtemp(prefix="tavern-contract-bench-"))
     atexit.register(shutil.rmtree, data_dir, True)  # its sessions (up to ~200 MB)
-    runner, provider = kernel._runner(data_dir, durable=False, gate=False)
+    runner, provider = kernel._runner(data_dir, durable=False)
     sid = kernel.build_session(runner, runner.store, history)
     asyncio.run(kernel.kernel_times(runner, provider, {history: sid}, turns))
     calls = [c for c in read_journal(journal_path(data_dir, sid)) if isinstance(c, LlmCallLine)]
