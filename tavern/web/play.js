@@ -34,6 +34,10 @@ function renderBusy() {
   $("busy").hidden = !op;
   document.body.classList.toggle("busy-state", Boolean(op));
   $("busy-text").textContent = stageText(op?.stage);
+  // Work that counts itself (a compaction) shows its share done as a percentage.
+  const percent = $("busy-percent");
+  percent.hidden = typeof op?.fraction !== "number";
+  percent.textContent = percent.hidden ? "" : `${Math.round(op.fraction * 100)}%`;
   setComposerBusy(Boolean(op));
 }
 

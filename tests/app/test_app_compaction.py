@@ -59,6 +59,20 @@ async def test_compact_then_restore_over_http(api: Api) -> None:
     assert none.status_code == 409 and "no compaction" in none.json()["detail"]
 
 
+def _rises_to_one(events: list[tuple[str, Any]]) -> bool:
+    """The stream's progress is counted work (`fraction == done / total`), never falls, and
+    ends at 1.0 with every step done."""
+    progress = [data for kind, data in events if kind == "progress"]
+    fractions = [data["fraction"] for data in progress]
+    return (
+        bool(progress)
+        and all(data["fraction"] == data["done"] / data["total"] for data in progress)
+        and fractions == sorted(fractions)
+        and progress[-1]["done"] == progress[-1]["total"]
+        and fractions[-1] == 1.0
+    )
+
+
 async def test_compact_streams_progress_measured_on_work_done(api: Api) -> None:
     sid = await _played(api, 4)
     response = await api.client.post(
@@ -67,10 +81,37 @@ async def test_compact_streams_progress_measured_on_work_done(api: Api) -> None:
         headers={**api.auth, "accept": "text/event-stream"},
     )
     events = _events(response.text)
-    progress = [data["fraction"] for kind, data in events if kind == "progress"]
-    assert progress == sorted(progress) and 0 < progress[0] < 1 and progress[-1] == 1.0
+    assert _rises_to_one(events)
+    progress = [data for kind, data in events if kind == "progress"]
+    assert progress[0]["fraction"] == 0.0 and 0 < progress[1]["fraction"] < 1
+    calls = progress[-1]["calls_total"]
+    assert calls >= 1 and [p["calls"] for p in progress] == [*range(calls + 1), calls]
     kind, result = events[-1]
     assert kind == "result" and result["action"] == "compact" and result["cutoff_turn"] == 3
+    assert progress[-1]["written"] == result["records"]  # the records the commit wrote
+
+
+async def test_a_compaction_failing_at_its_commit_never_reports_the_work_done(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Negative control: the check above refuses a stream whose work stopped short."""
+    sid = await _played(api, 4)
+    before = (await api.client.get(f"/sessions/{sid}")).json()
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk full (planted)")
+
+    monkeypatch.setattr(api.services.sessions, "compact", refuse)
+    response = await api.client.post(
+        f"/sessions/{sid}/compact",
+        json={"retention_turns": 1},
+        headers={**api.auth, "accept": "text/event-stream"},
+    )
+    events = _events(response.text)
+    assert events[-1][0] == "error" and not _rises_to_one(events)
+    assert [kind for kind, _ in events].count("progress") >= 2  # it did report the folding
+    after = (await api.client.get(f"/sessions/{sid}")).json()
+    assert after["revision"] == before["revision"]
 
 
 async def test_nothing_to_compact_is_409_and_a_stale_revision_too(api: Api) -> None:
