@@ -146,6 +146,16 @@ class TurnRunner(Protocol):
         """Remove the highest turn and restore the pre-turn state."""
         ...
 
+    async def set_compaction(
+        self,
+        session_id: str,
+        settings: CompactionSettings,
+        expected_revision: int | None = None,
+    ) -> SessionView:
+        """Replace the session's compaction settings (automatic compaction, retention); a
+        preference that undo, reruns and restores keep. Returns the new view."""
+        ...
+
     async def compact(
         self,
         session_id: str,

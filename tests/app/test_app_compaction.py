@@ -128,3 +128,59 @@ async def test_automatic_compaction_is_opt_in_at_creation(api: Api) -> None:
     manual = await _played(api, 4)
     assert api.services.sessions.compacted_through(auto) >= 0
     assert api.services.sessions.compacted_through(manual) == -1  # off by default
+
+
+async def test_the_session_compaction_setting_is_kept_and_used_by_the_compact_button(
+    api: Api,
+) -> None:
+    sid = await _played(api, 5)
+    view = (await api.client.get(f"/sessions/{sid}")).json()
+    assert view["compaction"]["auto"] is False and view["compaction"]["retention_turns"] > 3
+    settings = {**view["compaction"], "auto": True, "retention_turns": 2}
+    put = await api.client.put(
+        f"/sessions/{sid}/compaction?revision={view['revision']}", json=settings, headers=api.auth
+    )
+    assert put.status_code == 200, put.text
+    assert put.json()["compaction"] == settings and put.json()["revision"] == view["revision"] + 1
+    stale = await api.client.put(
+        f"/sessions/{sid}/compaction?revision={view['revision']}", json=settings, headers=api.auth
+    )
+    assert stale.status_code == 409
+    bad = await api.client.put(
+        f"/sessions/{sid}/compaction", json={"retention_turns": 0}, headers=api.auth
+    )
+    assert bad.status_code == 422
+    undone = await api.client.post(f"/sessions/{sid}/undo", headers=api.auth)
+    assert undone.status_code == 200 and undone.json()["compaction"] == settings  # a preference
+    # The button posts no retention: the session's (2) decides the cutoff, not the default.
+    done = await api.client.post(f"/sessions/{sid}/compact", json={}, headers=api.auth)
+    assert done.status_code == 200, done.text
+    assert done.json()["cutoff_turn"] == undone.json()["turn_number"] - 2
+
+
+async def test_compacted_turns_show_as_one_line_with_the_stored_summary(api: Api) -> None:
+    sid = await _played(api, 5)
+    before = (await api.client.get(f"/sessions/{sid}/transcript")).json()
+    assert before["compacted"] is None and before["next_before"] is None
+    assert any(r.get("text") == "Line 0." for r in before["data"])
+    done = await api.client.post(
+        f"/sessions/{sid}/compact", json={"retention_turns": 2}, headers=api.auth
+    )
+    cutoff = done.json()["cutoff_turn"]
+    summary = api.services.sessions.load(sid).story_summary
+    page = (await api.client.get(f"/sessions/{sid}/transcript")).json()
+    assert page["compacted"] == {"first_turn": 0, "last_turn": cutoff, "summary": summary}
+    assert page["first_turn"] == cutoff + 1 and page["next_before"] is None
+    assert [m["turn_number"] for m in page["turns"]] == list(range(cutoff + 1, 6))
+    assert not any(r.get("text") == "Line 0." for r in page["data"])
+    # Paging back one turn at a time ends on the compacted line, never on empty turns.
+    newest = (await api.client.get(f"/sessions/{sid}/transcript?turns=1")).json()
+    assert newest["compacted"] is None and newest["next_before"] == 5
+    oldest = (
+        await api.client.get(f"/sessions/{sid}/transcript?turns=1&before={cutoff + 2}")
+    ).json()
+    assert oldest["compacted"]["last_turn"] == cutoff and oldest["next_before"] is None
+    back = await api.client.post(f"/sessions/{sid}/restore", headers=api.auth)
+    assert back.status_code == 200
+    after = (await api.client.get(f"/sessions/{sid}/transcript")).json()
+    assert after["compacted"] is None and after == before  # restored: the line goes
