@@ -115,7 +115,9 @@ export const api = {
   turn: (id, input, revision, onProgress, onLine) =>
     stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress, onLine),
   undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
-  compact: (id, revision, onProgress) => stream(`/sessions/${e(id)}/compact${rev(revision)}`, {}, onProgress),
+  compact: (id, revision, onProgress, retentionTurns) =>
+    stream(`/sessions/${e(id)}/compact${rev(revision)}`, retentionTurns ? { retention_turns: retentionTurns } : {}, onProgress),
+  setCompaction: (id, settings, revision) => request("PUT", `/sessions/${e(id)}/compaction${rev(revision)}`, settings),
   restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
   rerun: (id, input, revision, onProgress) =>
     stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
