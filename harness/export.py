@@ -9,15 +9,17 @@ SQL over the same views (`harness.analysis.connect`).
     sessions/<id>/history.jsonl   one history record a line, with `session_id`
     sessions/<id>/memory.jsonl    one ledger memory line a line (`MemoryLine`)
     sessions/<id>/session.jsonl   one `SessionExport` line: cast, identities, summaries
+    sessions/<id>/compacted.jsonl the records live compactions hold in their checkpoints,
+                                  as `history.jsonl` (what was said stays what was said)
 
-`export_partition` writes the same four tables, and the journal too, as Parquet files in a
+`export_partition` writes the same tables, and the journal too, as Parquet files in a
 campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place;
 `export_campaign` does either for every finished run of a campaign directory.
 
 Example:
     >>> from pathlib import Path
     >>> sorted(EXPORT_NAMES)
-    ['history', 'memory', 'session']
+    ['compacted', 'history', 'memory', 'session']
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ def session_export(state: SessionState) -> SessionExport:
             for other, entry in ledger.identities.items()
         ],
         memory_summaries={o: ledger.memory_summary for o, ledger in state.ledgers.items()},
+        story_summary=state.story_summary,
     )
 
 
@@ -100,7 +103,8 @@ def _jsonl(lines: Iterable[MemoryLine | SessionExport]) -> bytes:
 def export_session(
     data_dir: Path | str, session_id: str, store: SessionStore | None = None
 ) -> Path:
-    """Write a session's `history`, `memory` and `session` JSONL beside its journal.
+    """Write a session's `history`, `memory`, `session` and `compacted` JSONL beside its
+    journal.
 
     Exporting again after more turns rewrites them.
 
@@ -117,14 +121,22 @@ def export_session(
     try:
         state = store.load(session_id)
         records = store.history(session_id)
+        compacted = [r for cp in store.checkpoints(session_id) for r in cp.records]
     finally:
         if owned:
             store.close()
-    return write_exports(session_dir(data_dir, session_id), state, records)
+    return write_exports(session_dir(data_dir, session_id), state, records, compacted)
 
 
-def write_exports(folder: Path, state: SessionState, records: Iterable[HistoryRecord]) -> Path:
-    """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`.
+def write_exports(
+    folder: Path,
+    state: SessionState,
+    records: Iterable[HistoryRecord],
+    compacted: Iterable[HistoryRecord] = (),
+) -> Path:
+    """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`,
+    and `compacted` (the records its live compaction checkpoints hold, read by the boundary
+    sweep: a whisper compacted away is still a secret).
 
     Each file is replaced atomically.
 
@@ -135,6 +147,7 @@ def write_exports(folder: Path, state: SessionState, records: Iterable[HistoryRe
     write_atomic(folder / "history.jsonl", _history_lines(state.id, records))
     write_atomic(folder / "memory.jsonl", _jsonl(memory_lines(state)))
     write_atomic(folder / "session.jsonl", _jsonl([session_export(state)]))
+    write_atomic(folder / "compacted.jsonl", _history_lines(state.id, compacted))
     return folder
 
 
