@@ -2,10 +2,10 @@
 
 `load(con, paths)` finds, under each path, the journals (`journal.jsonl`, or `journal.parquet`
 in a campaign partition) and the session exports beside them (`history`, `memory`,
-`session`, `compacted`, as `.jsonl` or `.parquet`), and reads them in place with DuckDB: JSON lines are
-split by DuckDB and cast by its JSON reader to the record's STRUCT type, Parquet is read by
-name; the column types are generated from the records (`harness.columns`). No Python loop
-touches a line, and nothing is copied through pandas.
+`session`, `compacted`, as `.jsonl` or `.parquet`), and reads them in place with DuckDB:
+JSON lines are split by DuckDB and cast by its JSON reader to the record's STRUCT type,
+Parquet is read by name; the column types are generated from the records
+(`harness.columns`). No Python loop touches a line, and nothing is copied through pandas.
 
 Bad input is counted, never fatal: a torn last line, a line that is not JSON (or not valid
 UTF-8), a line of another `schema_version` or of no known kind, or one missing a required

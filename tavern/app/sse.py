@@ -1,11 +1,11 @@
 """Server-sent events for long operations, when the client asks for `text/event-stream`.
 
 The stream carries `progress` events (`{"stage", "fraction"}`, plus the counted work
-`{"done", "total", "calls", "calls_total", "written"}` of `runner.interface.WorkDone` when the operation
-counts it, a compaction: `fraction` is then `done / total`) while the work runs, then one
-`result` event with the same body the JSON response would have had, or one `error` event
-with `{"status", "detail"}`. Errors travel inside the stream because the 200 status line
-has already been sent by then.
+`{"done", "total", "calls", "calls_total", "written"}` of `runner.interface.WorkDone` when
+the operation counts it, a compaction: `fraction` is then `done / total`) while the work
+runs, then one `result` event with the same body the JSON response would have had, or one
+`error` event with `{"status", "detail"}`. Errors travel inside the stream because the 200
+status line has already been sent by then.
 
 A turn (`stream_turn`) also carries `line` events (`{"records": [...]}`): the records of the
 turn in flight as the human's screen shows them, each batch once the runner holds it final
@@ -18,10 +18,10 @@ replaces them with the result (or drops them on `error`).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import asdict
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import asdict
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse

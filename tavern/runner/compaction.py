@@ -181,7 +181,9 @@ async def compact(
     )
     journal.sync(session_id)
     if progress is not None:
-        await progress("compacted", 1.0, WorkDone(total, total, len(runs), len(runs), len(checkpoint.records)))
+        await progress(
+            "compacted", 1.0, WorkDone(total, total, len(runs), len(runs), len(checkpoint.records))
+        )
     return Compacted(stored, checkpoint, base.evicted_turns, base.kept_turns)
 
 

@@ -27,6 +27,7 @@ from tavern.records.views import (
 )
 from tavern.store import TurnVariant
 
+
 @dataclass(frozen=True)
 class WorkDone:
     """Work done so far by an operation that can count it (a compaction): the fraction a

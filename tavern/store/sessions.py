@@ -613,9 +613,7 @@ class SessionStore:
             # Lines of earlier turns are untouched, so the checkpoint's ranges still hold.
             restored = read_state(
                 db, session_id, row[0], row[1], f"checkpoint of turn {current_turn}"
-            ).model_copy(
-                update={"revision": revision + 1, "compaction": _settings(db, session_id)}
-            )
+            ).model_copy(update={"revision": revision + 1, "compaction": _settings(db, session_id)})
             write_state(db, restored, insert=False, memory_at=row[1])
         return restored
 

@@ -126,9 +126,9 @@ def _journal(run: Planted) -> duckdb.DuckDBPyConnection:
     ]
     run.write(CommitLine(ts=at(10), session_id=sid, turn_number=1, revision=1, record_count=3,
                          tick=1, control_returned=True, memory_revisions=revisions))  # fmt: skip
+    failed = [_revision("C2", "failed", reason="timeout")]
     run.write(CommitLine(ts=at(20), session_id=sid, turn_number=2, revision=2, record_count=3,
-                         tick=2, control_returned=True,
-                         memory_revisions=[_revision("C2", "failed", reason="timeout")]))  # fmt: skip
+                         tick=2, control_returned=True, memory_revisions=failed))  # fmt: skip
     run.undo(2, 30)
     run.write(CompactLine(ts=at(40), session_id=sid, turn_number=1, revision=4,
                           checkpoint_id="cp-aaaa", cutoff_turn=0, evicted_records=5,
