@@ -11,7 +11,7 @@ STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
 PYTEST_WORKERS ?= 2
 
-.PHONY: play serve test lint typecheck check test-live bench soak schemas clean-venv model
+.PHONY: play serve test lint typecheck check test-live bench soak canon schemas clean-venv model
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,15 @@ soak: $(STAMP_DEV)
 	$(BIN)/pip install --quiet -e '.[dev,local]'
 	$(BIN)/tavern model install
 	$(BIN)/tavern-harness run soak --provider local --scenario $(SCENARIO) --report --verbose
+
+## The counter-canon benchmark on the embedded model: slips counted per family per run, a monitor
+## and never a gate (REPEATS=..., CANON_DIR=...).
+REPEATS ?= 1
+CANON_DIR ?= .tavern-data/canon
+canon: $(STAMP_DEV)
+	$(BIN)/pip install --quiet -e '.[dev,local]'
+	$(BIN)/tavern model install
+	$(BIN)/tavern-harness canon run --provider local --repeats $(REPEATS) --data-dir $(CANON_DIR)
 
 ## The four benchmarks (benchmarks/README.md): store, crash, contract, kernel.
 bench: $(STAMP_DEV)

@@ -5,13 +5,16 @@ A campaign directory is a Tavern data dir of its own, plus:
 ```
 manifest.json      what was planned, each arm resolved, and every invocation's fingerprint
 results.jsonl      ProbeResult lines then one RunResult line per finished run
-sessions/<id>/     each run's journal.jsonl and final.json
+sessions/<id>/     each run's journal.jsonl, final.json and JSONL exports
+partitions/        each finished run as Parquet: campaign=C/arm=A/run=<script>__r<repeat>/
 ```
 
 Run ids are `<arm>__<script>__r<repeat>`, in plan order repeat by repeat (so an interrupted
 campaign has every arm at about the same count). Resuming keeps every finished run (its
 `RunResult` line is in the file), cuts what a killed process left half-written, deletes the
-sessions of runs that never finished, and runs the rest: no run twice, none lost.
+sessions of runs that never finished, and runs the rest: no run twice, none lost. Each run's
+partition is written as soon as its results line is; a run or resume first writes those a
+killed process left missing (`harness.export.sync_partitions`).
 
 Example::
 
@@ -23,22 +26,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
+from harness.campaign_judge import BLIND_NAME, REPORT_NAME, judge_campaign, report_line
 from harness.config import canonical_sha256, resolve_config
 from harness.executors import Cell, Executor, LocalExecutor
+from harness.export import export_run, sync_partitions
 from harness.fingerprint import differences, local_model_sha256, take_fingerprint
+from harness.loader import PARTITIONS_NAME
 from harness.loading import InputError, LoadedScript, load_campaign, load_script
 from harness.progress import CampaignProgress
-from harness.records.campaign import ArmManifest, Campaign, Manifest, ManifestSegment
+from harness.records.campaign import (
+    ArmManifest,
+    Campaign,
+    JudgeReport,
+    Manifest,
+    ManifestSegment,
+)
 from harness.records.script import ConfigOverrides
 from harness.results import RESULTS_NAME, ResultsFile, read_results
 from harness.run import prepare
 from harness.targets.in_process import LibraryCatalog
+from tavern.llm.provider import Provider
 from tavern.records import utc_now
 from tavern.store import Library, SessionStore, write_atomic
 
@@ -117,6 +131,13 @@ def plan_campaign(path: Path, library: Library | None = None) -> CampaignPlan:
                         overrides=overrides(loaded, arm_index, repeat),
                     )
                 )
+    if campaign.judge is not None:
+        try:
+            resolve_config(campaign.judge.config, "en")
+        except KeyError as exc:
+            raise InputError.one(str(path), "judge.config.provider", str(exc.args[0])) from None
+        except ValueError as exc:
+            raise InputError.one(str(path), "judge.config", str(exc)) from None
     arms = [_arm_manifest(path, i, campaign) for i in range(len(campaign.arms))]
     text_sha = canonical_sha256(path.read_text(encoding="utf-8"))
     return CampaignPlan(path, campaign, text_sha, scripts, references, cells, arms)
@@ -214,10 +235,15 @@ async def _drive(
     progress: CampaignProgress,
     segment: ManifestSegment,
 ) -> None:
+    partitions = results.path.parent / PARTITIONS_NAME
     async with contextlib.aclosing(executor.run(cells)) as runs:
         async for outcome in runs:
             results.append(outcome.probes, outcome.run)
             segment.runs_finished += 1
+            # After its results line: a partition exists only for a finished run.
+            await asyncio.to_thread(
+                export_run, results.path.parent, outcome.run, partitions, refresh=False
+            )
             progress.finished(outcome.run)
 
 
@@ -229,8 +255,13 @@ def run_campaign(
     executor: Executor | None = None,
     allow_drift: bool = False,
     stream: TextIO | None = None,
+    judge_provider: Provider | None = None,
 ) -> int:
     """Run (or resume) the campaign in `directory`; the exit status.
+
+    Once every planned run has finished, a campaign with a `[judge]` has its runs judged
+    blind (`harness.campaign_judge.judge_campaign`; `judge_provider` replaces the one its
+    config names, for tests), and the report's line is printed.
 
     Raises:
         InputError: `run` on a directory that already holds a campaign, `resume` on one
@@ -261,6 +292,7 @@ def run_campaign(
     finished = results.recover()
     if command == "resume":
         drop_unfinished_sessions(directory, _finished_sessions(directory))
+    sync_partitions(directory)
     todo = [cell for cell in plan.cells if cell.run_id not in finished]
     segment = ManifestSegment(command=command, started_at=utc_now(), fingerprint=fingerprint)
     manifest.segments.append(segment)
@@ -277,6 +309,12 @@ def run_campaign(
     finally:
         segment.ended_at = utc_now()
         _write_manifest(directory, manifest)
+    if code == 0 and plan.campaign.judge is not None:
+        if len(_finished_sessions(directory)) == len(plan.cells):
+            report = judge_campaign(
+                directory, plan.campaign, plan.path.parent, provider=judge_provider
+            )
+            print(report_line(report), file=stream or sys.stdout, flush=True)
     return code
 
 
@@ -332,4 +370,9 @@ def campaign_status(plan: CampaignPlan, directory: Path) -> list[str]:
     same = manifest.campaign_sha256 == plan.text_sha256
     changed = "unchanged" if same else "CHANGED since the campaign started"
     lines.append(f"  campaign file: {changed}")
+    report = directory / BLIND_NAME / REPORT_NAME
+    if report.exists():
+        lines.append("  " + report_line(JudgeReport.model_validate_json(report.read_bytes())))
+    elif plan.campaign.judge is not None:
+        lines.append("  judge: not run yet (it runs once every run has finished)")
     return lines

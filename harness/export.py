@@ -15,6 +15,9 @@ SQL over the same views (`harness.analysis.connect`).
 `export_partition` writes the same tables, and the journal too, as Parquet files in a
 campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place;
 `export_campaign` does either for every finished run of a campaign directory.
+`harness.run` writes the JSONL exports of every session it plays; `campaign run|resume`
+writes each finished run's partition under the campaign directory's `partitions/`
+(`sync_partitions`).
 
 Example:
     >>> from pathlib import Path
@@ -25,14 +28,17 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
 
 from harness.analysis_records import CastEntry, IdentityEntryRow, MemoryLine, SessionExport
-from harness.loader import EXPORT_TABLES, load
+from harness.loader import EXPORT_TABLES, PARTITIONS_NAME, load
+from harness.records.results import RunResult
 from harness.results import read_results
 from tavern.records import HistoryRecord, SessionState, utc_now
 from tavern.store import SessionStore, journal_path, session_dir
@@ -132,23 +138,50 @@ def write_exports(
     folder: Path,
     state: SessionState,
     records: Iterable[HistoryRecord],
-    compacted: Iterable[HistoryRecord] = (),
+    compacted: Iterable[HistoryRecord] | None = None,
+    *,
+    durable: bool = True,
 ) -> Path:
     """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`,
-    and `compacted` (the records its live compaction checkpoints hold, read by the boundary
-    sweep: a whisper compacted away is still a secret).
+    and, when given, `compacted` (the records its live compaction checkpoints hold, read by
+    the boundary sweep: a whisper compacted away is still a secret; None leaves the file as
+    it is, for a caller that cannot read the checkpoints).
 
-    Each file is replaced atomically.
+    Each file is replaced atomically; `durable` also syncs it to disk (a harness run does
+    not: its exports are derived from the store, and its results line, synced, comes after).
+
+    Returns:
+        `folder`.
+    """
+    write_history(folder, state.id, records, durable=durable)
+    _replace(folder / "memory.jsonl", _jsonl(memory_lines(state)), durable)
+    _replace(folder / "session.jsonl", _jsonl([session_export(state)]), durable)
+    if compacted is not None:
+        _replace(folder / "compacted.jsonl", _history_lines(state.id, compacted), durable)
+    return folder
+
+
+def write_history(
+    folder: Path, session_id: str, records: Iterable[HistoryRecord], *, durable: bool = True
+) -> Path:
+    """Write `history.jsonl` alone (what a run over HTTP can export: the server serves the
+    history, not the stored state), replaced atomically (`durable`: and synced).
 
     Returns:
         `folder`.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / "history.jsonl", _history_lines(state.id, records))
-    write_atomic(folder / "memory.jsonl", _jsonl(memory_lines(state)))
-    write_atomic(folder / "session.jsonl", _jsonl([session_export(state)]))
-    write_atomic(folder / "compacted.jsonl", _history_lines(state.id, compacted))
+    _replace(folder / "history.jsonl", _history_lines(session_id, records), durable)
     return folder
+
+
+def _replace(path: Path, data: bytes, durable: bool) -> None:
+    if durable:
+        write_atomic(path, data)
+        return
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
 
 
 def partition_dir(root: Path | str, campaign: str, arm: str, run: str) -> Path:
@@ -172,23 +205,28 @@ def export_partition(
     arm: str,
     run: str,
     store: SessionStore | None = None,
+    refresh: bool = True,
 ) -> Path:
     """Write one run's journal and exports as Parquet in its campaign partition.
 
     The journal is read by the analysis loader (typed, torn lines counted and left out) and
-    written with its `line_no`; the exports are written from the store. DuckDB then reads
-    `<root>/**/journal.parquet` in place, locally or from object storage.
+    written with its `line_no`; the exports are written from the store first (`refresh`;
+    False reads the JSONL exports already beside the journal, as a finished run left them).
+    DuckDB then reads `<root>/**/journal.parquet` in place, locally or from object storage.
+    Each file is replaced atomically, the journal last: a partition with its
+    `journal.parquet` is complete.
 
     Returns:
         The partition directory.
     """
-    export_session(data_dir, session_id, store)
+    if refresh:
+        export_session(data_dir, session_id, store)
     target = partition_dir(root, campaign, arm, run)
     target.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
     try:
         load(con, journal_path(data_dir, session_id))
-        tables = {"journal": "journal_lines", **EXPORT_TABLES}
+        tables = {**EXPORT_TABLES, "journal": "journal_lines"}
         dropped = "file, campaign, arm, run"
         for name, table in tables.items():
             out = target / f"{name}.parquet"
@@ -200,6 +238,56 @@ def export_partition(
     finally:
         con.close()
     return target
+
+
+def run_partition(root: Path | str, run: RunResult) -> Path:
+    """A finished run's partition: `campaign=C/arm=A/run=<script>__r<repeat>` under `root`
+    (the key that pairs one script and seed across arms; a run without a campaign or arm
+    goes under `campaign=runs`, `arm=none`)."""
+    key = f"{run.script}__r{run.repeat}"
+    return partition_dir(root, run.campaign or "runs", run.arm or "none", key)
+
+
+def export_run(
+    data_dir: Path | str,
+    run: RunResult,
+    root: Path | str,
+    *,
+    store: SessionStore | None = None,
+    refresh: bool = True,
+) -> Path:
+    """`export_partition` of a finished run, in its `run_partition`."""
+    return export_partition(
+        data_dir, run.session_id, root, campaign=run.campaign or "runs", arm=run.arm or "none",
+        run=f"{run.script}__r{run.repeat}", store=store, refresh=refresh,
+    )  # fmt: skip
+
+
+def sync_partitions(directory: Path | str, root: Path | str | None = None) -> list[Path]:
+    """Make a campaign directory's partitions match its finished runs: export each finished
+    run whose partition is missing or incomplete (a process killed between its results
+    line and its partition), and delete partitions of runs the results file does not list.
+    Resume-safe: run again, it writes nothing new.
+
+    Args:
+        directory: The campaign directory.
+        root: Where the partitions go (default: `directory/partitions`).
+
+    Returns:
+        The partitions written.
+    """
+    directory = Path(directory)
+    root = Path(root) if root is not None else directory / PARTITIONS_NAME
+    path = directory / "results.jsonl"
+    finished = read_results(path).runs if path.exists() else []
+    expected = {run_partition(root, run): run for run in finished}
+    for stale in sorted(root.glob("campaign=*/arm=*/run=*")):
+        if stale not in expected:
+            shutil.rmtree(stale)
+    todo = [run for folder, run in expected.items() if not (folder / "journal.parquet").exists()]
+    if not todo:
+        return []
+    return [export_run(directory, run, root, refresh=False) for run in todo]
 
 
 def export_campaign(directory: Path | str, root: Path | str | None = None) -> list[Path]:
@@ -220,13 +308,8 @@ def export_campaign(directory: Path | str, root: Path | str | None = None) -> li
         for run in finished:
             if root is None:
                 out.append(export_session(directory, run.session_id, store))
-                continue
-            out.append(
-                export_partition(
-                    directory, run.session_id, root, campaign=run.campaign or "runs",
-                    arm=run.arm or "none", run=f"{run.script}__r{run.repeat}", store=store,
-                )
-            )  # fmt: skip
+            else:
+                out.append(export_run(directory, run, root, store=store))
     finally:
         store.close()
     return out

@@ -84,6 +84,18 @@ def load_rubric(name_or_path: str | Path) -> Rubric:
     )
 
 
+def rubric_source(reference: str, base: Path) -> str | Path:
+    """What `load_rubric` reads for a campaign's `judge.rubric`: a bundled name as is, a
+    path (it has a suffix) relative to the campaign file's folder `base`.
+
+    >>> rubric_source("story-quality", Path("experiments"))
+    'story-quality'
+    >>> rubric_source("rubrics/mine.toml", Path("experiments")).as_posix()
+    'experiments/rubrics/mine.toml'
+    """
+    return base / reference if Path(reference).suffix else reference
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip() + "\n[... the excerpt goes on]"
 

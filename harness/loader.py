@@ -108,6 +108,17 @@ def is_remote(path: str | Path) -> bool:
     return "://" in text or any(c in text for c in "*?[")
 
 
+PARTITIONS_NAME = "partitions"
+"""A campaign directory's Parquet partitions of its runs, beside its `manifest.json`: a copy
+of its `sessions/`, which a search of the campaign directory leaves out (pass the folder
+itself to read the partitions)."""
+
+
+def _partition_copies(path: Path) -> list[Path]:
+    """The `partitions/` folders of the campaign directories under `path`."""
+    return [m.parent / PARTITIONS_NAME for m in path.rglob("manifest.json")]
+
+
 def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> Found:
     """The journals and exports under `paths`, in path order.
 
@@ -116,7 +127,8 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
     journal files (`s3://bucket/c/**/journal.parquet`) is expanded by DuckDB's `glob` on
     `con` (so object storage works once `httpfs` is loaded), and the same glob with each
     export's name finds the exports. A directory's `results.jsonl` files (the harness's
-    probe and run lines) are found too.
+    probe and run lines) are found too; a campaign directory's `partitions/` (a copy of
+    its sessions) is not.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
@@ -136,15 +148,24 @@ def find(paths: JournalPaths, con: duckdb.DuckDBPyConnection | None = None) -> F
             continue
         path = Path(item)
         if path.is_dir():
-            for found in sorted(path.rglob("journal.*")):
+            copies = _partition_copies(path)
+
+            def walk(pattern: str, path: Path = path, copies: list[Path] = copies) -> list[Path]:
+                return [
+                    p
+                    for p in sorted(path.rglob(pattern))
+                    if not any(p.is_relative_to(c) for c in copies)
+                ]
+
+            for found in walk("journal.*"):
                 if found.name == JOURNAL_NAME:
                     json_files.append(str(found))
                 elif found.name == "journal.parquet":
                     parquet_files.append(str(found))
             for name in EXPORTS:
                 for suffix in (".jsonl", ".parquet"):
-                    exports[name].extend(str(p) for p in sorted(path.rglob(name + suffix)))
-            results.extend(str(p) for p in sorted(path.rglob(RESULTS_NAME)))
+                    exports[name].extend(str(p) for p in walk(name + suffix))
+            results.extend(str(p) for p in walk(RESULTS_NAME))
         elif path.suffix == ".parquet":
             parquet_files.append(str(path))
         else:

@@ -146,7 +146,8 @@ def load_campaign(path: Path) -> Campaign:
     """Load a campaign file (TOML); its name defaults to the file's stem.
 
     Raises:
-        InputError: unreadable file, bad TOML, or a record that does not validate.
+        InputError: unreadable file, bad TOML, a record that does not validate, or a
+            pre-registered metric the battery (`harness.metrics.METRICS`) does not compute.
     """
     source = str(path)
     try:
@@ -157,4 +158,32 @@ def load_campaign(path: Path) -> Campaign:
         raise InputError.one(source, "", f"expected TOML ({exc})") from None
     data.setdefault("name", path.stem)
     campaign: Campaign = _validated(Campaign, data, source)
+    from harness.metrics import METRICS  # the battery pulls in DuckDB and pandas
+
+    unknown = [
+        (f"preregistration.metrics[{i}]", name)
+        for i, name in enumerate(campaign.preregistration.metrics)
+        if name not in METRICS
+    ]
+    if unknown:
+        known = ", ".join(METRICS)
+        raise InputError(
+            source,
+            [
+                (field, f"expected a metric of the battery ({known}), got {name!r}")
+                for field, name in unknown
+            ],
+        )
+    if campaign.judge is not None:
+        from harness.judge import RUBRICS, load_rubric, rubric_source
+
+        try:
+            load_rubric(rubric_source(campaign.judge.rubric, path.parent))
+        except (OSError, KeyError, ValueError) as exc:
+            bundled = ", ".join(sorted(p.stem for p in RUBRICS.glob("*.toml")))
+            raise InputError.one(
+                source,
+                "judge.rubric",
+                f"expected a bundled rubric ({bundled}) or a rubric file ({exc})",
+            ) from None
     return campaign

@@ -21,6 +21,9 @@ Per-run columns (`run_metrics`), each followed by the function with its detail:
 - `clamp_changes_per_turn`, `filter_cuts_per_turn`: by rule, by filter and language
   (`clamps_by_rule`, `filter_cuts`)
 - `probe_pass_rate`: the harness's probes (`probe_pass_rates`)
+- `invariant_failures_per_run`: invariant checks that failed, NULL for a session no
+  finished harness run played (`invariant_failures`)
+- `calls_per_run`: model calls, first attempts only (`calls_by_role`)
 - `prompt_tokens_per_turn`, `completion_tokens_per_turn`, `cost_per_turn`
   (`tokens_and_cost`)
 - `cache_hit_share`: prompt tokens served from the provider's cache (`cache_hit_share`)
@@ -55,6 +58,33 @@ from tavern.runner.screen import WHISPER_MARKER
 from tavern.text import Lexicon, lexicon_for, words
 from tavern.text.words import shares_run
 
+METRICS = (
+    "director_speech_rate",
+    "raw_director_speech_rate",
+    "empty_audience_rate",
+    "redaction_markers",
+    "leaks",
+    "canaries",
+    "unlearned_name_prompts",
+    "director_repeat_rate",
+    "director_echo_rate",
+    "clamp_changes_per_turn",
+    "filter_cuts_per_turn",
+    "probe_pass_rate",
+    "invariant_failures_per_run",
+    "calls_per_run",
+    "prompt_tokens_per_turn",
+    "completion_tokens_per_turn",
+    "cost_per_turn",
+    "cache_hit_share",
+    "first_text_ms",
+    "whole_turn_ms",
+    "story_yield",
+    "silent_turn_share",
+    "empty_turn_share",
+)
+"""The battery's per-run metrics: the columns of `run_metrics` a campaign may pre-register
+(`leaks` and `canaries` only when the connection ran the sweeps)."""
 ECHO_RUN = 5
 """Words in a row an event must share with the human's input of its turn to echo it."""
 MODEL_AUTHORS = ("director", "renderer", "character")
@@ -282,22 +312,48 @@ def director_repetition(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 def clamps_by_rule(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per session and clamp rule: changes, and the turns they touched."""
+    """Per session and clamp rule: changes in kept turns (the story as it stands, what the
+    per-turn metrics divide by), the kept turns they touched, and `all_changes`, set-aside
+    variants and undone turns included."""
     return _df(
         con,
-        """SELECT session_id, rule, count(*) AS changes,
-                  count(DISTINCT turn_number) AS turns
+        """SELECT session_id, rule, count(*) FILTER (WHERE kept) AS changes,
+                  count(DISTINCT turn_number) FILTER (WHERE kept) AS turns,
+                  count(*) AS all_changes
            FROM clamps GROUP BY ALL ORDER BY ALL""",
     )
 
 
 def filter_cuts(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Per session, filter rule, target kind and language: cuts, and those that left nothing."""
+    """Per session, filter rule, target kind and language: cuts in kept turns, those that
+    left nothing, and `all_cuts`, set-aside variants and undone turns included."""
     return _df(
         con,
-        """SELECT session_id, rule, target_kind, language, count(*) AS cuts,
-                  count(*) FILTER (WHERE emptied) AS emptied
+        """SELECT session_id, rule, target_kind, language, count(*) FILTER (WHERE kept) AS cuts,
+                  count(*) FILTER (WHERE emptied AND kept) AS emptied, count(*) AS all_cuts
            FROM filters GROUP BY ALL ORDER BY ALL""",
+    )
+
+
+def invariant_failures(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per session and failing label: the harness's invariant checks that failed (the
+    `probes` view, finished runs only; one `invariants` probe per play of the script)."""
+    return _df(
+        con,
+        """SELECT session_id, coalesce(label, '(none)') AS label, count(*) AS failures
+           FROM probes WHERE probe = 'invariants' AND NOT passed
+           GROUP BY ALL ORDER BY ALL""",
+    )
+
+
+def calls_by_role(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Per session and role: calls (first attempts, as `RunResult.calls` counts them),
+    attempts (retries included) and failed attempts."""
+    return _df(
+        con,
+        """SELECT session_id, role, count(*) FILTER (WHERE attempt_number = 1) AS calls,
+                  count(*) AS attempts, count(*) FILTER (WHERE NOT ok) AS failed_attempts
+           FROM calls GROUP BY ALL ORDER BY ALL""",
     )
 
 
@@ -453,7 +509,7 @@ def empty_turns_by_filter(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     yields = turn_yield(con)
     cuts = _df(
         con,
-        """SELECT DISTINCT session_id, turn_number, rule FROM filters WHERE emptied""",
+        """SELECT DISTINCT session_id, turn_number, rule FROM filters WHERE emptied AND kept""",
     )
     if cuts.empty:
         return pd.DataFrame(columns=["session_id", "rule", "turns_emptied_by_rule", "empty_turns"])
@@ -525,6 +581,13 @@ def run_metrics(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         out["probe_pass_rate"] = out["session_id"].map(totals["passed"] / totals["probes"])
     else:
         out["probe_pass_rate"] = None
+    probed = set(con.execute("SELECT DISTINCT session_id FROM probes").df()["session_id"])
+    failures = invariant_failures(con).groupby("session_id")["failures"].sum()
+    out["invariant_failures_per_run"] = [
+        int(failures.get(s, 0)) if s in probed else None for s in out["session_id"]
+    ]
+    made = calls_by_role(con).groupby("session_id")["calls"].sum()
+    out["calls_per_run"] = [int(made.get(s, 0)) for s in out["session_id"]]
     tokens = tokens_and_cost(con).set_index("session_id")
     for name in ("prompt_tokens_per_turn", "completion_tokens_per_turn", "cost_per_turn"):
         out[name] = out["session_id"].map(tokens[name])

@@ -121,7 +121,8 @@ class CampaignProgress:
 
 def planned_plays(script: Script) -> int:
     """How many calls to the kernel `script` makes: each turn (times its `repeat`), undo
-    (times its `count`), suggestion, openings and interview. Probes that only read make none.
+    (times its `count`), compaction, restore, suggestion, openings and interview. Probes that
+    only read make none.
 
     >>> from harness.loading import load_script
     >>> planned_plays(load_script("long-session").script)
@@ -129,7 +130,7 @@ def planned_plays(script: Script) -> int:
     """
     total = 0
     for event in script.events:
-        if event.kind in ("suggest", "openings", "interview"):
+        if event.kind in ("compact", "restore", "suggest", "openings", "interview"):
             total += 1
         total += getattr(event, "repeat", 0) if event.kind == "turn" else 0
         total += getattr(event, "count", 0) if event.kind == "undo" else 0

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from harness.config import ResolvedConfig, canonical_sha256
 from harness.evidence import Evidence, Play, PlayKind, calls
+from harness.export import write_exports, write_history
 from harness.loading import InputError, LoadedScript
 from harness.plan import resolve_script
 from harness.probes.boundary import boundary
@@ -314,7 +315,9 @@ async def run_script(
 
 
 async def _leave_snapshot(target: Target, run: _Run, out_dir: Path) -> None:
-    """`final.json` beside the journal, and the journal itself when the kernel is remote."""
+    """`final.json` and the exports (`harness.export`) beside the journal, and the journal
+    itself when the kernel is remote (whose exports are the history alone: the server does
+    not serve the stored state)."""
     sid = run.session_id
     journal = journal_path(out_dir, sid)
     if not journal.exists():
@@ -323,14 +326,20 @@ async def _leave_snapshot(target: Target, run: _Run, out_dir: Path) -> None:
             line.__pydantic_serializer__.to_json(line) + b"\n" for line in run.evidence.lines
         )
         replace_file(journal, data)
+    state = await target.state(sid)
     snapshot = SessionSnapshot(
         session_id=sid,
         view=run.view,
-        state=await target.state(sid),
+        state=state,
         history=run.evidence.history,
         config=run.prepared.resolved.public,
     )
     replace_file(journal.parent / SNAPSHOT_NAME, snapshot.model_dump_json().encode())
+    live = await target.history_since(sid, -1)  # the store's history, as `export_session`
+    if state is not None:
+        write_exports(journal.parent, state, live, durable=False)
+    else:
+        write_history(journal.parent, sid, live, durable=False)
 
 
 def replace_file(path: Path, data: bytes) -> None:

@@ -300,26 +300,40 @@ VIEWS: tuple[View, ...] = (
     ),
     View(
         "clamps",
-        "One row per change a clamp made to a Director proposal, from the commit lines.",
-        "SELECT rule, count(*) AS changes FROM clamps GROUP BY rule ORDER BY changes DESC",
+        "One row per change a clamp made to a Director proposal, from the commit lines; "
+        "`kept` when its commit line is a turn of the story as it stands (the `turns` row "
+        "of the same commit: neither undone nor a set-aside variant).",
+        "SELECT rule, count(*) AS changes FROM clamps WHERE kept GROUP BY rule "
+        "ORDER BY changes DESC",
         """
-        SELECT session_id, turn_number, ts, c.rule, c.path, c.before, c.after,
-               campaign, arm, run
-        FROM (SELECT *, unnest(clamp_changes) AS c FROM journal_lines
-              WHERE kind = 'commit' AND len(clamp_changes) > 0)
+        SELECT c.session_id, c.turn_number, c.ts, c.x.rule AS rule, c.x.path AS path,
+               c.x.before AS before, c.x.after AS after, coalesce(t.kept, false) AS kept,
+               c.campaign, c.arm, c.run
+        FROM (SELECT session_id, turn_number, ts, campaign, arm, run,
+                     unnest(clamp_changes) AS x FROM journal_lines
+              WHERE kind = 'commit' AND len(clamp_changes) > 0) c
+        LEFT JOIN turns t
+          ON t.session_id = c.session_id AND t.turn_number = c.turn_number
+         AND t.committed_ts = c.ts
         """,
     ),
     View(
         "filters",
         "One row per cut a filter rule made to a model's text, from the commit lines: "
-        "`target_kind` is `narration` or `reply`, `emptied` when the rule left nothing.",
-        "SELECT rule, language, count(*) AS cuts FROM filters GROUP BY rule, language",
+        "`target_kind` is `narration` or `reply`, `emptied` when the rule left nothing, "
+        "`kept` when its commit line is a turn of the story as it stands (as in `clamps`).",
+        "SELECT rule, language, count(*) AS cuts FROM filters WHERE kept GROUP BY rule, language",
         """
-        SELECT session_id, turn_number, ts, f.rule, f.target,
-               split_part(f.target, ':', 1) AS target_kind, f.language, f.before, f.after,
-               trim(f.after) = '' AS emptied, campaign, arm, run
-        FROM (SELECT *, unnest(filter_cuts) AS f FROM journal_lines
-              WHERE kind = 'commit' AND len(filter_cuts) > 0)
+        SELECT c.session_id, c.turn_number, c.ts, c.f.rule AS rule, c.f.target AS target,
+               split_part(c.f.target, ':', 1) AS target_kind, c.f.language AS language,
+               c.f.before AS before, c.f.after AS after, trim(c.f.after) = '' AS emptied,
+               coalesce(t.kept, false) AS kept, c.campaign, c.arm, c.run
+        FROM (SELECT session_id, turn_number, ts, campaign, arm, run,
+                     unnest(filter_cuts) AS f FROM journal_lines
+              WHERE kind = 'commit' AND len(filter_cuts) > 0) c
+        LEFT JOIN turns t
+          ON t.session_id = c.session_id AND t.turn_number = c.turn_number
+         AND t.committed_ts = c.ts
         """,
     ),
     View(

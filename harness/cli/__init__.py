@@ -4,6 +4,7 @@
     tavern-harness run soak --provider local --report --verbose
     tavern-harness campaign run experiments/fake-modes.toml
     tavern-harness replay .tavern-data/sessions/SESSION_ID
+    tavern-harness canon run --provider local --data-dir runs/canon
 
 Exit status: 0 when everything ran and every probe passed, 1 when a probe or a turn failed,
 2 for bad input (nothing ran).
@@ -21,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "campaign": "run, resume or inspect a campaign (arms x scripts x repeats)",
     "replay": "replay a recorded session and compare every prompt, answer and the final state",
     "replay-call": "fire one journaled call again, edited, K times, at any provider",
+    "canon": "the counter-canon benchmark: play a ledger's script, count slips per family",
 }
 """Subcommand -> one-line help; each lives in `harness.cli.<name>_cmd`."""
 

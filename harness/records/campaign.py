@@ -24,6 +24,10 @@ Example (TOML)::
     treatment = "adversary"
     better = "higher"
     decision_rule = "adversary wins if the 95% interval of the difference excludes 0"
+
+A `[judge]` section (`JudgeSection`) has the blind pairwise judge read every run after the
+campaign's runs; one arm must then be flagged `degraded = true`, a planted worse arm the
+judge must rank last (`JudgeReport.degraded_last`).
 """
 
 from __future__ import annotations
@@ -48,6 +52,29 @@ class Arm(Record):
     """What the arm changes."""
     config: ConfigOverrides = Field(default_factory=ConfigOverrides)
     """Overrides on top of the campaign's `defaults` and each script's own."""
+    degraded: bool = False
+    """A planted degraded arm (for example the Director shown no history): the campaign's
+    judge must rank it last, or its verdicts are not evidence."""
+
+
+class JudgeSection(Record):
+    """The blind pairwise judge a campaign runs once every run has finished."""
+
+    rubric: str = "story-quality"
+    """A bundled rubric's name (`harness/rubrics/`), or a rubric file's path relative to
+    the campaign file."""
+    config: ConfigOverrides
+    """The judge's provider and settings, as an arm's `config` (`provider` required)."""
+    seed: int = 0
+    """Seed of the blind export: the items' opaque ids and the pairs' order."""
+    resamples: int = Field(default=2000, ge=10, le=100000)
+    """Bootstrap resamples of the Bradley-Terry intervals."""
+
+    @model_validator(mode="after")
+    def _has_provider(self) -> JudgeSection:
+        if self.config.provider is None:
+            raise ValueError("judge.config.provider is required (the judge's provider)")
+        return self
 
 
 class Preregistration(Record):
@@ -106,6 +133,8 @@ class Campaign(Record):
     """Overrides every arm starts from."""
     preregistration: Preregistration
     """Metrics and decision rule, fixed before the run."""
+    judge: JudgeSection | None = None
+    """The blind judge, run after the runs; None: no judging."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Campaign:
@@ -116,6 +145,13 @@ class Campaign(Record):
             arm = getattr(self.preregistration, field)
             if arm not in names:
                 raise ValueError(f"preregistration.{field} {arm!r} is not an arm: {names}")
+        degraded = [arm.name for arm in self.arms if arm.degraded]
+        if self.judge is not None and len(degraded) != 1:
+            raise ValueError(
+                f"a judged campaign needs exactly one arm with degraded = true, got {degraded}"
+            )
+        if self.judge is None and degraded:
+            raise ValueError(f"arm {degraded[0]!r} is degraded but no [judge] section ranks it")
         if self.seeds and len(self.seeds) != self.repeats:
             raise ValueError(f"seeds has {len(self.seeds)} entries for {self.repeats} repeats")
         return self
@@ -199,3 +235,53 @@ class Manifest(Record):
     """When the campaign first ran, UTC."""
     segments: list[ManifestSegment] = Field(default_factory=list)
     """Every invocation, in order; the first one's fingerprint is the campaign's."""
+
+
+class ArmStrength(Record):
+    """An arm's Bradley-Terry strength from the judge's pair outcomes."""
+
+    arm: str
+    """Arm name."""
+    strength: float
+    """Log-strength (arms sum to zero)."""
+    low: float | None
+    """Bootstrap interval, low end (None when no resample had the arm)."""
+    high: float | None
+    """Bootstrap interval, high end."""
+    rank: int
+    """1 is the strongest; arms of equal strength share a rank."""
+    games: int
+    """Decided pair outcomes the arm took part in."""
+
+
+class JudgeReport(Record):
+    """`blind/report.json` of a judged campaign: the judge's validity and the ranking."""
+
+    campaign: str
+    """Campaign name."""
+    judge: str
+    """`provider/model` of the judge."""
+    rubric: str
+    """Rubric name and version."""
+    items: int
+    """Runs exported blind."""
+    pairs: int
+    """Pairs judged in both orders."""
+    decided: int
+    """Pairs both of whose answers chose an item."""
+    flips: int
+    """Decided pairs whose two answers chose the same position (so different items)."""
+    flip_rate: float | None
+    """flips / decided (None when nothing was decided)."""
+    flagged: bool
+    """Position-biased beyond `harness.judge.FLIP_LIMIT`: the winners are not evidence."""
+    first_share: float | None
+    """Share of item choices that went to the first position."""
+    abstentions: int
+    """Answers that never passed the schema."""
+    degraded: str
+    """The planted degraded arm."""
+    degraded_last: bool
+    """Whether the judge ranked the degraded arm strictly last (it must)."""
+    ranking: list[ArmStrength]
+    """Arms, strongest first."""

@@ -14,7 +14,7 @@ from harness.campaign import campaign_status, plan_campaign, read_manifest, run_
 from harness.cli import main
 from harness.dask_executor import DaskExecutor
 from harness.fingerprint import take_fingerprint
-from harness.loading import InputError
+from harness.loading import InputError, load_campaign
 from harness.records.campaign import Fingerprint
 from harness.results import read_results
 
@@ -135,6 +135,33 @@ def test_bad_campaigns_are_refused_before_anything_runs(
     assert "scripts[0]: expected a bundled script id" in capsys.readouterr().err
     assert main(["campaign", "run", str(tmp_path / "nope.toml"), "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_a_campaign_naming_an_unknown_metric_is_refused_at_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _campaign(tmp_path / "exp")
+    text = path.read_text().replace(
+        'metrics = ["probe_pass_rate"]', 'metrics = ["probe_pass_rate", "vibes_per_turn"]'
+    )
+    path.write_text(text)
+    out = tmp_path / "out"
+    assert main(["campaign", "run", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "preregistration.metrics[1]: expected a metric of the battery" in err
+    assert "got 'vibes_per_turn'" in err and "calls_per_run" in err
+    assert not out.exists()
+    with pytest.raises(InputError, match="vibes_per_turn"):
+        plan_campaign(path)
+    # The control: the same file naming battery metrics only loads.
+    path.write_text(text.replace('"vibes_per_turn"', '"invariant_failures_per_run"'))
+    assert plan_campaign(path).campaign.preregistration.metrics[1] == "invariant_failures_per_run"
+
+
+def test_the_bundled_campaigns_name_battery_metrics_only() -> None:
+    folder = Path(__file__).parents[2] / "experiments"
+    for path in sorted(folder.glob("*.toml")):
+        load_campaign(path)  # raises InputError on an unknown metric
 
 
 def test_the_dask_executor_gives_the_local_executors_results(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from harness.compare import campaign_decision, decide_campaign
 from harness.export import export_campaign
 from harness.metrics import run_metrics
 from harness.records.campaign import Preregistration
+from harness.results import read_results
 
 SCRIPT = {
     "schema_version": 1,
@@ -66,10 +67,13 @@ def test_a_campaign_directory_is_decided_by_its_preregistration(tmp_path: Path) 
     # pass rates are equal and nothing is decided.
     assert (primary.metric, bool(primary.primary), primary.n) == ("probe_pass_rate", True, 3)
     assert (primary.a_mean, primary.b_mean, primary.verdict) == (1.0, 1.0, "none")
-    # A metric the battery does not have is listed, never silently dropped.
-    assert decision.iloc[1][["metric", "verdict", "reason"]].tolist() == [
-        "calls_per_run", "none", "not a metric of the battery",
-    ]  # fmt: skip
+    # The battery's calls per run are the journal's first attempts: each arm's mean is the
+    # mean of its runs' `RunResult.calls`.
+    runs = read_results(out / "results.jsonl").runs
+    calls = decision.iloc[1]
+    assert (calls.metric, calls.n) == ("calls_per_run", 3)
+    for arm, mean in (("parrot", calls.a_mean), ("adversary", calls.b_mean)):
+        assert mean == pytest.approx(sum(r.calls for r in runs if r.arm == arm) / 3)
     # Exported beside the journals, the history is SQL too; as partitions, the same runs
     # under the same arms and pairing keys.
     assert len(export_campaign(out)) == 6
@@ -112,3 +116,12 @@ def test_negative_control_identical_arms_decide_nothing() -> None:
 def test_a_primary_metric_outside_the_battery_is_refused() -> None:
     with pytest.raises(ValueError, match="not in the battery"):
         decide_campaign(_battery([1.0], [1.0]).drop(columns="story_yield"), PRE)
+
+
+def test_a_metric_the_battery_lacks_is_listed_never_dropped() -> None:
+    """`leaks` is a metric only on a swept connection: a battery without it says so."""
+    pre = PRE.model_copy(update={"metrics": ["story_yield", "leaks"]})
+    out = decide_campaign(_battery([0.2, 0.2, 0.2], [0.2, 0.2, 0.2]), pre)
+    assert out.iloc[1][["metric", "verdict", "reason"]].tolist() == [
+        "leaks", "none", "not a metric of the battery",
+    ]  # fmt: skip

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pandas as pd
 import pytest
 from analysis_planted import Planted, probe_result, role_prompt, run_result, write_results
 
@@ -254,3 +255,89 @@ def test_clamp_changes_by_rule_and_latency_per_run(tavern_data_dir: Path) -> Non
     assert row.turns == 3 and row.clamp_changes_per_turn == 1.0
     # First text: the prose call ends 150, 200 and 250 ms after each input; median 200.
     assert (row.first_text_ms, row.whole_turn_ms) == (200.0, 400.0)
+
+
+def test_the_battery_names_every_per_run_column(con: duckdb.DuckDBPyConnection) -> None:
+    columns = metrics.run_metrics(con).columns.tolist()
+    assert columns[:5] == ["session_id", "turns", "campaign", "arm", "run"]
+    assert columns[5:] == list(metrics.METRICS)
+
+
+def test_invariant_failures_and_calls_per_run(tavern_data_dir: Path) -> None:
+    probed = Planted(tavern_data_dir, "sess-a")
+    probed.turn_input(1, 0)
+    probed.call(1, "director", end_ms=40, error_type="schema")
+    probed.call(1, "director", end_ms=80, attempt=2)  # a retry: an attempt, not a call
+    probed.call(1, "prose", end_ms=120)
+    probed.commit(1, 150)
+    probed.call(1, "interview:C2", end_ms=200)
+    unprobed = Planted(tavern_data_dir, "sess-b")  # a session no harness run played
+    unprobed.turn_input(1, 0)
+    unprobed.call(1, "director", end_ms=50)
+    unprobed.commit(1, 100)
+    write_results(
+        tavern_data_dir / "results.jsonl",
+        [
+            probe_result("r1", "sess-a", "invariants", True, probe_id="invariants-0.1"),
+            probe_result("r1", "sess-a", "invariants", False, probe_id="invariants-1.1",
+                         label="clock"),
+            probe_result("r1", "sess-a", "invariants", False, probe_id="invariants-2.1",
+                         label="clock"),
+            probe_result("r1", "sess-a", "recall", False),  # a probe, not an invariant
+            run_result("r1", "sess-a"),
+        ],
+    )  # fmt: skip
+    con = connect(tavern_data_dir)
+    assert metrics.invariant_failures(con)[["session_id", "label", "failures"]].values.tolist() == [
+        ["sess-a", "clock", 2]
+    ]
+    by_role = metrics.calls_by_role(con).set_index(["session_id", "role"])
+    director = by_role.loc[("sess-a", "director"), ["calls", "attempts", "failed_attempts"]]
+    assert director.tolist() == [1, 2, 1]
+    rows = metrics.run_metrics(con).set_index("session_id")
+    assert rows.loc["sess-a", "invariant_failures_per_run"] == 2
+    assert rows.loc["sess-a", "calls_per_run"] == 3
+    assert pd.isna(rows.loc["sess-b", "invariant_failures_per_run"])  # unknown, not 0
+    assert rows.loc["sess-b", "calls_per_run"] == 1
+
+
+def test_clamps_and_filters_per_turn_count_kept_turns_only(tavern_data_dir: Path) -> None:
+    """Turn 1 regenerated (its first variant set aside), turn 2 undone and played again:
+    only the changes and cuts of the story as it stands count per turn."""
+    from tavern.records import ClampChange
+
+    queue = ClampChange(rule="speaker_queue", path="next_speakers", before=["C9"], after=[])
+    zone = ClampChange(rule="witness_zone", path="events[0].witness_ids", before=["C3"], after=[])
+    emptied = FilterCut(rule="loop", target="narration", language="en", before="a a", after="")
+    trimmed = FilterCut(rule="loop", target="narration", language="pt-BR", before="b b",
+                        after="b")  # fmt: skip
+    run = Planted(tavern_data_dir)
+    run.turn_input(1, 0)
+    run.call(1, "director", end_ms=50)
+    run.commit(1, 100, clamps=[queue, zone], cuts=[emptied])  # set aside by the rerun
+    run.turn_input(1, 200)
+    run.call(1, "director", end_ms=250)
+    run.variant(1, 290, "rerun", committed=1, aside=0)
+    run.commit(1, 300, clamps=[zone])
+    run.turn_input(2, 400)
+    run.call(2, "director", end_ms=450)
+    run.commit(2, 500, clamps=[queue], cuts=[emptied])  # undone
+    run.undo(2, 600)
+    run.turn_input(2, 700)
+    run.call(2, "director", end_ms=750)
+    run.commit(2, 800, cuts=[trimmed])
+    con = connect(tavern_data_dir)
+    kept = con.execute("SELECT turn_number, rule, kept FROM clamps ORDER BY ts, rule").fetchall()
+    assert kept == [(1, "speaker_queue", False), (1, "witness_zone", False),
+                    (1, "witness_zone", True), (2, "speaker_queue", False)]  # fmt: skip
+    cuts = con.execute("SELECT turn_number, language, kept FROM filters ORDER BY ts").fetchall()
+    assert cuts == [(1, "en", False), (2, "en", False), (2, "pt-BR", True)]
+    clamps = metrics.clamps_by_rule(con)[["rule", "changes", "turns", "all_changes"]]
+    assert clamps.values.tolist() == [["speaker_queue", 0, 0, 2], ["witness_zone", 1, 1, 2]]
+    filters = metrics.filter_cuts(con)[["language", "cuts", "emptied", "all_cuts"]]
+    assert filters.values.tolist() == [["en", 0, 0, 2], ["pt-BR", 1, 0, 1]]
+    assert metrics.empty_turns_by_filter(con).empty  # the emptying cuts were not kept
+    row = metrics.run_metrics(con).iloc[0]
+    assert row.turns == 2
+    assert row.clamp_changes_per_turn == 0.5  # every commit line would give 2.0
+    assert row.filter_cuts_per_turn == 0.5  # every commit line would give 1.5

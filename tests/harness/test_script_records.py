@@ -123,6 +123,9 @@ def test_result_lines_round_trip() -> None:
         "harness_campaign",
         "harness_manifest",
         "harness_session_snapshot",
+        "harness_canon_ledger",
+        "harness_canon_report",
+        "harness_judge_report",
     }
 
 
@@ -136,8 +139,8 @@ def test_every_bundled_script_loads_and_both_languages_are_there() -> None:
         SCRIPT_VALIDATOR.validate(json.loads(script.model_dump_json()))
     assert loaded["long-session"].turn_count() == 40
     kinds = {e.kind for s in loaded.values() for e in s.events}
-    assert kinds == {"turn", "undo", "suggest", "openings", "recall", "interview", "routing",
-                     "boundary"}  # fmt: skip
+    assert kinds == {"turn", "undo", "compact", "restore", "suggest", "openings", "recall",
+                     "interview", "routing", "boundary"}  # fmt: skip
 
 
 def test_overrides_merge_field_by_field() -> None:
