@@ -184,3 +184,20 @@ async def test_compacted_turns_show_as_one_line_with_the_stored_summary(api: Api
     assert back.status_code == 200
     after = (await api.client.get(f"/sessions/{sid}/transcript")).json()
     assert after["compacted"] is None and after == before  # restored: the line goes
+
+
+async def test_a_rerun_and_a_flip_keep_the_settings_chosen_after_the_turn(api: Api) -> None:
+    sid = await _played(api, 2)
+    view = (await api.client.get(f"/sessions/{sid}")).json()
+    settings = {**view["compaction"], "retention_turns": 3}
+    put = await api.client.put(f"/sessions/{sid}/compaction", json=settings, headers=api.auth)
+    assert put.status_code == 200
+    rerun = await api.client.post(f"/sessions/{sid}/rerun", json={}, headers=api.auth)
+    assert rerun.status_code == 200, rerun.text
+    assert (await api.client.get(f"/sessions/{sid}")).json()["compaction"] == settings
+    later = {**settings, "auto": not settings["auto"]}  # changed after the set-aside variant
+    put = await api.client.put(f"/sessions/{sid}/compaction", json=later, headers=api.auth)
+    assert put.status_code == 200
+    flip = await api.client.post(f"/sessions/{sid}/variants/0", headers=api.auth)
+    assert flip.status_code == 200, flip.text
+    assert (await api.client.get(f"/sessions/{sid}")).json()["compaction"] == later

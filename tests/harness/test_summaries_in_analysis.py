@@ -8,10 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 from analysis_planted import ALL, Planted, at
+from harness_kit import play
 
+import tavern.agents.summarizer as summarizer_module
 from harness.analysis import connect, leaks_df
 from harness.export import write_exports
+from harness.loading import LoadedScript
+from harness.records.script import Script
 from tavern.records import (
     Audience,
     CommitLine,
@@ -167,3 +172,36 @@ def test_compactions_view_reads_compact_and_restore_lines(tavern_data_dir: Path)
         ("compact", "cp-bbbb", "cp-aaaa", 1, 3, None, "auto", 0.75, True),
         ("restore", "cp-bbbb", None, 1, None, 3, None, None, False),
     ]
+
+
+WHISPERED = {
+    "schema_version": 1,
+    "id": "whisper-then-compact",
+    "title": "A whisper, a compaction that folds it away, the sweep over the run",
+    "scenario": "the-toll-house",
+    "events": [
+        {"kind": "turn", "speech": f"The code is {CODE}.", "whisper_to": ["C2"],
+         "force_speaker": "Narrator"},
+        {"kind": "turn", "speech": "The ferry leaves at dawn.", "repeat": 2},
+        {"kind": "compact", "retention_turns": 1},
+    ],
+}  # fmt: skip
+
+
+def _swept_run(data_dir: Path) -> list[list[object]]:
+    outcome = play(LoadedScript(Script.model_validate(WHISPERED), "test"), data_dir)
+    assert outcome.run.error is None
+    compacted = list(data_dir.rglob("compacted.jsonl"))
+    assert compacted and CODE in compacted[0].read_text()  # the whisper, folded away
+    rows = leaks_df(data_dir)
+    summaries = rows[rows["rule"].isin(["story_summary", "memory_summary"])]
+    return summaries[["agent", "rule", "excerpt"]].values.tolist()  # type: ignore[no-any-return]
+
+
+def test_a_harness_run_exports_what_it_compacted_and_its_summaries_are_swept(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _swept_run(tavern_data_dir / "clean") == []
+    # Planted: a summarizer that reads whispers too (the parrot repeats the code).
+    monkeypatch.setattr(summarizer_module, "is_public", lambda record: True)
+    assert ["summarizer", "story_summary", CODE] in _swept_run(tavern_data_dir / "faulty")
