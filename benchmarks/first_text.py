@@ -11,7 +11,9 @@ time from the call (Send) to the first batch holding a record the player did not
 event, the narration, another character's line, or a quiet beat's marker: what the page
 draws first that is not the player's own words; `narration*` marks a narration's first
 complete sentences, shown while the rest is written) and to the end of the turn (committed).
-Prints each turn (with its model time by role, from the journal), then the median and p90
+Prints each turn (with its model time by role, from the journal: `outcome` is the Director's
+follow-up calls, shown after the events the decision admitted; and the Director decision's
+prompt tokens cached and new and its answer tokens), then the median and p90
 of both (goal: first visible text within 12 s on the local model, 2 cores, warm cache), with
 the load average before and after: on a shared machine the figures include waiting for a
 core.
@@ -58,6 +60,8 @@ class Timing:
     end_s: float
     first_kind: str
     failed: bool = False
+    director_s: float = 0.0
+    """The model time of the Director's decision call (its follow-ups apart)."""
 
 
 async def timed_turn(runner: object, sid: str, turn: TurnInput) -> Timing:
@@ -81,14 +85,33 @@ async def timed_turn(runner: object, sid: str, turn: TurnInput) -> Timing:
     return Timing(at, end, kind)
 
 
-def model_seconds(data_dir: Path, sid: str, turn: int) -> str:
+def role_of(agent: str) -> str:
+    """A journal agent's role for the figures: the Director's follow-up calls
+    (`director:outcome`) apart from its decision, every Character together."""
+    return "outcome" if agent == "director:outcome" else agent.split(":")[0]
+
+
+def model_seconds(data_dir: Path, sid: str, turn: int) -> dict[str, float]:
     """The turn's model time by role, from its journal (every attempt's `duration_ms`)."""
     spent: dict[str, float] = {}
     for line in read_journal(journal_path(data_dir, sid)):
         if isinstance(line, LlmCallLine) and line.turn_number == turn:
-            role = line.agent.split(":")[0]
+            role = role_of(line.agent)
             spent[role] = spent.get(role, 0.0) + (line.duration_ms or 0) / 1000
-    return ", ".join(f"{role} {s:.1f}" for role, s in spent.items())
+    return spent
+
+
+def director_tokens(data_dir: Path, sid: str, turn: int) -> str:
+    """The turn's Director decision calls: prompt tokens served from the cache / evaluated,
+    and answer tokens (the provider's `usage`), per attempt."""
+    out = []
+    for line in read_journal(journal_path(data_dir, sid)):
+        if isinstance(line, LlmCallLine) and line.turn_number == turn:
+            if line.agent == "director":
+                usage = line.usage or {}
+                hit, miss = line.prompt_cache.hit_tokens, line.prompt_cache.miss_tokens
+                out.append(f"cached {hit} new {miss} answer {usage.get('completion_tokens')}")
+    return "; ".join(out)
 
 
 def p90(values: list[float]) -> float:
@@ -116,9 +139,12 @@ async def bench(args: argparse.Namespace, data_dir: Path) -> list[Timing]:
             first = "-" if timing.first_s is None else f"{timing.first_s:6.1f}"
             label = "turn" if counted else "warm-up"
             spent = model_seconds(data_dir, view.id, i + 1)
+            timing.director_s = spent.get("director", 0.0)
+            roles = ", ".join(f"{role} {s:.1f}" for role, s in spent.items())
             print(
                 f"   {label:8s} {i + 1:2d}  first text {first} s ({timing.first_kind:10s})"
-                f"  end {timing.end_s:6.1f} s{'  FAILED' if timing.failed else ''}  [{spent}]",
+                f"  end {timing.end_s:6.1f} s{'  FAILED' if timing.failed else ''}  [{roles}]"
+                f"  director: {director_tokens(data_dir, view.id, i + 1)}",
                 flush=True,
             )
             if counted:
@@ -147,6 +173,11 @@ def main() -> None:
     if firsts:
         print(f"   first visible text  median {statistics.median(firsts):6.1f} s  "
               f"p90 {p90(firsts):6.1f} s  ({len(firsts)} turns showed model text)")  # fmt: skip
+    shares = [t.director_s / t.first_s for t in played if t.first_s]
+    if shares:
+        director_median = statistics.median(t.director_s for t in played)
+        print(f"   the Director's decision call: median {statistics.median(shares):.0%} of the "
+              f"time to the first text (median {director_median:.1f} s)")  # fmt: skip
     if ends:
         print(f"   turn end            median {statistics.median(ends):6.1f} s  "
               f"p90 {p90(ends):6.1f} s")  # fmt: skip

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from tavern.agents.blocks import PromptBlock, Stability, assemble
+from tavern.agents.render import LOG
 from tavern.records import (
     ActionRecord,
     ChatMessage,
@@ -83,6 +84,10 @@ def name_of(state: SessionState, slot: str) -> str:
 def render_line(state: SessionState, record: HistoryRecord) -> str:
     """One public record as the summarizer reads it: display names, claims as claims.
 
+    A free-text line behind `render.LOG`, like every record line: a record whose text opens
+    with a name ("Rosa Aguiar tried: Tomé Valadares, abra") is then no character block to the
+    prompt contract, whose structural rules compare those.
+
     >>> from datetime import UTC, datetime
     >>> from tavern.records import Audience, Body, Character, Mind, Scene
     >>> teo = Character(id="teo", body=Body(display_name="Teodor", description_ref="a clerk"),
@@ -92,10 +97,10 @@ def render_line(state: SessionState, record: HistoryRecord) -> str:
     ...      controlled_id="C1", scene=Scene(location="inn"))
     >>> render_line(st, SpeechRecord(seq=3, turn_number=1, speaker="C1", author="character",
     ...     audience=Audience(origin="public"), text="The seal was forged."))
-    '- (turn 1) Teodor said: "The seal was forged."'
+    '· (turn 1) Teodor said: "The seal was forged."'
     """
     who = name_of(state, record.speaker)
-    head = f"- (turn {record.turn_number})"
+    head = f"{LOG}(turn {record.turn_number})"
     if isinstance(record, SpeechRecord):
         return f'{head} {who} said: "{record.text}"'
     if isinstance(record, ActionRecord):

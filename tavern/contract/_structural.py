@@ -23,7 +23,14 @@ MARKER_TAG = re.compile(
     r"jogador|jogadora|humano|usu[aá]rio|voc[eê]|eu|controlad[oa]s?|protagonista)\s*[\)\]>}]",
     re.IGNORECASE,
 )
-_TAG = re.compile(r"\s*(?:[\(\[<{][^\)\]>}\n]{1,40}[\)\]>}]|[*†★✓✔]+)")
+MASK = re.compile(r"[\(\[<{]\s*(?:\.{2,}|…)\s*[\)\]>}]")
+"""An elision such as the clamps' redaction mask "[...]" (also "(...)", "[…]"): it stands for
+words taken out, anywhere in a text, so after a name it is no tag marking that character."""
+_TAG = re.compile(r"\s*(?:(?!" + MASK.pattern + r")[\(\[<{][^\)\]>}\n]{1,40}[\)\]>}]|[*†★✓✔]+)")
+LOG_MARK = "·"
+"""Opens a line of free text (a record, a memory, a fact: the prompt builders'
+`agents.render.LOG`): such a line is never a character block, whatever label and name
+follow ("· You thought: Joaquim Serra, where is my axe?" is a thought, not a card)."""
 _BULLET = re.compile(r"^\s*(?:[-*•>#]+|\d+[.)])?\s*")
 _FIELD = re.compile(r"(?:^|[;|,(:]|\n)\s*[-*•]?\s*([A-Za-zÀ-ÿ][A-Za-zÀ-ÿ _]{0,29}?)\s*:", re.M)
 _SELF = re.compile(r"\b(?:you are|you're|voc[eê] [eé]|tu [eé]s)\s+", re.IGNORECASE)
@@ -54,8 +61,16 @@ def _word_regex(name: str) -> re.Pattern[str]:
 def _line_header(line: str, names: Cast) -> tuple[str, re.Match[str]] | None:
     """The name and header match of a line opening a character block, if it opens one.
 
-    A labelled line naming several characters ("Present: Mara, Rui") is a list, not a block.
+    A labelled line naming several characters ("Present: Mara, Rui") is a list, not a block;
+    a line opening with `LOG_MARK` is free text, not a block.
+
+    >>> _line_header("Character: Mara (guest)", ("Mara",))[0]
+    'Mara'
+    >>> _line_header("· You thought: Mara, where is my axe?", ("Mara",)) is None
+    True
     """
+    if line.lstrip().startswith(LOG_MARK):
+        return None
     bullet = _BULLET.match(line)
     rest_at = bullet.end() if bullet else 0
     for name in sorted(names, key=len, reverse=True):

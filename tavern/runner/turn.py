@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from tavern.agents import character, director, outcome, prose
@@ -45,7 +45,7 @@ from tavern.runner.filtering import (
     reply_context,
 )
 from tavern.runner.fit import fitted
-from tavern.runner.follow_up import follow_up
+from tavern.runner.follow_up import follow_up, unanswered
 from tavern.runner.input_filter import EffectiveTurn
 from tavern.runner.interface import Lines, ModelFailureError, Progress
 from tavern.runner.limits import KernelLimits
@@ -107,6 +107,8 @@ class TurnTransaction:
         self.lines = lines
         self._shown = 0
         """How many of the beat's records `lines` has been given (or passed over)."""
+        self._early: set[tuple[int, str]] = set()
+        """(seq, text) of the events `lines` was given before the follow-ups (`_show_early`)."""
         self.filter_profile: FilterProfile = state.filter_profile or filter_profile
         self.cuts: list[FilterCut] = []
         self.skipped: list[str] = []
@@ -145,7 +147,29 @@ class TurnTransaction:
             return
         state = self.state
         seen = perceived_by(fresh, state.controlled_id, display_names(state))
+        seen = [r for r in seen if (r.seq, r.text) not in self._early]
         if seen:
+            await self.lines(seen)
+
+    async def _show_early(self, decision: DirectorDecision) -> None:
+        """Show the admitted decision's events while follow-up calls still run.
+
+        A follow-up only adds an outcome event and clamps the decision again: the events
+        admitted here keep their text (clamping is idempotent, and the clamp that reads a
+        follow-up's answer, `borrowed_outcome`, reads only the asked attempts' outcomes,
+        which this decision lacks) and their place, so their seqs are the ones the turn
+        commits; a repeat merges into them, widening their witnesses only. So the lines
+        given here are final; `_show` passes over them later (`_early`), and gives any
+        that came out otherwise (a bug; `tests/runner/test_early_events.py` catches it) as new."""
+        preview = replace(self.log, records=list(self.log.records))
+        staged = self.state.model_copy(update={"scene": apply_canon(self.state.scene, decision)})
+        events = preview.add_events(decision, self._reader_mask(staged))
+        fresh = self.log.records[self._shown :]  # the human's own lines and the clock's events
+        self._shown = len(self.log.records)
+        names = display_names(self.state)
+        seen = perceived_by([*fresh, *events], self.state.controlled_id, names)
+        self._early.update((r.seq, r.text) for r in seen if r.kind == "event")
+        if seen and self.lines is not None:
             await self.lines(seen)
 
     async def run(self) -> TurnOutcome:
@@ -258,6 +282,8 @@ class TurnTransaction:
         )
 
         decision, changes = clamp_decision(proposal, ctx)
+        if self.lines is not None and unanswered(context.history, self.turn_number, decision):
+            await self._show_early(decision)  # the follow-ups only add to these events
         decision, answered = await follow_up(
             self.caller,
             context,

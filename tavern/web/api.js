@@ -38,7 +38,8 @@ async function send(method, path, body, accept, contentType = "application/json"
   if (method !== "GET") headers["X-Tavern-Token"] = await ensureToken();
   if (body !== undefined) headers["Content-Type"] = contentType;
   let payload = body;
-  if (body !== undefined && contentType === "application/json") payload = JSON.stringify(body);
+  // A file goes as it is, whatever its type (a JSON character card is a file, not a body to encode).
+  if (body !== undefined && contentType === "application/json" && !(body instanceof Blob)) payload = JSON.stringify(body);
   try {
     return await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
   } catch (_) {
@@ -119,8 +120,8 @@ export const api = {
     stream(`/sessions/${e(id)}/compact${rev(revision)}`, retentionTurns ? { retention_turns: retentionTurns } : {}, onProgress),
   setCompaction: (id, settings, revision) => request("PUT", `/sessions/${e(id)}/compaction${rev(revision)}`, settings),
   restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
-  rerun: (id, input, revision, onProgress) =>
-    stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress),
+  rerun: (id, input, revision, onProgress, onLine) =>
+    stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress, onLine),
   variants: (id) => request("GET", `/sessions/${e(id)}/variants`),
   flip: (id, variant, revision) => request("POST", `/sessions/${e(id)}/variants/${variant}${rev(revision)}`),
   suggestions: (id, onProgress) => stream(`/sessions/${e(id)}/suggestions`, undefined, onProgress),

@@ -277,6 +277,27 @@ function sentFrom() {
   return { revision: view.revision, tick: view.tick, title: title(view) };
 }
 
+/** The lines of turn `turnNumber` as it runs (`draw`, the SSE `line` callback), drawn only
+ * into their own session still at the revision they were sent from; `fail` removes them.
+ * A turn played again (`replacing`) hides the version it replaces while its lines come and
+ * shows it again if it fails; the committed version replaces both. */
+function streamed(sessionId, sentAt, turnNumber, { replacing = false } = {}) {
+  const shown = () => isOpen(sessionId) && current.view.revision === sentAt.revision;
+  const old = () => $("transcript").querySelectorAll(`li[data-turn='${turnNumber}']:not([data-streaming])`);
+  return {
+    draw(records, partial) {
+      if (!shown()) return;
+      if (replacing) for (const el of old()) el.hidden = true;
+      appendLines($("transcript"), turnNumber, records, current.view, hooks, partial);
+    },
+    fail() {
+      if (!isOpen(sessionId)) return;
+      dropStreamed($("transcript")); // nothing of a failed turn stays
+      if (replacing) for (const el of old()) el.hidden = false;
+    },
+  };
+}
+
 /** Send a turn from the composer (or, in edit mode, play the last turn again with it). */
 export async function sendTurn(input) {
   if (!current) return;
@@ -289,18 +310,13 @@ export async function sendTurn(input) {
   $("openings").hidden = true;
   $("suggestions").hidden = true;
   const turnNumber = current.view.turn_number + 1;
-  // Lines are drawn only into their own session, still at the revision they were sent from.
-  const drawLines = (records, partial) => {
-    if (isOpen(sessionId) && current.view.revision === sentAt.revision) {
-      appendLines($("transcript"), turnNumber, records, current.view, hooks, partial);
-    }
-  };
+  const lines = streamed(sessionId, sentAt, turnNumber);
   let result;
   try {
     result = await inflight.track(sessionId, "turn", (progress) =>
-      api.turn(sessionId, input, sentAt.revision, progress, drawLines));
+      api.turn(sessionId, input, sentAt.revision, progress, lines.draw));
   } catch (error) {
-    if (isOpen(sessionId)) dropStreamed($("transcript")); // nothing of a failed turn stays
+    lines.fail();
     failed(sessionId, sentAt.title, error);
     return;
   }
@@ -313,10 +329,13 @@ export async function sendTurn(input) {
 async function rerun(input) {
   const sessionId = current.view.id;
   const sentAt = { ...sentFrom(), tick: tickOfLast() };
+  const lines = streamed(sessionId, sentAt, current.view.turn_number, { replacing: true });
   let result;
   try {
-    result = await inflight.track(sessionId, "rerun", (progress) => api.rerun(sessionId, input, sentAt.revision, progress));
+    result = await inflight.track(sessionId, "rerun", (progress) =>
+      api.rerun(sessionId, input, sentAt.revision, progress, lines.draw));
   } catch (error) {
+    lines.fail();
     failed(sessionId, sentAt.title, error);
     return;
   }

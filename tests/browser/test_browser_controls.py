@@ -152,3 +152,26 @@ def test_compaction_settings_percent_and_the_compacted_line(page: Any) -> None:
     page.click("[data-testid=play-restore]")
     idle(page)
     expect(page.locator("[data-testid=compacted-turns]")).to_have_count(0)
+
+
+def test_footers_show_cost_and_cache_when_the_provider_reports_them(page: Any) -> None:
+    """The fake has no price and no cache: its footers say neither. A priced, cached
+    provider's figures (planted in the usage answer) are shown per turn and in total."""
+    start(page, "the-vintners-wake")
+    send(page, speech="Who lit the lamps?")
+    footer = page.locator("[data-testid=turn-sep][data-turn='1'] [data-testid=turn-usage]")
+    expect(footer).to_contain_text("tokens")
+    assert "$" not in (footer.text_content() or "")  # control: no price, no cost shown
+
+    def priced(route: Any) -> None:
+        body = route.fetch().json()
+        for figures in [*body["turns"], body["total"]]:
+            figures.update(cost_usd=0.0123, cache_hit_share=0.5)
+        route.fulfill(json=body)
+
+    page.route("**/sessions/*/usage", priced)
+    send(page, speech="And who will put them out?")
+    expect(footer).to_contain_text("$0.0123")
+    expect(footer).to_contain_text("cache 50%")
+    expect(page.locator("[data-testid=session-usage]")).to_contain_text("$0.0123")
+    page.unroute("**/sessions/*/usage")

@@ -119,6 +119,65 @@ def test_problems_show_beside_their_fields_in_plain_words(page: Any) -> None:
     assert "nobody" not in {e["character"]["id"] for e in listed["data"]}
 
 
+def test_a_character_picture_shows_in_the_cast_panel(page: Any) -> None:
+    """The optional avatar image: a card's picture, saved, is its face in play; the others
+    keep their coloured initial."""
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.set_input_files(
+        "[data-testid=ce-import]",
+        files=[{"name": "mara.png", "mimeType": "image/png", "buffer": card_png(CARD)}],
+    )
+    page.fill("[data-testid=character-form-appearance]", "Grey shawl, ink on her cuffs.")
+    page.click("[data-testid=ce-save]")
+    expect(page.locator("[data-testid=ce-pick] option[value=mara-voss]")).to_have_count(1)
+    page.select_option("[data-testid=se-pick]", "the-toll-house")
+    expect(page.locator("[data-testid=scenario-form-id]")).to_have_value("the-toll-house")
+    page.fill("[data-testid=scenario-form-id]", "the-ledger-room")
+    page.fill("[data-testid=scenario-form-title]", "The Ledger Room")
+    page.click("[data-testid=cast-add]")
+    added = page.locator("[data-testid=cast-row]").last
+    added.locator("[data-testid=cast-character]").select_option(label="Mara Voss (mara-voss)")
+    page.click("[data-testid=se-save]")
+    expect(page.locator("[data-testid=se-pick] option[value=the-ledger-room]")).to_have_count(1)
+    page.click("[data-testid=home]")
+    page.wait_for_selector(
+        "[data-testid=new-scenario] option[value=the-ledger-room]", state="attached"
+    )
+    page.select_option("[data-testid=new-scenario]", "the-ledger-room")
+    page.click("[data-testid=new-start]")
+    page.wait_for_selector("[data-testid=view-play]:not([hidden])")
+    cast = page.locator("[data-testid=cast] li")
+    mara = cast.filter(has_text="Mara Voss")
+    expect(mara.locator(".avatar img")).to_have_count(1)
+    width = mara.locator(".avatar img").evaluate("img => img.decode().then(() => img.naturalWidth)")
+    assert width == 1  # the card's own 1x1 picture, served and decoded
+    expect(cast.locator(".avatar img")).to_have_count(1)  # nobody else has a picture
+    shoot(page, "09-cast-picture")
+
+
+def test_import_a_json_v3_card_as_a_draft(page: Any) -> None:
+    """The card formats users have include JSON files; a V3 card's nickname is its name."""
+    import json
+
+    fields = {**CARD["data"], "name": "Mara Voss-Ilse", "nickname": "Mara Voss"}
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": fields}
+    page.click("[data-testid=nav-editors]")
+    page.wait_for_selector("[data-testid=view-editors]:not([hidden])")
+    page.set_input_files(
+        "[data-testid=ce-import]",
+        files=[{"name": "mara.json", "mimeType": "application/json",
+                "buffer": json.dumps(card).encode()}],
+    )  # fmt: skip
+    report = page.locator("[data-testid=ce-report]")
+    expect(report).to_contain_text("Character Card V3 (JSON)")
+    expect(report).to_contain_text("first_mes")  # says what was dropped
+    expect(page.locator("[data-testid=character-form-name]")).to_have_value("Mara Voss")
+    expect(page.locator("#ce-avatar-preview img")).to_have_count(0)  # a JSON card has none
+    _, missing = api(page, "GET", "/characters/mara-voss")
+    assert missing is not None and "character" not in missing  # a draft, not saved
+
+
 def test_play_this_scenario_and_export_it(page: Any) -> None:
     page.click("[data-testid=nav-editors]")
     page.wait_for_selector("[data-testid=view-editors]:not([hidden])")

@@ -149,3 +149,82 @@ def test_a_narration_shows_its_sentences_while_it_is_written(scripted_page: Any)
     expect(page.locator("li[data-partial]")).to_have_count(0)
     final = page.locator("[data-testid=transcript] li.narration[data-turn='1'] .text")
     expect(final).to_have_text(f"{RAIN} The fire gutters low. A dog barks outside.")
+
+
+def test_a_regenerated_turn_draws_line_by_line(scripted_page: Any) -> None:
+    gate = threading.Event()
+    plays: list[str] = []
+    first, again = "The lamp burns steady.", "Wind rattles the lamp."
+
+    async def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            plays.append("director")
+            return {"events": [], "next_speakers": ["C2", "C3"], "time_skip_ticks": 0,
+                    "nothing_happens": False}  # fmt: skip
+        if request.agent == "prose":
+            return {"narration": first if len(plays) == 1 else again}
+        if request.agent == "character:C2":
+            return {"speech": MAREN, "thought": None, "action_intent": None}
+        if request.agent == "character:C3":
+            if len(plays) > 1:
+                await asyncio.to_thread(gate.wait, GATE_S)  # the rerun's Teodor waits
+            return {"speech": TEODOR, "thought": None, "action_intent": None}
+        return _other(request)
+
+    page = scripted_page(answer)
+    start(page, "the-toll-house")
+    send(page, speech="Is the ferry still running?")
+    transcript = page.locator("[data-testid=transcript]")
+    expect(transcript.locator("li.narration[data-turn='1'] .text")).to_have_text(first)
+    page.click("[data-testid=regenerate]")
+    # While the rerun's Teodor call runs, its narration and Maren's line are drawn, and the
+    # version it replaces is out of sight...
+    streaming = transcript.locator("li.narration[data-streaming] .text")
+    expect(streaming).to_have_text(again)
+    expect(transcript.locator("li.speech[data-streaming]", has_text=MAREN)).to_have_count(1)
+    expect(page.locator("#busy-text")).to_have_text("Teodor Vask is answering…")
+    expect(transcript.locator("li.narration:visible")).to_have_count(1)
+    shoot(page, "stream-05-regenerating")
+    gate.set()
+    idle(page)
+    # ...and the committed version takes their place: one turn 1, the new one.
+    expect(transcript.locator("li[data-streaming]")).to_have_count(0)
+    expect(transcript.locator("li.narration[data-turn='1'] .text")).to_have_text(again)
+    expect(transcript.locator("li.speech[data-turn='1']", has_text=TEODOR)).to_have_count(1)
+    expect(transcript.locator("li.speech[data-turn='1']", has_text=MAREN)).to_have_count(1)
+    expect(page.locator("[data-testid=variant-label]")).to_have_text("version 2 of 2")
+
+
+def test_a_failed_regeneration_gives_back_the_turn_it_would_replace(
+    scripted_page: Any,
+) -> None:
+    gate = threading.Event()
+    plays: list[str] = []
+    first, again = "The lamp burns steady.", "Wind rattles the lamp."
+
+    async def answer(request: ProviderRequest) -> Any:
+        if request.agent == "director":
+            plays.append("director")
+            return {"events": [], "next_speakers": ["C2"], "time_skip_ticks": 0,
+                    "nothing_happens": False}  # fmt: skip
+        if request.agent == "prose":
+            return {"narration": first if len(plays) == 1 else again}
+        if request.agent == "character:C2":
+            if len(plays) > 1:
+                await asyncio.to_thread(gate.wait, GATE_S)
+                return {"speech": None, "thought": None, "action_intent": None}  # twice: fails
+            return {"speech": MAREN, "thought": None, "action_intent": None}
+        return _other(request)
+
+    page = scripted_page(answer)
+    start(page, "the-toll-house")
+    send(page, speech="Is the ferry still running?")
+    transcript = page.locator("[data-testid=transcript]")
+    page.click("[data-testid=regenerate]")
+    expect(transcript.locator("li.narration[data-streaming] .text")).to_have_text(again)
+    expect(transcript.locator("li.narration:visible")).to_have_count(1)
+    gate.set()
+    idle(page)
+    expect(transcript.locator("li[data-streaming]")).to_have_count(0)
+    expect(transcript.locator("li.narration[data-turn='1']:visible .text")).to_have_text(first)
+    expect(transcript.locator("li.speech[data-turn='1']:visible", has_text=MAREN)).to_have_count(1)
