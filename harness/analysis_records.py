@@ -68,6 +68,8 @@ class SessionExport(Record):
     """Every viewer's knowledge of every other character."""
     memory_summaries: dict[str, str] = Field(default_factory=dict)
     """Slot id -> that ledger's condensed memory."""
+    story_summary: str = ""
+    """The story summary compactions wrote (public records only)."""
 
 
 class MemoryLine(Record):

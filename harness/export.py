@@ -9,8 +9,10 @@ SQL over the same views (`harness.analysis.connect`).
     sessions/<id>/history.jsonl   one history record a line, with `session_id`
     sessions/<id>/memory.jsonl    one ledger memory line a line (`MemoryLine`)
     sessions/<id>/session.jsonl   one `SessionExport` line: cast, identities, summaries
+    sessions/<id>/compacted.jsonl the records live compactions hold in their checkpoints,
+                                  as `history.jsonl` (what was said stays what was said)
 
-`export_partition` writes the same four tables, and the journal too, as Parquet files in a
+`export_partition` writes the same tables, and the journal too, as Parquet files in a
 campaign partition (`<root>/campaign=C/arm=A/run=R/`), which DuckDB reads in place;
 `export_campaign` does either for every finished run of a campaign directory.
 `harness.run` writes the JSONL exports of every session it plays; `campaign run|resume`
@@ -20,7 +22,7 @@ writes each finished run's partition under the campaign directory's `partitions/
 Example:
     >>> from pathlib import Path
     >>> sorted(EXPORT_NAMES)
-    ['history', 'memory', 'session']
+    ['compacted', 'history', 'memory', 'session']
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def session_export(state: SessionState) -> SessionExport:
             for other, entry in ledger.identities.items()
         ],
         memory_summaries={o: ledger.memory_summary for o, ledger in state.ledgers.items()},
+        story_summary=state.story_summary,
     )
 
 
@@ -106,7 +109,8 @@ def _jsonl(lines: Iterable[MemoryLine | SessionExport]) -> bytes:
 def export_session(
     data_dir: Path | str, session_id: str, store: SessionStore | None = None
 ) -> Path:
-    """Write a session's `history`, `memory` and `session` JSONL beside its journal.
+    """Write a session's `history`, `memory`, `session` and `compacted` JSONL beside its
+    journal.
 
     Exporting again after more turns rewrites them.
 
@@ -123,16 +127,25 @@ def export_session(
     try:
         state = store.load(session_id)
         records = store.history(session_id)
+        compacted = [r for cp in store.checkpoints(session_id) for r in cp.records]
     finally:
         if owned:
             store.close()
-    return write_exports(session_dir(data_dir, session_id), state, records)
+    return write_exports(session_dir(data_dir, session_id), state, records, compacted)
 
 
 def write_exports(
-    folder: Path, state: SessionState, records: Iterable[HistoryRecord], *, durable: bool = True
+    folder: Path,
+    state: SessionState,
+    records: Iterable[HistoryRecord],
+    compacted: Iterable[HistoryRecord] | None = None,
+    *,
+    durable: bool = True,
 ) -> Path:
-    """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`.
+    """Write `history`, `memory` and `session` JSONL for `state` and its `records` in `folder`,
+    and, when given, `compacted` (the records its live compaction checkpoints hold, read by
+    the boundary sweep: a whisper compacted away is still a secret; None leaves the file as
+    it is, for a caller that cannot read the checkpoints).
 
     Each file is replaced atomically; `durable` also syncs it to disk (a harness run does
     not: its exports are derived from the store, and its results line, synced, comes after).
@@ -143,6 +156,8 @@ def write_exports(
     write_history(folder, state.id, records, durable=durable)
     _replace(folder / "memory.jsonl", _jsonl(memory_lines(state)), durable)
     _replace(folder / "session.jsonl", _jsonl([session_export(state)]), durable)
+    if compacted is not None:
+        _replace(folder / "compacted.jsonl", _history_lines(state.id, compacted), durable)
     return folder
 
 

@@ -2,10 +2,10 @@
 
 `load(con, paths)` finds, under each path, the journals (`journal.jsonl`, or `journal.parquet`
 in a campaign partition) and the session exports beside them (`history`, `memory`,
-`session`, as `.jsonl` or `.parquet`), and reads them in place with DuckDB: JSON lines are
-split by DuckDB and cast by its JSON reader to the record's STRUCT type, Parquet is read by
-name; the column types are generated from the records (`harness.columns`). No Python loop
-touches a line, and nothing is copied through pandas.
+`session`, `compacted`, as `.jsonl` or `.parquet`), and reads them in place with DuckDB:
+JSON lines are split by DuckDB and cast by its JSON reader to the record's STRUCT type,
+Parquet is read by name; the column types are generated from the records
+(`harness.columns`). No Python loop touches a line, and nothing is copied through pandas.
 
 Bad input is counted, never fatal: a torn last line, a line that is not JSON (or not valid
 UTF-8), a line of another `schema_version` or of no known kind, or one missing a required
@@ -24,7 +24,8 @@ Tables made:
 | `journal_files` | journal file: `lines`, `loaded`, `skipped`, `inherited` |
 | `history` | exported history record, with `session_id` |
 | `memory` | exported ledger memory line |
-| `sessions` | exported session (cast, identities) |
+| `sessions` | exported session (cast, identities, memory and story summaries) |
+| `compacted_history` | exported record held by a live compaction's checkpoint (as `history`) |
 | `results` | line of a harness results file: a probe's or a finished run's (`kind`) |
 
 Example:
@@ -61,19 +62,26 @@ HISTORY_SPEC = table_spec(HISTORY_RECORD_ADAPTER.json_schema())
 MEMORY_SPEC = table_spec(MemoryLine.model_json_schema())
 SESSION_SPEC = table_spec(SessionExport.model_json_schema())
 
+_EXPORTED_HISTORY = TableSpec(
+    {"session_id": "VARCHAR", **HISTORY_SPEC.columns},
+    {k: v | {"session_id"} for k, v in HISTORY_SPEC.fields.items()},
+    {k: v | {"session_id"} for k, v in HISTORY_SPEC.required.items()},
+    HISTORY_SPEC.defaults,
+    {},
+)
 EXPORTS: dict[str, TableSpec] = {
-    "history": TableSpec(
-        {"session_id": "VARCHAR", **HISTORY_SPEC.columns},
-        {k: v | {"session_id"} for k, v in HISTORY_SPEC.fields.items()},
-        {k: v | {"session_id"} for k, v in HISTORY_SPEC.required.items()},
-        HISTORY_SPEC.defaults,
-        {},
-    ),
+    "history": _EXPORTED_HISTORY,
     "memory": MEMORY_SPEC,
     "session": SESSION_SPEC,
+    "compacted": _EXPORTED_HISTORY,
 }
 """Export name (file stem beside a journal) -> its table's columns."""
-EXPORT_TABLES = {"history": "history", "memory": "memory", "session": "sessions"}
+EXPORT_TABLES = {
+    "history": "history",
+    "memory": "memory",
+    "session": "sessions",
+    "compacted": "compacted_history",
+}
 RESULTS_SPEC = table_spec(RESULT_LINE_ADAPTER.json_schema())
 """The harness's results files (`results.jsonl`: probe and run lines) as columns."""
 RESULTS_NAME = "results.jsonl"

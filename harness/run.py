@@ -337,7 +337,8 @@ async def _leave_snapshot(target: Target, run: _Run, out_dir: Path) -> None:
     replace_file(journal.parent / SNAPSHOT_NAME, snapshot.model_dump_json().encode())
     live = await target.history_since(sid, -1)  # the store's history, as `export_session`
     if state is not None:
-        write_exports(journal.parent, state, live, durable=False)
+        compacted = await target.compacted(sid)
+        write_exports(journal.parent, state, live, compacted, durable=False)
     else:
         write_history(journal.parent, sid, live, durable=False)
 

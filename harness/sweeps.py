@@ -11,7 +11,12 @@ Two readers of the kernel's own definitions, run over a real run's prompts:
   another record holding it by then (someone repeated it aloud). A Character call reads as
   its slot, a suggestion as the controlled character (its prompt is that character's view);
   the Director sees everything and is not swept. Turn granularity: a canary made public
-  during turn `t` counts as known to every call of turn `t`.
+  during turn `t` counts as known to every call of turn `t`. The summaries are swept too:
+  each ledger's `memory_summary` as its owner's view, and the story summary as a public
+  reader (it may hold a canary only once a public record said it: `summarizer.is_public`,
+  the records the world summarizer reads). Records a live compaction holds in its
+  checkpoint (the `compacted` export) count as history here: a whisper compacted away is
+  still a secret.
 
 Both land in the `leaks` table (`sweep` = `contract` or `boundary`), one row per violation.
 
@@ -22,15 +27,17 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
 
 from harness.loader import EXPORTS, HISTORY_SPEC, rows_as_dicts
+from tavern.agents.summarizer import is_public
 from tavern.contract import check_prompt
 from tavern.physics.perception import perceives
 from tavern.records import HISTORY_RECORD_ADAPTER, ChatMessage, HistoryRecord
@@ -104,15 +111,33 @@ class _Secret:
     record: HistoryRecord
 
 
-def history_records(con: duckdb.DuckDBPyConnection) -> dict[str, list[HistoryRecord]]:
-    """Session id -> the exported history records, parsed back into the kernel's records."""
+def history_records(
+    con: duckdb.DuckDBPyConnection, *, compacted: bool = False
+) -> dict[str, list[HistoryRecord]]:
+    """Session id -> the exported history records, parsed back into the kernel's records
+    (with `compacted`, the records live compactions hold too, all in `seq` order)."""
     spec = EXPORTS["history"]
+    tables = ["history"]
+    if compacted and _has_table(con, "compacted_history"):
+        tables.append("compacted_history")
     out: dict[str, list[HistoryRecord]] = defaultdict(list)
-    for data in rows_as_dicts(con, "history", spec, order="session_id, seq"):
-        own = HISTORY_SPEC.fields[str(data["kind"])]
-        record = {k: v for k, v in data.items() if k in own and v is not None}
-        out[str(data["session_id"])].append(HISTORY_RECORD_ADAPTER.validate_python(record))
+    for table in tables:
+        for data in rows_as_dicts(con, table, spec, order="session_id, seq"):
+            own = HISTORY_SPEC.fields[str(data["kind"])]
+            record = {k: v for k, v in data.items() if k in own and v is not None}
+            out[str(data["session_id"])].append(HISTORY_RECORD_ADAPTER.validate_python(record))
+    if len(tables) > 1:
+        for records in out.values():
+            records.sort(key=lambda r: r.seq)
     return out
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether `con` holds table `name` (a database an older loader made may not)."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
+    ).fetchone()
+    return bool(found and found[0])
 
 
 def _visible_text(record: HistoryRecord, viewer: str) -> str:
@@ -162,15 +187,17 @@ def _viewer(agent: str, controlled: str | None) -> str | None:
 def boundary_leaks(con: duckdb.DuckDBPyConnection, canaries: Sequence[str] = ()) -> pd.DataFrame:
     """Canaries of whispers and thoughts found outside their audience, one row each.
 
-    Reads the `history` export; a session without one has nothing to sweep. `rule` is
-    `outside_audience` (a Character's prompt), `prose_saw_private` (a prose prompt) or
-    `memory` (a ledger's memory line, `agent` = `memory:<slot>`).
+    Reads the `history` export (and `compacted`); a session without one has nothing to
+    sweep. `rule` is `outside_audience` (a Character's prompt), `prose_saw_private` (a prose
+    prompt), `memory` (a ledger's memory line, `agent` = `memory:<slot>`),
+    `memory_summary` (a ledger's condensed memory, `agent` = `memory_summary:<slot>`) or
+    `story_summary` (the story summary, `agent` = `summarizer`).
 
     Args:
         con: A connection with the `calls`, `history` and `memory` tables.
         canaries: Words to sweep for besides the canary-looking ones.
     """
-    by_session = history_records(con)
+    by_session = history_records(con, compacted=True)
     rows: list[tuple[object, ...]] = []
     known: dict[tuple[str, str, str], int | None] = {}
 
@@ -206,7 +233,43 @@ def boundary_leaks(con: duckdb.DuckDBPyConnection, canaries: Sequence[str] = ())
                     ("boundary", sid, secret.record.turn_number, f"memory:{owner}", None,
                      "memory", None, secret.canary, None, None)
                 )  # fmt: skip
+    rows.extend(_summary_leaks(con, secrets, by_session, learned))
     return pd.DataFrame(rows, columns=LEAK_COLUMNS)
+
+
+def _summary_leaks(
+    con: duckdb.DuckDBPyConnection,
+    secrets: dict[str, list[_Secret]],
+    by_session: dict[str, list[HistoryRecord]],
+    learned: Callable[[str, str, str], int | None],
+) -> list[tuple[object, ...]]:
+    """Canaries in a ledger's memory summary its owner never perceived, and in the story
+    summary before any public record said them."""
+    rows: list[tuple[object, ...]] = []
+    found = con.execute("SELECT session_id, memory_summaries, story_summary FROM sessions")
+    for sid, summaries, story in found.fetchall():
+        sid = str(sid)
+        owned = json.loads(summaries) if isinstance(summaries, str) else summaries or {}
+        first: dict[str, _Secret] = {}  # one row per canary: the secret that planted it first
+        for secret in secrets.get(sid, ()):
+            first.setdefault(secret.canary, secret)
+        for secret in first.values():
+            for owner, text in sorted(owned.items()):
+                if secret.canary in text and learned(sid, secret.canary, owner) is None:
+                    rows.append(
+                        ("boundary", sid, secret.record.turn_number, f"memory_summary:{owner}",
+                         None, "memory_summary", None, secret.canary, None, None)
+                    )  # fmt: skip
+            said = any(
+                is_public(r) and secret.canary in getattr(r, "text", "")
+                for r in by_session.get(sid, ())
+            )
+            if story and secret.canary in story and not said:
+                rows.append(
+                    ("boundary", sid, secret.record.turn_number, "summarizer", None,
+                     "story_summary", None, secret.canary, None, None)
+                )  # fmt: skip
+    return rows
 
 
 def create_leaks(

@@ -423,10 +423,60 @@ VIEWS: tuple[View, ...] = (
         """,
     ),
     View(
+        "memory_revisions",
+        "One row per ledger memory revision a commit line reports "
+        "(`CommitLine.memory_revisions`): whose ledger, the outcome (`revised`, `refused`, "
+        "`failed`, `evicted`), why, and how many lines it folded; `undone` when an undo "
+        "line later removed that commit's turn.",
+        "SELECT outcome, reason, count(*) AS revisions, sum(folded_lines) AS folded_lines "
+        "FROM memory_revisions GROUP BY outcome, reason ORDER BY outcome, reason",
+        """
+        WITH revisions AS (
+            SELECT session_id, turn_number, ts, file, line_no, campaign, arm, run,
+                   unnest(memory_revisions) AS r
+            FROM journal_lines WHERE kind = 'commit'
+        )
+        SELECT v.session_id, v.turn_number, v.ts, v.r.owner AS owner, v.r.outcome AS outcome,
+               v.r.reason AS reason, v.r.detail AS detail, v.r.folded_lines AS folded_lines,
+               v.r.summary_chars AS summary_chars,
+               EXISTS (SELECT 1 FROM journal_lines u
+                       WHERE u.kind = 'undo' AND u.session_id = v.session_id
+                         AND u.removed_turn = v.turn_number AND u.ts > v.ts) AS undone,
+               v.file, v.line_no, v.campaign, v.arm, v.run
+        FROM revisions v
+        """,
+    ),
+    View(
+        "compactions",
+        "One row per `compact` or `restore` journal line (`action`): the checkpoint, its "
+        "parent and cutoff turn, records evicted or restored, turns evicted and kept, the "
+        "summary's size, the trigger and, for an automatic one, the prompt measure that "
+        "passed the threshold; `restored` marks a compaction a later restore undid.",
+        "SELECT action, trigger, count(*) AS lines, sum(evicted_records) AS evicted, "
+        "sum(restored_records) AS restored FROM compactions GROUP BY action, trigger "
+        "ORDER BY action, trigger",
+        """
+        SELECT c.session_id, c.turn_number, c.ts, c.kind AS action, c.checkpoint_id,
+               c.parent_id, c.cutoff_turn, c.evicted_records, c.restored_records,
+               c.evicted_turns, c.kept_turns, c.summary_chars,
+               CASE WHEN c.kind = 'compact' THEN c.trigger END AS trigger,
+               c.prompt_tokens, c.token_count, c.context_tokens,
+               c.prompt_tokens / c.context_tokens AS prompt_share,
+               c.kind = 'compact' AND EXISTS (
+                   SELECT 1 FROM journal_lines r
+                   WHERE r.kind = 'restore' AND r.session_id = c.session_id
+                     AND r.checkpoint_id = c.checkpoint_id AND r.ts >= c.ts
+               ) AS restored,
+               c.recovered, c.file, c.line_no, c.campaign, c.arm, c.run
+        FROM journal_lines c WHERE c.kind IN ('compact', 'restore')
+        """,
+    ),
+    View(
         "leaks",
         "One row per violation the sweeps found in a journaled prompt (`harness.sweeps`): "
         "`sweep` is `contract` (the prompt contract, with the session's display names) or "
-        "`boundary` (a whisper's or thought's canary outside its audience).",
+        "`boundary` (a whisper's or thought's canary outside its audience, in a prompt, a "
+        "memory line, a memory summary or the story summary).",
         "SELECT sweep, rule, count(*) AS violations FROM leaks GROUP BY sweep, rule",
         """
         SELECT l.*, r.campaign, r.arm, r.run

@@ -113,6 +113,11 @@ class Target(Catalog, Protocol):
         """The stored session state, where the target can read it (None over HTTP)."""
         ...
 
+    async def compacted(self, session_id: str) -> list[HistoryRecord] | None:
+        """The records the session's live compactions hold in their checkpoints, oldest
+        first, where the target can read them (None over HTTP)."""
+        ...
+
     async def session_digest(self, session_id: str) -> str:
         """A hash of everything the target stores of the session (state and history)."""
         ...

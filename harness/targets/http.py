@@ -260,6 +260,10 @@ class HttpTarget:
         """The stored state is not served over HTTP."""
         return None
 
+    async def compacted(self, session_id: str) -> list[HistoryRecord] | None:
+        """The checkpoints are not served over HTTP."""
+        return None
+
     async def session_digest(self, session_id: str) -> str:
         """SHA-256 of what the server shows of the session: its view and its history."""
         digest = hashlib.sha256((await self.view(session_id)).model_dump_json().encode())

@@ -197,6 +197,13 @@ class InProcessTarget(LibraryCatalog):
         except StoreError as exc:
             raise TargetError(404, str(exc)) from exc
 
+    async def compacted(self, session_id: str) -> list[HistoryRecord] | None:
+        """The records the stored checkpoints hold, oldest compaction first."""
+        try:
+            return [r for cp in self.store.checkpoints(session_id) for r in cp.records]
+        except StoreError as exc:
+            raise TargetError(404, str(exc)) from exc
+
     async def session_digest(self, session_id: str) -> str:
         """SHA-256 of the stored state (ledgers, memory, clock, revision) and history."""
         digest = hashlib.sha256(self.store.load(session_id).model_dump_json().encode())

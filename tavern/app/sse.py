@@ -1,9 +1,11 @@
 """Server-sent events for long operations, when the client asks for `text/event-stream`.
 
-The stream carries `progress` events (`{"stage", "fraction"}`) while the work runs, then one
-`result` event with the same body the JSON response would have had, or one `error` event
-with `{"status", "detail"}`. Errors travel inside the stream because the 200 status line
-has already been sent by then.
+The stream carries `progress` events (`{"stage", "fraction"}`, plus the counted work
+`{"done", "total", "calls", "calls_total", "written"}` of `runner.interface.WorkDone` when
+the operation counts it, a compaction: `fraction` is then `done / total`) while the work
+runs, then one `result` event with the same body the JSON response would have had, or one
+`error` event with `{"status", "detail"}`. Errors travel inside the stream because the 200
+status line has already been sent by then.
 
 A turn (`stream_turn`) also carries `line` events (`{"records": [...]}`): the records of the
 turn in flight as the human's screen shows them, each batch once the runner holds it final
@@ -19,6 +21,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import asdict
 
 from fastapi import Request
 from fastapi.responses import StreamingResponse
@@ -26,7 +29,7 @@ from pydantic import BaseModel
 
 from tavern.app.errors import describe_exception
 from tavern.records import HISTORY_RECORD_ADAPTER, HistoryRecord
-from tavern.runner.interface import Lines, Progress
+from tavern.runner.interface import Lines, Progress, WorkDone
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +70,11 @@ def stream_turn(work: Callable[[Progress, Lines], Awaitable[BaseModel]]) -> Stre
     """
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
-    async def progress(stage: str, fraction: float | None) -> None:
-        await queue.put(format_event("progress", {"stage": stage, "fraction": fraction}))
+    async def progress(stage: str, fraction: float | None, work: WorkDone | None = None) -> None:
+        data: dict[str, object] = {"stage": stage, "fraction": fraction}
+        if work is not None:
+            data.update(asdict(work))
+        await queue.put(format_event("progress", data))
 
     async def lines(records: Sequence[HistoryRecord], partial: bool = False) -> None:
         data = [HISTORY_RECORD_ADAPTER.dump_python(r, mode="json") for r in records]

@@ -14,6 +14,7 @@ from tavern.records._base import Record
 from tavern.records.decisions import CharacterReply
 from tavern.records.history import HistoryRecord
 from tavern.records.scene import Scene
+from tavern.records.session import CompactionSettings
 
 
 class ContractWarning(Record):
@@ -61,6 +62,18 @@ class TurnMark(Record):
     """Records of the turn the human's screen shows (0: nothing their character perceived)."""
 
 
+class CompactedSpan(Record):
+    """Turns that compactions folded into the story summary: the transcript shows one line
+    where they were (`tavern.runner.compaction`; `restore` brings them back)."""
+
+    first_turn: int = 0
+    """The first compacted turn (a compaction evicts every turn up to its cutoff)."""
+    last_turn: int
+    """The last compacted turn: the last live compaction's cutoff."""
+    summary: str
+    """The story summary as stored (public records only, display names)."""
+
+
 class TranscriptPage(Record):
     """The human's view of a range of turns: earlier scrollback, or the latest turns."""
 
@@ -71,7 +84,11 @@ class TranscriptPage(Record):
     first_turn: int
     """The range's first turn."""
     next_before: int | None
-    """Pass as `before` for the page before this one; None when this page starts at turn 0."""
+    """Pass as `before` for the page before this one; None when this page starts at turn 0
+    or at the first turn after the compacted ones."""
+    compacted: CompactedSpan | None = None
+    """On the page that reaches the first live turn of a compacted session: the turns folded
+    into the summary, for the line shown where they were."""
 
 
 class InterviewResult(Record):
@@ -178,3 +195,5 @@ class SessionView(Record):
     """Slot id whose turn it is (the controlled slot after control returned)."""
     warnings: list[ContractWarning] = Field(default_factory=list)
     """Prompt-contract warnings for the scenario and cast."""
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    """The session's compaction settings (automatic compaction, retention in turns)."""

@@ -35,7 +35,7 @@ from tavern.records import (
     utc_now,
 )
 from tavern.runner.calls import AgentCaller
-from tavern.runner.interface import ConflictError, Progress
+from tavern.runner.interface import ConflictError, Progress, WorkDone
 from tavern.runner.limits import KernelLimits
 from tavern.store import (
     CheckpointError,
@@ -109,9 +109,11 @@ async def compact(
         trigger: What started it, for the journal.
         measured: The prompt measure that triggered an automatic compaction.
         expected_revision: Refuse a session that moved since (`ConflictError`).
-        progress: Called with ("summarizing", done share) after each summarizer call and
-            ("compacted", 1.0) after the commit: the share is the evicted public records
-            folded so far over all of them (plus the commit, counted as one more).
+        progress: Called with ("summarizing", 0.0) before the first summarizer call, then
+            ("summarizing", done share) after each one and ("compacted", 1.0) after the
+            commit, each with its `WorkDone`: the public evicted records folded so far over
+            all of them (plus the commit, counted as one more step), the summarizer calls,
+            and the records the commit wrote.
         fold_chars: Characters of event lines per summarizer call.
         min_turns: Fewest distinct turns worth a compaction (an automatic one's
             `CompactionSettings.auto_min_turns`).
@@ -131,15 +133,17 @@ async def compact(
     runs = summarizer.chunks(state, base.records, fold_chars)
     total = sum(len(r) for r in runs) + 1
     done = 0
+    if progress is not None:
+        await progress("summarizing", 0.0, WorkDone(0, total, 0, len(runs)))
     summary = state.story_summary
-    for run in runs:
+    for calls, run in enumerate(runs, start=1):
         folding = state.model_copy(update={"story_summary": summary})
         messages = summarizer.build_messages(folding, run)
         raw = await caller.call(AGENT, messages, summarizer.OUTPUT_SCHEMA, state.turn_number)
         summary = summarizer.parse(raw) or summary
         done += len(run)
         if progress is not None:
-            await progress("summarizing", done / total)
+            await progress("summarizing", done / total, WorkDone(done, total, calls, len(runs)))
     checkpoint = seal_checkpoint(
         session_id,
         base.parent_id,
@@ -177,7 +181,9 @@ async def compact(
     )
     journal.sync(session_id)
     if progress is not None:
-        await progress("compacted", 1.0)
+        await progress(
+            "compacted", 1.0, WorkDone(total, total, len(runs), len(runs), len(checkpoint.records))
+        )
     return Compacted(stored, checkpoint, base.evicted_turns, base.kept_turns)
 
 

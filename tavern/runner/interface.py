@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from tavern.records import (
@@ -26,9 +27,38 @@ from tavern.records.views import (
 )
 from tavern.store import TurnVariant
 
-Progress = Callable[[str, float | None], Awaitable[None]]
-"""Progress callback: (stage name, fraction done or None). Used for SSE. A Character call
-reports `character:<slot>` before it starts (per-actor progress: "Teodor is answering...")."""
+
+@dataclass(frozen=True)
+class WorkDone:
+    """Work done so far by an operation that can count it (a compaction): the fraction a
+    progress event carries is `done / total`, so a client can draw it as a percentage.
+
+    Example: `WorkDone(done=12, total=31, calls=1, calls_total=3, written=0)` after the
+    first of three summarizer calls folded 12 of 30 public evicted records (the commit is the
+    31st step).
+    """
+
+    done: int
+    """Steps done: public evicted records folded into the summary, then the commit."""
+    total: int
+    """Steps in all: every public evicted record the summarizer reads, plus the commit."""
+    calls: int
+    """Summarizer calls done."""
+    calls_total: int
+    """Summarizer calls in all (one per run of records, `summarizer.chunks`)."""
+    written: int = 0
+    """Evicted records written to the checkpoint (every one, private ones too): 0 until the
+    commit."""
+
+
+class Progress(Protocol):
+    """Progress callback: (stage name, fraction done or None, and the counted work when the
+    operation counts it). Used for SSE. A Character call reports `character:<slot>` before
+    it starts (per-actor progress: "Teodor is answering...")."""
+
+    def __call__(
+        self, stage: str, fraction: float | None, /, work: WorkDone | None = None
+    ) -> Awaitable[None]: ...
 
 
 class Lines(Protocol):
@@ -115,6 +145,16 @@ class TurnRunner(Protocol):
 
     async def undo(self, session_id: str, expected_revision: int | None = None) -> SessionState:
         """Remove the highest turn and restore the pre-turn state."""
+        ...
+
+    async def set_compaction(
+        self,
+        session_id: str,
+        settings: CompactionSettings,
+        expected_revision: int | None = None,
+    ) -> SessionView:
+        """Replace the session's compaction settings (automatic compaction, retention); a
+        preference that undo, reruns and restores keep. Returns the new view."""
         ...
 
     async def compact(

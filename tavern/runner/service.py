@@ -35,6 +35,7 @@ from tavern.records import (
 )
 from tavern.records.config import FilterProfile
 from tavern.records.views import (
+    CompactedSpan,
     CompactResult,
     InterviewResult,
     SessionView,
@@ -247,6 +248,7 @@ class Runner:
             transcript=perceived_by(tail, controlled, display_names(state)),
             whose_turn=controlled,
             warnings=sheet_warnings(state) if warn else [],
+            compaction=state.compaction,
         )
 
     async def transcript(
@@ -256,14 +258,23 @@ class Runner:
         None): full scrollback, a page at a time, with a mark for every turn."""
         state = self._load(session_id)
         last = state.turn_number if before is None else min(before - 1, state.turn_number)
-        first = max(0, last - turns + 1)
-        if last < 0:
-            return TranscriptPage(data=[], turns=[], first_turn=0, next_before=None)
+        through = self.store.compacted_through(session_id)
+        first = max(0, last - turns + 1, through + 1)
+        compacted = None
+        if through >= 0 and first == through + 1:
+            compacted = CompactedSpan(last_turn=through, summary=state.story_summary)
+        if last < first:  # nothing live in the range: turn 0 passed, or all compacted
+            return TranscriptPage(
+                data=[], turns=[], first_turn=max(0, first), next_before=None, compacted=compacted
+            )
         page = self.store.turns(session_id, first, last)
         span = range(first, last + 1)
-        return transcript_page(
+        shown = transcript_page(
             page.records, page.ticks, span, state.controlled_id, display_names(state)
         )
+        if compacted is None:
+            return shown
+        return shown.model_copy(update={"next_before": None, "compacted": compacted})
 
     # -- turns ------------------------------------------------------------------------------
 
@@ -459,6 +470,29 @@ class Runner:
                 revision=done.state.revision,
                 summary_chars=len(done.state.story_summary),
             )
+
+    async def set_compaction(
+        self,
+        session_id: str,
+        settings: CompactionSettings,
+        expected_revision: int | None = None,
+    ) -> SessionView:
+        """Replace the session's compaction settings under its lock (a new revision; the
+        story is untouched, and undo, reruns and variant flips keep the new settings).
+
+        Raises:
+            ConflictError: a stale `expected_revision`.
+        """
+        async with self.locks.get(session_id):
+            state = self._load(session_id)
+            check_revision(state, expected_revision)
+            try:
+                stored = self.store.replace_state(
+                    session_id, state.model_copy(update={"compaction": settings}), state.revision
+                )
+            except RevisionConflict as exc:
+                raise ConflictError(str(exc)) from exc
+            return self._view(stored, warn=False)
 
     async def restore(
         self,

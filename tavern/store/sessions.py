@@ -24,6 +24,7 @@ failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
 from __future__ import annotations
 
 import builtins
+import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -35,7 +36,7 @@ from pydantic import BaseModel
 
 from tavern.records.compaction import CompactionCheckpoint
 from tavern.records.history import HistoryRecord
-from tavern.records.session import SESSION_SCHEMA_VERSION, SessionState
+from tavern.records.session import SESSION_SCHEMA_VERSION, CompactionSettings, SessionState
 from tavern.records.turn import TurnInput
 from tavern.store import _compactions
 from tavern.store._history import (
@@ -483,7 +484,9 @@ class SessionStore:
             revision, turn = session_head(db, session_id)
             _refuse_compacted(db, session_id, turn)
             checkpoint = last_checkpoint(db, session_id, turn)
-            pre = pre_turn_state(db, session_id, turn, checkpoint)
+            pre = pre_turn_state(db, session_id, turn, checkpoint).model_copy(
+                update={"compaction": _settings(db, session_id)}
+            )
             window = turns + (turn - 1) % max(1, step)
             tail = parse_records(tail_bodies_before(db, session_id, window, turn))
             first = first_seq_of(db, session_id, turn)
@@ -551,7 +554,7 @@ class SessionStore:
                 db,
                 (session_id, turn, checkpoint),
                 taken.records,
-                taken.state,
+                taken.state.model_copy(update={"compaction": _settings(db, session_id)}),
                 expected_revision,
                 (taken.input, taken.variant),
             )
@@ -610,7 +613,7 @@ class SessionStore:
             # Lines of earlier turns are untouched, so the checkpoint's ranges still hold.
             restored = read_state(
                 db, session_id, row[0], row[1], f"checkpoint of turn {current_turn}"
-            ).model_copy(update={"revision": revision + 1})
+            ).model_copy(update={"revision": revision + 1, "compaction": _settings(db, session_id)})
             write_state(db, restored, insert=False, memory_at=row[1])
         return restored
 
@@ -891,6 +894,14 @@ class SessionStore:
         shutil.rmtree(directory, ignore_errors=True)
         if not gone and not had_dir:
             raise SessionNotFound(f"no session {session_id!r}")
+
+
+def _settings(db: sqlite3.Connection, session_id: str) -> CompactionSettings:
+    """The session's compaction settings as they are now: a preference of the session, not
+    story state, so undo, rerun and a flip of variants keep them (the earlier turn's state
+    they restore may hold older ones)."""
+    text, _ = read_row(db, session_id)
+    return CompactionSettings.model_validate(json.loads(text).get("compaction", {}))
 
 
 def _refuse_compacted(db: sqlite3.Connection, session_id: str, turn: int) -> None:

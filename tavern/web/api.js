@@ -55,7 +55,8 @@ export async function request(method, path, body, contentType) {
 }
 
 /**
- * A long operation over SSE: calls onProgress(stage, fraction) for each progress event,
+ * A long operation over SSE: calls onProgress(stage, fraction) for each progress event (the
+ * fraction only when the event counts its work, `done` of `total`, as a compaction does),
  * onLine(records, partial) for each line event (a turn's records once final, before its
  * result) and each partial event (a narration's sentences so far, replacing the last), and
  * resolves to the result event's body (or throws the error event as ApiError).
@@ -74,7 +75,7 @@ export async function stream(path, body, onProgress, onLine) {
       buffer = buffer.slice(cut + 2);
       const event = /^event: (.*)$/m.exec(frame)?.[1];
       const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? "null");
-      if (event === "progress") onProgress?.(data.stage, data.fraction);
+      if (event === "progress") onProgress?.(data.stage, typeof data.total === "number" ? data.fraction : null);
       else if (event === "line") onLine?.(data.records, false);
       else if (event === "partial") onLine?.(data.records, true);
       else if (event === "result") return data;
@@ -115,7 +116,9 @@ export const api = {
   turn: (id, input, revision, onProgress, onLine) =>
     stream(`/sessions/${e(id)}/turns${rev(revision)}`, input, onProgress, onLine),
   undo: (id, revision) => request("POST", `/sessions/${e(id)}/undo${rev(revision)}`),
-  compact: (id, revision, onProgress) => stream(`/sessions/${e(id)}/compact${rev(revision)}`, {}, onProgress),
+  compact: (id, revision, onProgress, retentionTurns) =>
+    stream(`/sessions/${e(id)}/compact${rev(revision)}`, retentionTurns ? { retention_turns: retentionTurns } : {}, onProgress),
+  setCompaction: (id, settings, revision) => request("PUT", `/sessions/${e(id)}/compaction${rev(revision)}`, settings),
   restore: (id, revision) => request("POST", `/sessions/${e(id)}/restore${rev(revision)}`, {}),
   rerun: (id, input, revision, onProgress, onLine) =>
     stream(`/sessions/${e(id)}/rerun${rev(revision)}`, input ? { input } : {}, onProgress, onLine),

@@ -2,7 +2,7 @@
 // its own session, and only to the view it was sent from (same revision); the busy state and
 // the disabled composer belong to the open session alone, so another session stays playable.
 
-const running = new Map(); // token -> {sessionId, kind, stage, blocking}
+const running = new Map(); // token -> {sessionId, kind, stage, fraction, blocking}
 const listeners = new Set();
 let next = 1;
 
@@ -15,16 +15,18 @@ function changed(sessionId) {
 /** Start tracking an operation; returns its token. */
 export function begin(sessionId, kind) {
   const token = next++;
-  running.set(token, { sessionId, kind, stage: null, blocking: !NON_BLOCKING.has(kind) });
+  running.set(token, { sessionId, kind, stage: null, fraction: null, blocking: !NON_BLOCKING.has(kind) });
   changed(sessionId);
   return token;
 }
 
-/** Record the stage an operation reached (for the busy text). */
-export function progress(token, stage) {
+/** Record the stage an operation reached and the share of its work done, when it counts
+ * its work (a compaction: done / total), for the busy text. */
+export function progress(token, stage, fraction = null) {
   const op = running.get(token);
   if (!op) return;
   op.stage = stage;
+  op.fraction = typeof fraction === "number" ? fraction : null;
   changed(op.sessionId);
 }
 
@@ -60,7 +62,7 @@ export function onChange(listener) {
 export async function track(sessionId, kind, work) {
   const token = begin(sessionId, kind);
   try {
-    return await work((stage) => progress(token, stage));
+    return await work((stage, fraction) => progress(token, stage, fraction));
   } finally {
     end(token);
   }

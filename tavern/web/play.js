@@ -34,6 +34,10 @@ function renderBusy() {
   $("busy").hidden = !op;
   document.body.classList.toggle("busy-state", Boolean(op));
   $("busy-text").textContent = stageText(op?.stage);
+  // Work that counts itself (a compaction) shows its share done as a percentage.
+  const percent = $("busy-percent");
+  percent.hidden = typeof op?.fraction !== "number";
+  percent.textContent = percent.hidden ? "" : `${Math.round(op.fraction * 100)}%`;
   setComposerBusy(Boolean(op));
 }
 
@@ -64,6 +68,31 @@ function renderScene() {
   renderCast($("play-cast"), view, current.pictures);
   fillPickers(view);
   whoseTurn(view.whose_turn);
+  $("compaction-auto").checked = view.compaction.auto;
+  $("compaction-retention").value = String(view.compaction.retention_turns);
+}
+
+/** Save the session's compaction settings (automatic on or off, turns kept in full); the
+ * other settings (threshold, context) go back as the session has them. */
+async function saveCompaction() {
+  if (!current) return;
+  const sessionId = current.view.id;
+  const sentAt = sentFrom();
+  const settings = {
+    ...current.view.compaction,
+    auto: $("compaction-auto").checked,
+    retention_turns: Number($("compaction-retention").value),
+  };
+  try {
+    const view = await inflight.track(sessionId, "settings", () => api.setCompaction(sessionId, settings, sentAt.revision));
+    if (isOpen(sessionId)) {
+      current.view = { ...current.view, revision: view.revision, compaction: view.compaction };
+      renderScene();
+    }
+    toast(t("compaction.saved"), { error: false });
+  } catch (error) {
+    failed(sessionId, sentAt.title, error);
+  }
 }
 
 function button(key, testid, handler, { label = false } = {}) {
@@ -376,7 +405,9 @@ async function compaction(kind) {
   const sentAt = sentFrom();
   try {
     const result = await inflight.track(sessionId, kind, (progress) =>
-      kind === "compact" ? api.compact(sessionId, sentAt.revision, progress) : api.restore(sessionId, sentAt.revision),
+      kind === "compact"
+        ? api.compact(sessionId, sentAt.revision, progress, current.view.compaction.retention_turns)
+        : api.restore(sessionId, sentAt.revision),
     );
     toast(t(kind === "compact" ? "play.compacted" : "play.restored", { turn: result.cutoff_turn }), { error: false });
   } catch (error) {
@@ -438,4 +469,5 @@ export function wirePlay() {
   $("load-earlier").addEventListener("click", () => loadEarlier());
   $("play-compact").addEventListener("click", () => compaction("compact"));
   $("play-restore").addEventListener("click", () => compaction("restore"));
+  $("compaction-save").addEventListener("click", () => saveCompaction());
 }

@@ -127,11 +127,28 @@ function byTurn(records) {
   return groups;
 }
 
+/** The one line standing where compacted turns were: which turns, in the interface's words,
+ * and the story summary as stored (`page.compacted`). */
+function compactedLine(span) {
+  const li = document.createElement("li");
+  li.className = "compacted";
+  li.setAttribute("data-testid", "compacted-turns");
+  const head = document.createElement("strong");
+  head.textContent = t("transcript.compacted", { first: span.first_turn, last: span.last_turn });
+  const summary = document.createElement("span");
+  summary.className = "compacted-summary";
+  summary.setAttribute("data-testid", "compacted-summary");
+  summary.textContent = span.summary;
+  li.append(head, " ", summary);
+  return li;
+}
+
 /** Put a transcript page in the list: replacing it, or before what is there (`prepend`),
- * keeping the reader's place. */
+ * keeping the reader's place. A page that reaches the compacted turns starts with their line. */
 export function renderPage(list, page, view, hooks, { prepend = false } = {}) {
   const groups = byTurn(page.data);
   const nodes = page.turns.flatMap((mark) => turnNodes(mark, groups.get(mark.turn_number) ?? [], view, hooks));
+  if (page.compacted) nodes.unshift(compactedLine(page.compacted));
   if (!prepend) {
     list.replaceChildren(...nodes);
     list.scrollTop = list.scrollHeight;

@@ -114,6 +114,46 @@ def test_compact_and_restore_from_the_session_panel(page: Any) -> None:
     expect(page.locator("li.speech.mine .text")).to_have_text(["One.", "Two."])
 
 
+def test_compaction_settings_percent_and_the_compacted_line(page: Any) -> None:
+    sid = start(page)
+    expect(page.locator("[data-testid=compaction-auto]")).not_to_be_checked()
+    page.check("[data-testid=compaction-auto]")
+    page.fill("[data-testid=compaction-retention]", "1")
+    page.click("[data-testid=compaction-save]")
+    idle(page)
+    expect(page.locator("[data-testid=toast]")).to_contain_text("Compaction settings saved")
+    _, view = api(page, "GET", f"/sessions/{sid}")
+    assert view["compaction"]["auto"] is True and view["compaction"]["retention_turns"] == 1
+    send(page, speech="One.")
+    send(page, speech="Two.")
+    expect(page.locator("[data-testid=compacted-turns]")).to_have_count(0)
+    # Every percentage the busy line shows while the compaction runs, in order.
+    page.evaluate(
+        """() => {
+        window.percents = [];
+        const el = document.getElementById("busy-percent");
+        new MutationObserver(() => { if (!el.hidden) window.percents.push(el.textContent); })
+          .observe(el, { childList: true, characterData: true, subtree: true, attributes: true });
+    }"""
+    )
+    page.click("[data-testid=play-compact]")  # no retention given: the session's (1)
+    idle(page)
+    expect(page.locator("[data-testid=toast]")).to_contain_text("Turns up to 1")
+    percents = [int(p.rstrip("%")) for p in page.evaluate("window.percents")]
+    assert percents and percents == sorted(percents) and percents[-1] == 100
+    line = page.locator("[data-testid=compacted-turns]")
+    expect(line).to_contain_text("Turns 0–1 are compacted")
+    _, shown = api(page, "GET", f"/sessions/{sid}/transcript")
+    expect(page.locator("[data-testid=compacted-summary]")).to_have_text(
+        shown["compacted"]["summary"]
+    )
+    expect(page.locator("li.speech.mine .text")).to_have_text(["Two."])
+    shoot(page, "controls-compacted")
+    page.click("[data-testid=play-restore]")
+    idle(page)
+    expect(page.locator("[data-testid=compacted-turns]")).to_have_count(0)
+
+
 def test_footers_show_cost_and_cache_when_the_provider_reports_them(page: Any) -> None:
     """The fake has no price and no cache: its footers say neither. A priced, cached
     provider's figures (planted in the usage answer) are shown per turn and in total."""

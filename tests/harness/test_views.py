@@ -8,7 +8,15 @@ from pathlib import Path
 import duckdb
 import httpx
 import pytest
-from analysis_planted import ALL, Planted, probe_result, role_prompt, run_result, write_results
+from analysis_planted import (
+    ALL,
+    Planted,
+    at,
+    probe_result,
+    role_prompt,
+    run_result,
+    write_results,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,8 +29,11 @@ from tavern.records import (
     ActionRecord,
     Audience,
     ClampChange,
+    CommitLine,
+    CompactLine,
     EventRecord,
     FilterCut,
+    MemoryRevision,
     NarrationRecord,
     SpeechRecord,
     ThoughtRecord,
@@ -339,6 +350,12 @@ def test_every_example_query_runs(tavern_data_dir: Path) -> None:
     run = _plant(tavern_data_dir)
     run.export(_history())  # type: ignore[arg-type]
     run.call(2, "character:C3", end_ms=900, messages=role_prompt(now=f"Heard {CANARY}."))
+    revised = MemoryRevision(owner="C2", outcome="revised", folded_lines=4, summary_chars=80)
+    run.write(CommitLine(ts=at(950), session_id="sess-a", turn_number=3, revision=3,
+                         record_count=3, tick=3, control_returned=True,
+                         memory_revisions=[revised]))  # fmt: skip
+    run.write(CompactLine(ts=at(960), session_id="sess-a", turn_number=3, revision=4,
+                          checkpoint_id="cp-aaaa", cutoff_turn=1, evicted_records=5))  # fmt: skip
     write_results(
         tavern_data_dir / "results.jsonl",
         [probe_result("r1", "sess-a", "recall", True), run_result("r1", "sess-a")],

@@ -17,7 +17,7 @@ from tavern.records import CompactLine, RestoreLine, seal_checkpoint
 from tavern.runner import compaction
 from tavern.runner.calls import AgentCaller
 from tavern.runner.compaction import restore as restore_fn
-from tavern.runner.interface import ConflictError, ModelFailureError
+from tavern.runner.interface import ConflictError, ModelFailureError, WorkDone
 from tavern.store import journal_path, read_journal
 
 from .compaction_kit import CANARY_THOUGHT, CANARY_WHISPER, answers, dump
@@ -256,9 +256,12 @@ def test_a_long_eviction_is_folded_in_runs_each_reading_the_last_summary(
     state = kit.state(sid)
     caller = AgentCaller(kit.runner.client, sid, kit.runner._gate(state))
     shares: list[float] = []
+    works: list[WorkDone] = []
 
-    async def progress(stage: str, share: float | None) -> None:
+    async def progress(stage: str, share: float | None, work: WorkDone | None = None) -> None:
         shares.append(share or 0.0)
+        assert work is not None
+        works.append(work)
 
     done = run(
         compaction.compact(
@@ -273,8 +276,14 @@ def test_a_long_eviction_is_folded_in_runs_each_reading_the_last_summary(
     )
     assert done is not None
     asked = kit.requests("summarizer")
-    assert len(asked) >= 3 and len(shares) == len(asked) + 1
-    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert len(asked) >= 3 and len(shares) == len(asked) + 2  # a start, each call, the commit
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == 1.0
+    assert shares == [w.done / w.total for w in works]  # the fraction is the counted work
+    assert [w.calls for w in works] == list(range(len(asked) + 1)) + [len(asked)]
+    assert {w.calls_total for w in works} == {len(asked)}
+    folded = sum(len(r) for r in summarizer.chunks(state, done.checkpoint.records, 150))
+    assert works[-1].done == works[-1].total == folded + 1
+    assert [w.written for w in works] == [0] * (len(works) - 1) + [len(done.checkpoint.records)]
     told = [
         json.loads(c.response or "{}")["summary"] for c in kit.calls(sid) if c.agent == "summarizer"
     ]

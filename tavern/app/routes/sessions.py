@@ -1,4 +1,5 @@
-"""Sessions: create, list, view, rename, transcript and history pages, usage, fork, delete."""
+"""Sessions: create, list, view, rename, compaction settings, transcript and history pages,
+usage, fork, delete."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tavern.app.deps import (
     AfterQuery,
     IdPath,
     LimitQuery,
+    RevisionQuery,
     RunnerDep,
     ServicesDep,
     SessionsDep,
@@ -17,6 +19,7 @@ from tavern.app.deps import (
 )
 from tavern.app.schemas import HistoryPage, SessionCreate, SessionRename, SessionsPublic
 from tavern.app.usage import UsagePublic
+from tavern.records import CompactionSettings
 from tavern.records.views import SessionView, TranscriptPage
 from tavern.store import SessionNotFound, SessionSummary, journal_path, new_session_id
 
@@ -62,6 +65,18 @@ def rename_session(
     name = (body.name or "").strip() or None
     sessions.rename(session_id, name)
     return _summary(sessions, session_id)
+
+
+@router.put("/{session_id}/compaction")
+async def set_compaction(
+    session_id: IdPath,
+    body: CompactionSettings,
+    runner: RunnerDep,
+    revision: RevisionQuery = None,
+) -> SessionView:
+    """Replace the session's compaction settings: automatic compaction on or off, the
+    retention (turns kept live) that a manual compaction uses too. A stale revision: 409."""
+    return await runner.set_compaction(session_id, body, revision)
 
 
 @router.get("/{session_id}/transcript")
