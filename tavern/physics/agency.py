@@ -27,6 +27,7 @@ from tavern.physics.acts import (
     words_of,
 )
 from tavern.physics.awaiting import about_words, recent_acts, shares_a_word
+from tavern.physics.redaction import redact
 from tavern.records import (
     ClampChange,
     DirectorDecision,
@@ -179,8 +180,12 @@ def drop_unattempted_moves(
     attempts, _ = recent_acts(ctx.history, ctx.turn_number)
     labels = {z.id: z.label for z in ctx.scene.zones}
     kept, changes = [], []
+    # A new label is read as the guards will leave it (their masks come later), so a second
+    # pass over the clamped decision keeps exactly the moves the first one kept.
+    hidden = ctx.knowledge.thought_only | ctx.knowledge.unknown_to_any(ctx.present)
     for i, move in enumerate(d.zone_moves):
-        where = (move.to_zone, labels.get(move.to_zone, ""), move.new_zone_label or "")
+        label = redact(move.new_zone_label or "", hidden)
+        where = (move.to_zone, labels.get(move.to_zone, ""), label)
         place = about_words(" ".join(where), lex)
         asking = [
             text
