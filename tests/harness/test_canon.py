@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 from canon_kit import Careful, Plant
-from harness_kit import failed, play
+from harness_kit import failed, plant_audience, play, whispers_reach_everyone
 from pydantic import ValidationError
 
-import tavern.runner.beat_records as beat_records
 import tavern.runner.turn as turn_module
 from harness.canon import (
     bundled_ledgers,
@@ -38,7 +37,7 @@ from harness.records.script import TurnEvent
 from harness.results import RESULTS_NAME, ResultsFile
 from harness.run import RunOutcome
 from tavern.llm.provider import ProviderRequest
-from tavern.records import Audience, Character, LlmCallLine, Scene, UndoLine
+from tavern.records import Character, LlmCallLine, UndoLine
 from tavern.store import Library, read_journal
 
 LEDGER = load_ledger("contracanone")
@@ -267,16 +266,7 @@ def test_a_planted_slip_counts_in_its_family_and_nowhere_else(
 def test_a_whisper_that_reaches_everyone_counts_as_secret_leaks(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    honest = beat_records.audience_for
-
-    def leaky(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
-        if audience.origin != "whisper":
-            return audience
-        everyone = [*audience.perceivers, *audience.aware]
-        return audience.model_copy(update={"perceivers": everyone, "aware": []})
-
-    monkeypatch.setattr(beat_records, "audience_for", leaky)
+    plant_audience(monkeypatch, whispers_reach_everyone)
     _, report = _play(tavern_data_dir)
     _only(report, "secret_leak")
     assert {f.rule for f in report.findings} >= {"forasteira-sem-senha", "avo-sem-senha"}

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness_kit import failed, failed_checks, play, probe
+from harness_kit import (
+    failed,
+    failed_checks,
+    plant_audience,
+    play,
+    probe,
+    whispers_reach_everyone,
+)
 
 import tavern.agents.character as character_module
 import tavern.physics.clamps as clamps_module
@@ -26,7 +33,6 @@ import tavern.physics.clock as clock_module
 import tavern.physics.observation as observation_module
 import tavern.physics.perception as perception_module
 import tavern.physics.structure as questions_module
-import tavern.runner.beat_records as beat_records
 import tavern.runner.memory as memory_module
 import tavern.runner.turn as turn_module
 from harness.targets.in_process import InProcessTarget
@@ -57,16 +63,7 @@ def test_a_whisper_routed_to_a_bystander_fails_boundary_recall_and_interview(
 ) -> None:
     clean = play("whisper-secrecy", tavern_data_dir / "clean")
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
-    honest = beat_records.audience_for
-
-    def leaky(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
-        if audience.origin != "whisper":
-            return audience
-        everyone = [*audience.perceivers, *audience.aware]
-        return audience.model_copy(update={"perceivers": everyone, "aware": []})
-
-    monkeypatch.setattr(beat_records, "audience_for", leaky)
+    plant_audience(monkeypatch, whispers_reach_everyone)
     faulty = play("whisper-secrecy", tavern_data_dir / "faulty")
     labels = failed(faulty)
     assert labels["boundary-6"] == "leak"
@@ -297,15 +294,13 @@ def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
 ) -> None:
     clean = play("zones-cellar", tavern_data_dir / "clean", fn=narrator_director)
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
-    honest = beat_records.audience_for
 
-    def walls_down(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
+    def walls_down(scene: Scene, kind: Any, audience: Audience) -> Audience:
         if kind != "speech" or audience.origin == "whisper":
             return audience
         return audience.model_copy(update={"perceivers": list(scene.present)})
 
-    monkeypatch.setattr(beat_records, "audience_for", walls_down)
+    plant_audience(monkeypatch, walls_down)
     faulty = play("zones-cellar", tavern_data_dir / "faulty", fn=narrator_director)
     labels = failed(faulty)
     assert labels["cellar-did-not-hear"] == "forbidden_in_prompt"
