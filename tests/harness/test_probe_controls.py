@@ -35,6 +35,7 @@ import tavern.physics.perception as perception_module
 import tavern.physics.structure as questions_module
 import tavern.runner.memory as memory_module
 import tavern.runner.turn as turn_module
+from harness.run import RunOutcome
 from harness.targets.in_process import InProcessTarget
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
@@ -58,6 +59,18 @@ from tavern.runner.gate import ContractGate
 from tavern.store import JournalWriter
 
 
+def assert_leaked(
+    outcome: RunOutcome, expected: dict[str, str], canary: str, viewer: str
+) -> dict[str, str | None]:
+    """Each probe of `expected` failed with its label, and the canary's boundary check names
+    `viewer` as a prompt it reached; every failed probe's label, for further asserts."""
+    labels = failed(outcome)
+    assert {probe_id: labels.get(probe_id) for probe_id in expected} == expected
+    [leak] = failed_checks(outcome, f"canary:{canary}")
+    assert f"character:{viewer}" in leak.detail
+    return labels
+
+
 def test_a_whisper_routed_to_a_bystander_fails_boundary_recall_and_interview(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -65,12 +78,12 @@ def test_a_whisper_routed_to_a_bystander_fails_boundary_recall_and_interview(
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
     plant_audience(monkeypatch, whispers_reach_everyone)
     faulty = play("whisper-secrecy", tavern_data_dir / "faulty")
-    labels = failed(faulty)
-    assert labels["boundary-6"] == "leak"
-    assert labels["bystander-never-heard-it"] == "forbidden_in_prompt"
-    assert labels["bystander-asked"] == "forbidden_in_prompt"
-    [leak] = failed_checks(faulty, "canary:Quill7731")
-    assert "character:C3" in leak.detail
+    expected = {
+        "boundary-6": "leak",
+        "bystander-never-heard-it": "forbidden_in_prompt",
+        "bystander-asked": "forbidden_in_prompt",
+    }
+    assert_leaked(faulty, expected, "Quill7731", "C3")
 
 
 def test_a_name_taught_too_early_fails_the_names_invariant(
@@ -281,12 +294,12 @@ def test_a_thought_heard_by_the_room_fails_boundary_recall_and_interview(
     monkeypatch.setattr(observation_module, "perceives", overheard)
     monkeypatch.setattr(memory_module, "perceives", overheard)
     faulty = play("thought-privacy", tavern_data_dir / "faulty")
-    labels = failed(faulty)
-    assert labels["boundary-5"] == "leak"
-    assert labels["ouvinte-nao-sabe"] == "forbidden_in_prompt"
-    assert labels["perguntada"] == "forbidden_in_prompt"
-    [leak] = failed_checks(faulty, "canary:Verde4402")
-    assert "character:C2" in leak.detail
+    expected = {
+        "boundary-5": "leak",
+        "ouvinte-nao-sabe": "forbidden_in_prompt",
+        "perguntada": "forbidden_in_prompt",
+    }
+    assert_leaked(faulty, expected, "Verde4402", "C2")
 
 
 def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
@@ -302,11 +315,8 @@ def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
 
     plant_audience(monkeypatch, walls_down)
     faulty = play("zones-cellar", tavern_data_dir / "faulty", fn=narrator_director)
-    labels = failed(faulty)
-    assert labels["cellar-did-not-hear"] == "forbidden_in_prompt"
-    assert labels["boundary-5"] == "leak"
-    [leak] = failed_checks(faulty, "canary:Cellarmoth5150")
-    assert "character:C3" in leak.detail
+    expected = {"cellar-did-not-hear": "forbidden_in_prompt", "boundary-5": "leak"}
+    labels = assert_leaked(faulty, expected, "Cellarmoth5150", "C3")
     assert "hall-heard" not in labels  # the hall still hears it: only the wall is down
 
 
