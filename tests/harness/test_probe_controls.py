@@ -14,11 +14,13 @@ stored. The reply levels of `recall` and `interview` are checked against a plant
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness_kit import (
+    TargetHook,
     failed,
     failed_checks,
     plant_audience,
@@ -204,16 +206,21 @@ def test_a_stopped_clock_fails_the_clock_invariant(
     assert labels == {"clock_stopped"}
 
 
-def test_a_commit_never_journaled_fails_the_journal_invariant(
-    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def journal_without(monkeypatch: pytest.MonkeyPatch, kind: type[JournalLine]) -> None:
+    """Plant a journal that never writes lines of `kind`."""
     honest = JournalWriter.append
 
     def forgetful(self: JournalWriter, session_id: str, line: JournalLine, **kw: Any) -> None:
-        if not isinstance(line, CommitLine):
+        if not isinstance(line, kind):
             honest(self, session_id, line, **kw)
 
     monkeypatch.setattr(JournalWriter, "append", forgetful)
+
+
+def test_a_commit_never_journaled_fails_the_journal_invariant(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal_without(monkeypatch, CommitLine)
     faulty = play("whisper-secrecy", tavern_data_dir)
     journal = failed_checks(faulty, "journal")
     assert journal and "0 commit lines" in journal[0].detail
@@ -256,27 +263,36 @@ def test_an_undo_that_keeps_the_tick_fails_the_clock_invariant(tavern_data_dir: 
     assert clock.label == "undo_tick_mismatch"
 
 
-def test_an_interview_that_writes_fails_state_unchanged(tavern_data_dir: Path) -> None:
-    def remembering(target: InProcessTarget) -> None:
+def interview_then(write: Callable[[SessionState, str, str], SessionState]) -> TargetHook:
+    """A hook planting an interview that, after answering, stores `write(state, character,
+    question)`: an interview must never write."""
+
+    def hook(target: InProcessTarget) -> None:
         honest = target.runner.interview
         store = target.store
 
         async def interview(session_id: str, character_id: str, question: str) -> Any:
             answer = await honest(session_id, character_id, question)
             state = store.load(session_id)
-            ledger = state.ledgers[answer.character]
-            ledgers = {
-                **state.ledgers,
-                answer.character: ledger.model_copy(update={"memory": [*ledger.memory, question]}),
-            }
-            store.replace_state(
-                session_id, state.model_copy(update={"ledgers": ledgers}), state.revision
-            )
+            changed = write(state, answer.character, question)
+            store.replace_state(session_id, changed, state.revision)
             return answer
 
         target.runner.interview = interview  # type: ignore[method-assign]
 
-    faulty = play("learned-names", tavern_data_dir, hook=remembering)
+    return hook
+
+
+def test_an_interview_that_writes_fails_state_unchanged(tavern_data_dir: Path) -> None:
+    def remembering(state: SessionState, character: str, question: str) -> SessionState:
+        ledger = state.ledgers[character]
+        ledgers = {
+            **state.ledgers,
+            character: ledger.model_copy(update={"memory": [*ledger.memory, question]}),
+        }
+        return state.model_copy(update={"ledgers": ledgers})
+
+    faulty = play("learned-names", tavern_data_dir, hook=interview_then(remembering))
     assert failed(faulty)["who-is-she"] == "state_changed"
 
 
@@ -337,22 +353,11 @@ def test_a_clock_running_backwards_fails_the_clock_invariant(
 def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
     tavern_data_dir: Path,
 ) -> None:
-    def ticking(target: InProcessTarget) -> None:
-        honest = target.runner.interview
-        store = target.store
+    def ticking(state: SessionState, character: str, question: str) -> SessionState:
+        clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
+        return state.model_copy(update={"clock": clock})
 
-        async def interview(session_id: str, character_id: str, question: str) -> Any:
-            answer = await honest(session_id, character_id, question)
-            state = store.load(session_id)
-            clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
-            store.replace_state(
-                session_id, state.model_copy(update={"clock": clock}), state.revision
-            )
-            return answer
-
-        target.runner.interview = interview  # type: ignore[method-assign]
-
-    faulty = play("learned-names", tavern_data_dir, hook=ticking)
+    faulty = play("learned-names", tavern_data_dir, hook=interview_then(ticking))
     [clock] = failed_checks(faulty, "clock")
     assert clock.label == "clock_moved"
 
@@ -360,13 +365,7 @@ def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
 def test_an_undo_never_journaled_fails_the_journal_invariant(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    honest = JournalWriter.append
-
-    def forgetful(self: JournalWriter, session_id: str, line: JournalLine, **kw: Any) -> None:
-        if not isinstance(line, UndoLine):
-            honest(self, session_id, line, **kw)
-
-    monkeypatch.setattr(JournalWriter, "append", forgetful)
+    journal_without(monkeypatch, UndoLine)
     faulty = play("undo-replay", tavern_data_dir)
     [journal] = failed_checks(faulty, "journal")
     assert journal.label == "journal_disagrees" and "0 undo lines removing turn 1" in journal.detail
