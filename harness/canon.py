@@ -22,13 +22,12 @@ Example::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.evidence import agent_slot, prompt_text, reply_text
-from harness.loading import InputError, _validated
+from harness.loading import load_record
 from harness.probes.patterns import forbidden_hit, missing_patterns
 from harness.records.canon import (
     FAMILIES,
@@ -69,18 +68,7 @@ def load_ledger(reference: str) -> CanonLedger:
     Raises:
         InputError: unreadable file, bad JSON, or a record that does not validate.
     """
-    bundled = bundled_ledgers()
-    path = Path(reference)
-    if reference in bundled and not path.exists():
-        path = bundled[reference]
-    if not path.is_file():
-        known = ", ".join(sorted(bundled))
-        raise InputError.one(reference, "", f"expected a bundled ledger id ({known}) or a file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError.one(str(path), "", f"expected a readable JSON file ({exc})") from None
-    ledger: CanonLedger = _validated(CanonLedger, data, str(path))
+    ledger, _ = load_record(CanonLedger, "ledger", reference, bundled_ledgers())
     return ledger
 
 
