@@ -758,18 +758,17 @@ class SessionStore:
                 )
             before = last[0] if len(last) == 2 else None
             checkpoint = _compactions.verified(row, before, session_id, state)
-            first_live = db.execute(
-                "SELECT min(seq), min(turn_number) FROM history WHERE session_id = ?",
-                (session_id,),
+            (first_live,) = db.execute(
+                "SELECT min(seq) FROM history WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if checkpoint.records and first_live[0] is not None:
-                if max(r.seq for r in checkpoint.records) >= first_live[0] or any(
-                    r.turn_number > checkpoint.cutoff_turn for r in checkpoint.records
-                ):
-                    raise CheckpointError(
-                        f"checkpoint {row.id} of session {session_id!r} does not fit before"
-                        " the live history; nothing was changed"
-                    )
+            if first_live is not None and any(
+                r.seq >= first_live or r.turn_number > checkpoint.cutoff_turn
+                for r in checkpoint.records
+            ):
+                raise CheckpointError(
+                    f"checkpoint {row.id} of session {session_id!r} does not fit before"
+                    " the live history; nothing was changed"
+                )
             insert_records(db, session_id, checkpoint.records)
             _compactions.set_summary_after(
                 db, session_id, checkpoint.cutoff_turn, checkpoint.previous_summary
