@@ -619,19 +619,22 @@ class SessionStore:
 
     # -- compaction -------------------------------------------------------------------------
 
-    def evictable(self, session_id: str, retention_turns: int) -> Evictable:
+    def evictable(self, session_id: str, retention_turns: int | None = None) -> Evictable:
         """What a compaction keeping the newest `retention_turns` distinct turns of the live
-        history would evict, with the state and the parent checkpoint, in one read.
+        history (the session's `compaction.retention_turns` when None) would evict, with
+        the state and the parent checkpoint, in one read.
 
         Raises:
             ValueError: `retention_turns` below 1.
             SessionNotFound, SchemaVersionMismatch: as for `load`.
         """
         check_session_id(session_id)
-        if retention_turns < 1:
+        if retention_turns is not None and retention_turns < 1:
             raise ValueError("a compaction keeps at least one turn")
         with self._transaction("DEFERRED") as db:
             state = self._read_state(db, session_id)
+            if retention_turns is None:
+                retention_turns = state.compaction.retention_turns
             turns = [
                 t
                 for (t,) in db.execute(
