@@ -24,7 +24,6 @@ failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
 from __future__ import annotations
 
 import builtins
-import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -902,8 +901,10 @@ def _settings(db: sqlite3.Connection, session_id: str) -> CompactionSettings:
     """The session's compaction settings as they are now: a preference of the session, not
     story state, so undo, rerun and a flip of variants keep them (the earlier turn's state
     they restore may hold older ones)."""
-    text, _ = read_row(db, session_id)
-    return CompactionSettings.model_validate(json.loads(text).get("compaction", {}))
+    (text,) = db.execute(
+        "SELECT json_extract(state, '$.compaction') FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return CompactionSettings() if text is None else CompactionSettings.model_validate_json(text)
 
 
 def _refuse_compacted(db: sqlite3.Connection, session_id: str, turn: int) -> None:
