@@ -804,12 +804,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
             session_head(db, session_id)
-            rows = db.execute(
-                "SELECT id, cutoff_turn, json_array_length(body, '$.records') FROM compactions"
-                " WHERE session_id = ? ORDER BY position",
-                (session_id,),
-            ).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
+            return _compactions.heads(db, session_id)
 
     def compacted_through(self, session_id: str) -> int:
         """The highest cutoff turn of the session's live compactions (-1: none)."""
