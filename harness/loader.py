@@ -50,6 +50,7 @@ import duckdb
 from harness.analysis_records import MemoryLine, SessionExport
 from harness.columns import TableSpec, quote, table_spec
 from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
+from harness.results import RESULTS_NAME
 from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION
 from tavern.store.journal import JOURNAL_NAME
 
@@ -84,7 +85,6 @@ EXPORT_TABLES = {
 }
 RESULTS_SPEC = table_spec(RESULT_LINE_ADAPTER.json_schema())
 """The harness's results files (`results.jsonl`: probe and run lines) as columns."""
-RESULTS_NAME = "results.jsonl"
 
 
 @dataclass(frozen=True)
