@@ -32,7 +32,14 @@ from harness.canon import (
 )
 from harness.cli import main
 from harness.loading import InputError, load_script
-from harness.records.canon import FAMILIES, CanonLedger, CanonReport, CanonRule, ViolationFamily
+from harness.records.canon import (
+    FAMILIES,
+    CanonLedger,
+    CanonReport,
+    CanonRule,
+    RecallCheck,
+    ViolationFamily,
+)
 from harness.records.script import TurnEvent
 from harness.results import RESULTS_NAME, ResultsFile
 from harness.run import RunOutcome
@@ -198,6 +205,11 @@ def test_the_records_refuse_rules_that_cannot_be_checked() -> None:
     rule = CanonRule(turn=1, family="secret_leak", statement="x", narration_forbid=["a"])
     with pytest.raises(ValidationError, match="lowercase slug"):
         CanonLedger(id="l", script="s", rules={"Bad Id": rule})
+    with pytest.raises(ValidationError, match="at least one `require` or `forbid`"):
+        RecallCheck(character="C2")
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        RecallCheck(character="C2", forbid=["Sabi[aá"])
+    assert RecallCheck(character="C2", require=["Sabi[aá]"]).levels == ["prompt", "reply"]
 
 
 def test_a_bad_ledger_file_is_refused_naming_the_field(tmp_path: Path) -> None:
