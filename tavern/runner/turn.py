@@ -222,7 +222,7 @@ class TurnTransaction:
         )
         captured = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
         ledgers, revisions = await revise_memory(
-            captured, context, self.caller, self.turn_number, self.limits
+            captured, context, self.caller, self.turn_number, self.limits, self.tokens
         )
         new_state = captured.model_copy(update={"ledgers": ledgers})
         return TurnOutcome(
