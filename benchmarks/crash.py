@@ -50,9 +50,8 @@ from tavern.store import (
     journal_commits,
     journal_compactions,
     journal_path,
-    read_compaction_markers,
     read_journal,
-    read_markers,
+    read_journal_markers,
     reconcile_journal,
 )
 
@@ -211,13 +210,14 @@ def check_session(
         problems.append(f"{sid}: checkpoints do not match turn {turn}")
     path = journal_path(journal.data_dir, sid)
     read_journal(path)  # every complete line parses
-    marked = journal_commits(read_markers(path))
+    markers = read_journal_markers(path)
+    marked = journal_commits(markers.commits)
     if set(marked) != set(held):
         problems.append(f"{sid}: journal marks turns {sorted(marked)}, store holds {sorted(held)}")
     for t, line in marked.items():
         if isinstance(line, CommitLine) and t in held and line.record_count != held[t]:
             problems.append(f"{sid}: turn {t} journaled {line.record_count}, holds {held[t]}")
-    live = journal_compactions(read_compaction_markers(path))
+    live = journal_compactions(markers.compactions)
     if live != [c.id for c in store.checkpoints(sid)]:
         problems.append(f"{sid}: journal's live compactions {live} are not the store's")
     return problems, int(turn != acked)

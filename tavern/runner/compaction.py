@@ -122,7 +122,7 @@ async def compact(
         ConflictError: a stale `expected_revision`, or the session moved during the calls.
         ModelFailureError: a summarizer call failed; nothing was written.
     """
-    base = store.evictable(session_id, retention_turns or _settings_retention(store, session_id))
+    base = store.evictable(session_id, retention_turns or None)
     state = base.state
     if expected_revision is not None and expected_revision != state.revision:
         raise ConflictError(
@@ -187,10 +187,6 @@ async def compact(
     return Compacted(stored, checkpoint, base.evicted_turns, base.kept_turns)
 
 
-def _settings_retention(store: SessionStore, session_id: str) -> int:
-    return store.load(session_id).compaction.retention_turns
-
-
 def restore(
     store: SessionStore,
     journal: JournalWriter,
@@ -206,13 +202,10 @@ def restore(
             `checkpoint_id` that is not the last, or a tampered or foreign checkpoint (the
             message says which; nothing is changed).
     """
-    revision = store.load(session_id).revision
-    if expected_revision is not None and expected_revision != revision:
-        raise ConflictError(
-            f"session {session_id!r} is at revision {revision}, not {expected_revision}"
-        )
+    if expected_revision is None:
+        expected_revision = store.load(session_id).revision
     try:
-        stored, checkpoint = store.restore(session_id, revision, checkpoint_id)
+        stored, checkpoint = store.restore(session_id, expected_revision, checkpoint_id)
     except (RevisionConflict, NothingToUndo, CheckpointError) as exc:
         raise ConflictError(str(exc)) from exc
     journal.append(

@@ -33,6 +33,7 @@ from tavern.store.journal import (
     journal_path,
     read_compaction_markers,
     read_journal,
+    read_journal_markers,
     read_markers,
     session_dir,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "new_session_id",
     "read_compaction_markers",
     "read_journal",
+    "read_journal_markers",
     "read_markers",
     "reconcile_journal",
     "session_dir",

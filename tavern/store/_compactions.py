@@ -34,24 +34,33 @@ class CompactionRow(NamedTuple):
     body: str
 
 
+_SELECT_ROWS = (
+    "SELECT position, id, parent_id, cutoff_turn, content_hash, body FROM compactions"
+    " WHERE session_id = ?"
+)
+
+
 def rows(db: sqlite3.Connection, session_id: str) -> list[CompactionRow]:
     """Every live compaction of a session, oldest first."""
-    found = db.execute(
-        "SELECT position, id, parent_id, cutoff_turn, content_hash, body FROM compactions"
-        " WHERE session_id = ? ORDER BY position",
-        (session_id,),
-    ).fetchall()
+    found = db.execute(_SELECT_ROWS + " ORDER BY position", (session_id,)).fetchall()
     return [CompactionRow(*r) for r in found]
 
 
 def last_two(db: sqlite3.Connection, session_id: str) -> list[CompactionRow]:
     """The newest compaction row and the one before it (fewer when there are fewer)."""
+    found = db.execute(_SELECT_ROWS + " ORDER BY position DESC LIMIT 2", (session_id,)).fetchall()
+    return [CompactionRow(*r) for r in reversed(found)]
+
+
+def heads(db: sqlite3.Connection, session_id: str) -> list[tuple[str, int, int]]:
+    """(id, cutoff turn, evicted records) of each live compaction, oldest first, read from
+    the rows without parsing their bodies in Python."""
     found = db.execute(
-        "SELECT position, id, parent_id, cutoff_turn, content_hash, body FROM compactions"
-        " WHERE session_id = ? ORDER BY position DESC LIMIT 2",
+        "SELECT id, cutoff_turn, json_array_length(body, '$.records') FROM compactions"
+        " WHERE session_id = ? ORDER BY position",
         (session_id,),
     ).fetchall()
-    return [CompactionRow(*r) for r in reversed(found)]
+    return [(r[0], r[1], r[2]) for r in found]
 
 
 def compacted_through(db: sqlite3.Connection, session_id: str) -> int:

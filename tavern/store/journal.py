@@ -14,6 +14,7 @@ import os
 import threading
 import weakref
 from pathlib import Path
+from typing import NamedTuple
 
 from tavern.records.journal import (
     JOURNAL_SCHEMA_VERSION,
@@ -221,55 +222,63 @@ def read_journal(path: Path | str) -> list[JournalLine]:
     return result
 
 
-_MARKER_KINDS = (b'"kind":"commit"', b'"kind":"undo"')
-_COMPACTION_KINDS = (b'"kind":"compact"', b'"kind":"restore"')
+_MARKER_KINDS = (b'"kind":"commit"', b'"kind":"undo"', b'"kind":"compact"', b'"kind":"restore"')
 _MARKER_HEAD = 512
 """Bytes of a line its `kind` lies within: a line is serialized with the base fields
 (version, time, session, turn) first and `kind` right after them."""
 
 
-def read_compaction_markers(path: Path | str) -> list[CompactLine | RestoreLine]:
-    """The compact and restore lines of a journal, in order, parsing only lines that may be
-    one (as `read_markers` does).
+class JournalMarkers(NamedTuple):
+    """The marker lines of a journal, each kind in order (`read_journal_markers`)."""
+
+    commits: list[CommitLine | UndoLine]
+    """Its commit and undo lines."""
+    compactions: list[CompactLine | RestoreLine]
+    """Its compact and restore lines."""
+
+
+def read_journal_markers(path: Path | str) -> JournalMarkers:
+    """The commit, undo, compact and restore lines of a journal in one read of the file,
+    parsing only lines that may be one (a journal's model-call lines, tens of kilobytes
+    each, are skipped unread).
 
     Raises:
         JournalError: a marker line does not validate (see `read_journal`).
     """
-    found: list[CompactLine | RestoreLine] = []
-    for line in _scan(path, _COMPACTION_KINDS):
-        if isinstance(line, CompactLine | RestoreLine):
-            found.append(line)
-    return found
-
-
-def _scan(path: Path | str, kinds: tuple[bytes, ...]) -> list[JournalLine]:
-    """Every line of a journal whose first bytes name one of `kinds`, parsed."""
+    found = JournalMarkers([], [])
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        return []
-    found: list[JournalLine] = []
+        return found
     start = 0
     while (end := data.find(b"\n", start)) >= 0:
         head = data[start : min(end, start + _MARKER_HEAD)]
-        if any(kind in head for kind in kinds):
+        if any(kind in head for kind in _MARKER_KINDS):
             try:
-                found.append(parse_journal_line(data[start:end], f"{path}"))
+                line = parse_journal_line(data[start:end], f"{path}")
             except JournalFormatError as exc:
                 raise JournalError(str(exc)) from exc
+            if isinstance(line, CommitLine | UndoLine):
+                found.commits.append(line)
+            elif isinstance(line, CompactLine | RestoreLine):
+                found.compactions.append(line)
         start = end + 1
     return found
 
 
 def read_markers(path: Path | str) -> list[CommitLine | UndoLine]:
-    """The commit and undo lines of a journal, in order, parsing only lines that may be one
-    (a journal's model-call lines, tens of kilobytes each, are skipped unread).
+    """The commit and undo lines of a journal, in order (`read_journal_markers`).
 
     Raises:
         JournalError: a marker line does not validate (see `read_journal`).
     """
-    found: list[CommitLine | UndoLine] = []
-    for line in _scan(path, _MARKER_KINDS):
-        if isinstance(line, CommitLine | UndoLine):
-            found.append(line)
-    return found
+    return read_journal_markers(path).commits
+
+
+def read_compaction_markers(path: Path | str) -> list[CompactLine | RestoreLine]:
+    """The compact and restore lines of a journal, in order (`read_journal_markers`).
+
+    Raises:
+        JournalError: a marker line does not validate (see `read_journal`).
+    """
+    return read_journal_markers(path).compactions

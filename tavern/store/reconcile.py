@@ -21,12 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tavern.records import CommitLine, CompactLine, RestoreLine, UndoLine, utc_now
-from tavern.store.journal import (
-    JournalWriter,
-    journal_path,
-    read_compaction_markers,
-    read_markers,
-)
+from tavern.store.journal import JournalWriter, journal_path, read_journal_markers
 from tavern.store.sessions import SessionStore
 
 
@@ -104,23 +99,19 @@ def reconcile_journal(store: SessionStore, journal: JournalWriter, session_id: s
         JournalError: a marker line of the journal does not validate.
     """
     held = {t.turn_number: t for t in store.committed_turns(session_id)}
-    path = journal_path(journal.data_dir, session_id)
-    marked = journal_commits(read_markers(path))
+    markers = read_journal_markers(journal_path(journal.data_dir, session_id))
+    marked = journal_commits(markers.commits)
     voided = sorted((t for t in marked if t not in held), reverse=True)
     recovered = sorted(t for t in held if t not in marked)
-    found = _reconcile_compactions(store, journal, session_id, read_compaction_markers(path))
-    compactions, restores = found or ([], [])
-    if not voided and not recovered:
-        if found:
-            journal.sync(session_id)
-        return Reconciled(compactions=compactions, restores=restores)
-    revision = store.load(session_id).revision
-    for turn in voided:
-        undo = UndoLine(
-            ts=utc_now(), session_id=session_id, turn_number=turn, revision=revision,
-            removed_turn=turn, removed_records=0, recovered=True,
-        )  # fmt: skip
-        journal.append(session_id, undo)
+    compactions, restores = _reconcile_compactions(store, journal, session_id, markers.compactions)
+    if voided:
+        revision = store.load(session_id).revision
+        for turn in voided:
+            undo = UndoLine(
+                ts=utc_now(), session_id=session_id, turn_number=turn, revision=revision,
+                removed_turn=turn, removed_records=0, recovered=True,
+            )  # fmt: skip
+            journal.append(session_id, undo)
     for turn in recovered:
         done = held[turn]
         commit = CommitLine(
@@ -129,8 +120,10 @@ def reconcile_journal(store: SessionStore, journal: JournalWriter, session_id: s
             recovered=True,
         )  # fmt: skip
         journal.append(session_id, commit)
-    journal.sync(session_id)
-    return Reconciled(recovered, voided, compactions, restores)
+    reconciled = Reconciled(recovered, voided, compactions, restores)
+    if reconciled:
+        journal.sync(session_id)
+    return reconciled
 
 
 def _reconcile_compactions(
@@ -138,48 +131,32 @@ def _reconcile_compactions(
     journal: JournalWriter,
     session_id: str,
     markers: list[CompactLine | RestoreLine],
-) -> tuple[list[str], list[str]] | None:
+) -> tuple[list[str], list[str]]:
     """Append the recovered restore and compact lines that make the journal's live
-    compactions the store's; (compacted, restored) ids, or None when they agreed."""
+    compactions the store's; (compacted, restored) ids, both empty when they agreed."""
     heads = store.checkpoint_heads(session_id)
-    stored = [h[0] for h in heads]
     marked = journal_compactions(markers)
     same = 0
-    while same < min(len(stored), len(marked)) and stored[same] == marked[same]:
+    while same < min(len(heads), len(marked)) and heads[same][0] == marked[same]:
         same += 1
-    if same == len(stored) == len(marked):
-        return None
+    if same == len(heads) == len(marked):
+        return [], []
     state = store.load(session_id)
     cutoffs = {line.checkpoint_id: line.cutoff_turn for line in markers}
     restores = list(reversed(marked[same:]))
     for checkpoint_id in restores:
-        journal.append(
-            session_id,
-            RestoreLine(
-                ts=utc_now(),
-                session_id=session_id,
-                turn_number=state.turn_number,
-                revision=state.revision,
-                checkpoint_id=checkpoint_id,
-                cutoff_turn=cutoffs.get(checkpoint_id, 0),
-                restored_records=0,
-                recovered=True,
-            ),  # fmt: skip
-        )
-    compacted = []
+        restore = RestoreLine(
+            ts=utc_now(), session_id=session_id, turn_number=state.turn_number,
+            revision=state.revision, checkpoint_id=checkpoint_id,
+            cutoff_turn=cutoffs[checkpoint_id], restored_records=0, recovered=True,
+        )  # fmt: skip
+        journal.append(session_id, restore)
+    compacted = [checkpoint_id for checkpoint_id, _, _ in heads[same:]]
     for checkpoint_id, cutoff, records in heads[same:]:
-        compacted.append(checkpoint_id)
-        journal.append(
-            session_id,
-            CompactLine(
-                ts=utc_now(),
-                session_id=session_id,
-                turn_number=state.turn_number,
-                revision=state.revision,
-                checkpoint_id=checkpoint_id,
-                cutoff_turn=cutoff,
-                evicted_records=records,
-                recovered=True,
-            ),  # fmt: skip
-        )
+        compact = CompactLine(
+            ts=utc_now(), session_id=session_id, turn_number=state.turn_number,
+            revision=state.revision, checkpoint_id=checkpoint_id, cutoff_turn=cutoff,
+            evicted_records=records, recovered=True,
+        )  # fmt: skip
+        journal.append(session_id, compact)
     return compacted, restores

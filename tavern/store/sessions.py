@@ -24,7 +24,6 @@ failing, and `expected_revision` turns a lost update into a `RevisionConflict`.
 from __future__ import annotations
 
 import builtins
-import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -619,19 +618,22 @@ class SessionStore:
 
     # -- compaction -------------------------------------------------------------------------
 
-    def evictable(self, session_id: str, retention_turns: int) -> Evictable:
+    def evictable(self, session_id: str, retention_turns: int | None = None) -> Evictable:
         """What a compaction keeping the newest `retention_turns` distinct turns of the live
-        history would evict, with the state and the parent checkpoint, in one read.
+        history (the session's `compaction.retention_turns` when None) would evict, with
+        the state and the parent checkpoint, in one read.
 
         Raises:
             ValueError: `retention_turns` below 1.
             SessionNotFound, SchemaVersionMismatch: as for `load`.
         """
         check_session_id(session_id)
-        if retention_turns < 1:
+        if retention_turns is not None and retention_turns < 1:
             raise ValueError("a compaction keeps at least one turn")
         with self._transaction("DEFERRED") as db:
             state = self._read_state(db, session_id)
+            if retention_turns is None:
+                retention_turns = state.compaction.retention_turns
             turns = [
                 t
                 for (t,) in db.execute(
@@ -758,18 +760,17 @@ class SessionStore:
                 )
             before = last[0] if len(last) == 2 else None
             checkpoint = _compactions.verified(row, before, session_id, state)
-            first_live = db.execute(
-                "SELECT min(seq), min(turn_number) FROM history WHERE session_id = ?",
-                (session_id,),
+            (first_live,) = db.execute(
+                "SELECT min(seq) FROM history WHERE session_id = ?", (session_id,)
             ).fetchone()
-            if checkpoint.records and first_live[0] is not None:
-                if max(r.seq for r in checkpoint.records) >= first_live[0] or any(
-                    r.turn_number > checkpoint.cutoff_turn for r in checkpoint.records
-                ):
-                    raise CheckpointError(
-                        f"checkpoint {row.id} of session {session_id!r} does not fit before"
-                        " the live history; nothing was changed"
-                    )
+            if first_live is not None and any(
+                r.seq >= first_live or r.turn_number > checkpoint.cutoff_turn
+                for r in checkpoint.records
+            ):
+                raise CheckpointError(
+                    f"checkpoint {row.id} of session {session_id!r} does not fit before"
+                    " the live history; nothing was changed"
+                )
             insert_records(db, session_id, checkpoint.records)
             _compactions.set_summary_after(
                 db, session_id, checkpoint.cutoff_turn, checkpoint.previous_summary
@@ -803,12 +804,7 @@ class SessionStore:
         check_session_id(session_id)
         with self._transaction("DEFERRED") as db:
             session_head(db, session_id)
-            rows = db.execute(
-                "SELECT id, cutoff_turn, json_array_length(body, '$.records') FROM compactions"
-                " WHERE session_id = ? ORDER BY position",
-                (session_id,),
-            ).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
+            return _compactions.heads(db, session_id)
 
     def compacted_through(self, session_id: str) -> int:
         """The highest cutoff turn of the session's live compactions (-1: none)."""
@@ -900,8 +896,10 @@ def _settings(db: sqlite3.Connection, session_id: str) -> CompactionSettings:
     """The session's compaction settings as they are now: a preference of the session, not
     story state, so undo, rerun and a flip of variants keep them (the earlier turn's state
     they restore may hold older ones)."""
-    text, _ = read_row(db, session_id)
-    return CompactionSettings.model_validate(json.loads(text).get("compaction", {}))
+    (text,) = db.execute(
+        "SELECT json_extract(state, '$.compaction') FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return CompactionSettings() if text is None else CompactionSettings.model_validate_json(text)
 
 
 def _refuse_compacted(db: sqlite3.Connection, session_id: str, turn: int) -> None:

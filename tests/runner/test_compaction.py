@@ -290,3 +290,16 @@ def test_a_long_eviction_is_folded_in_runs_each_reading_the_last_summary(
     for summary, later in zip(told, asked[1:], strict=False):
         assert summary[:30] in later.messages[-1].content  # each run reads the last summary
     assert done.state.story_summary == told[-1]
+
+
+def test_a_restore_against_a_stale_revision_is_refused(make_kit: KitFactory) -> None:
+    kit = make_kit(fn=answers)
+    sid = _story(kit)
+    run(kit.runner.compact(sid, retention_turns=2))
+    revision = kit.state(sid).revision
+    planted = dump(kit.data_dir, sid)
+    with pytest.raises(ConflictError, match=f"at revision {revision}, not {revision - 1}"):
+        restore_fn(kit.store, kit.journal, sid, expected_revision=revision - 1)
+    assert dump(kit.data_dir, sid) == planted
+    stored, _ = restore_fn(kit.store, kit.journal, sid, expected_revision=revision)  # control
+    assert stored.revision == revision + 1 and kit.store.checkpoints(sid) == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from store_strategies import plain_state, speech
 
-from tavern.records import SessionState, seal_checkpoint, utc_now
+from tavern.records import CompactionCheckpoint, SessionState, seal_checkpoint, utc_now
 from tavern.store import CheckpointError, CompactedTurn, InvalidTurn, SessionStore
 
 
@@ -79,3 +79,74 @@ def test_a_checkpoint_that_does_not_hold_the_live_records_is_refused(
     assert store.checkpoints(state.id) == [] and len(store.history(state.id)) == 9
     _compact(store, state.id, 2)  # negative control: sealed right, it goes through
     assert len(store.history(state.id)) == 4
+
+
+def test_a_checkpoint_off_the_chain_the_summary_or_the_cutoffs_is_refused(
+    store: SessionStore,
+) -> None:
+    state = _played(store, 5)
+    base = store.evictable(state.id, 3)
+    records, cutoff = base.records, base.cutoff_turn
+
+    def sealed(parent: str | None, turn: int, previous: str = "") -> CompactionCheckpoint:
+        return seal_checkpoint(state.id, parent, turn, records, previous, "S", utc_now())
+
+    with pytest.raises(CheckpointError, match="its parent is cp-a"):
+        store.compact(state.id, sealed("cp-" + "a" * 16, cutoff), state.revision)
+    with pytest.raises(CheckpointError, match="another story summary"):
+        store.compact(state.id, sealed(None, cutoff, "not the state's"), state.revision)
+    with pytest.raises(InvalidTurn, match="before the current turn 5"):
+        store.compact(state.id, sealed(None, 5), state.revision)
+    assert store.checkpoints(state.id) == [] and len(store.history(state.id)) == 11
+    first = store.compact(state.id, sealed(None, cutoff), state.revision)  # control
+    (done,) = store.checkpoints(state.id)
+    again = seal_checkpoint(state.id, done.id, cutoff, [], "S", "S2", utc_now())
+    with pytest.raises(InvalidTurn, match="after the last compaction's"):
+        store.compact(state.id, again, first.revision)
+    assert _compact(store, state.id, 1, "S2").story_summary == "S2"  # control: cutoff 4
+
+
+def _put_row(store: SessionStore, sid: str, **columns: str) -> None:
+    """Overwrite columns of the session's only compaction row (a planted violation)."""
+    sets = ", ".join(f"{name} = ?" for name in columns)
+    with store._conn() as db:
+        db.execute(
+            f"UPDATE compactions SET {sets} WHERE session_id = ?",
+            (*columns.values(), sid),
+        )
+
+
+def test_restore_checks_the_row_the_summary_and_the_fit_before_anything_moves(
+    store: SessionStore,
+) -> None:
+    state = _compact(store, _played(store, 4).id, 2, "S")
+    sid = state.id
+    (cp,) = store.checkpoints(sid)
+    body = cp.model_dump_json()
+    first_live = store.history(sid)[0].seq
+    late = [
+        r.model_copy(update={"seq": first_live}) if r is cp.records[-1] else r for r in cp.records
+    ]
+    unfit = seal_checkpoint(sid, None, cp.cutoff_turn, late, "", "S", cp.created_at)
+    plants: list[tuple[dict[str, str], str]] = [
+        ({"body": "{}"}, "does not read"),
+        ({"id": "cp-" + "b" * 16}, "its row names cp-bbbb"),
+        (
+            {"id": unfit.id, "content_hash": unfit.content_hash, "body": unfit.model_dump_json()},
+            "does not fit before the live history",
+        ),
+    ]
+    for columns, message in plants:
+        _put_row(store, sid, **columns)
+        with pytest.raises(CheckpointError, match=message):
+            store.restore(sid, state.revision)
+        _put_row(store, sid, id=cp.id, content_hash=cp.content_hash, body=body)
+    moved = store.replace_state(
+        sid, state.model_copy(update={"story_summary": "E"}), state.revision
+    )
+    with pytest.raises(CheckpointError, match="summary changed since"):
+        store.restore(sid, moved.revision)
+    assert len(store.history(sid)) == 4 and store.checkpoints(sid) == [cp]
+    back = store.replace_state(sid, moved.model_copy(update={"story_summary": "S"}), moved.revision)
+    restored, _ = store.restore(sid, back.revision)  # control: the row as stored goes through
+    assert restored.story_summary == "" and len(store.history(sid)) == 9
