@@ -266,7 +266,7 @@ class Runner:
             compacted = CompactedSpan(last_turn=through, summary=state.story_summary)
         if last < first:  # nothing live in the range: turn 0 passed, or all compacted
             return TranscriptPage(
-                data=[], turns=[], first_turn=max(0, first), next_before=None, compacted=compacted
+                data=[], turns=[], first_turn=first, next_before=None, compacted=compacted
             )
         page = self.store.turns(session_id, first, last)
         span = range(first, last + 1)
