@@ -28,6 +28,7 @@ from tavern.physics.acts import (
 )
 from tavern.physics.awaiting import about_words, recent_acts, shares_a_word
 from tavern.physics.redaction import redact
+from tavern.physics.visible import masked_on_stage
 from tavern.records import (
     ClampChange,
     DirectorDecision,
@@ -182,7 +183,7 @@ def drop_unattempted_moves(
     kept, changes = [], []
     # A new label is read as the guards will leave it (their masks come later), so a second
     # pass over the clamped decision keeps exactly the moves the first one kept.
-    hidden = ctx.knowledge.thought_only | ctx.knowledge.unknown_to_any(ctx.present)
+    hidden = masked_on_stage(ctx)
     for i, move in enumerate(d.zone_moves):
         label = redact(move.new_zone_label or "", hidden)
         where = (move.to_zone, labels.get(move.to_zone, ""), label)

@@ -1,7 +1,8 @@
 """The guards' clamps: redact what a beat shows of words its viewers never perceived.
 
 `redact_visible` knows which fields of a decision are shown to whom; the clamps
-`thought_guard` and `perception_guard` redact through it, reading `guards.knowledge_of`.
+`thought_guard` and `perception_guard` redact through it, reading `guards.knowledge_of`;
+`masked_on_stage` is what they mask in a stage text, for a clamp that runs before them.
 """
 
 from __future__ import annotations
@@ -69,6 +70,27 @@ def redact_visible(
     new_delta = delta.model_copy(update={"add_facts": facts, "new_location": location})
     update = {"events": events, "scene": new_delta, "zone_moves": moves, "mood_updates": moods}
     return d.model_copy(update=update), changes
+
+
+def masked_on_stage(ctx: ClampContext) -> frozenset[str]:
+    """The words the guards mask in a text everyone present sees (a new fact, location or
+    zone label, a mood): what only thoughts carried (`thought_guard`) and what some present
+    character never perceived (`perception_guard`). A clamp running before the guards reads
+    such a text through it, so a second pass over the clamped decision judges what the
+    first pass left (clamp `agency_move`).
+
+    Example:
+        >>> from tavern.physics.clamps import ClampContext
+        >>> from tavern.records import Audience, Scene, ThoughtRecord
+        >>> t = ThoughtRecord(seq=0, turn_number=1, speaker="C1", author="character",
+        ...                   text="the belfry", audience=Audience(origin="private",
+        ...                   perceivers=["C1"]))
+        >>> sorted(masked_on_stage(ClampContext(scene=Scene(location="inn", present=["C1"]),
+        ...                                     history=[t])))
+        ['belfry']
+    """
+    known = ctx.knowledge
+    return known.thought_only | known.unknown_to_any(ctx.present)
 
 
 def thought_guard(d: DirectorDecision, ctx: ClampContext) -> tuple[DirectorDecision, Changes]:

@@ -206,6 +206,7 @@ async def revise_memory(
     caller: AgentCaller,
     turn_number: int,
     limits: KernelLimits,
+    tokens: Tokenizer = salient_tokens,
 ) -> tuple[dict[str, PerspectiveLedger], list[MemoryRevision]]:
     """Every ledger after its revision, if it needs one, and what each revision did.
 
@@ -224,6 +225,8 @@ async def revise_memory(
         caller: The turn's model caller (agent `reviser:<slot>`).
         turn_number: The turn being played.
         limits: The kernel's budgets, room and timeout.
+        tokens: What the guards tokenize texts with (the turn's `redaction.TokenTable`, which
+            `capture_memory` already filled with the same context's texts).
     """
     budget = limits.character_memory_tokens * 4
     ledgers = dict(state.ledgers)
@@ -237,7 +240,7 @@ async def revise_memory(
         if ledger is None or not over(ledger.memory, budget):
             continue
         if known is None:
-            known = knowledge_of(context, state.scene, cast_public_texts(state.cast))
+            known = knowledge_of(context, state.scene, cast_public_texts(state.cast), tokens)
         revision, ledger = await _revise(state, owner, ledger, known, caller, turn_number, limits)
         revisions.append(revision)
         if revision.outcome != "revised" and over(ledger.memory, int(budget * MEMORY_CEILING)):

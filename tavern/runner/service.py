@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 
@@ -22,6 +22,7 @@ from tavern.records import (
     Audience,
     ChatMessage,
     CommitLine,
+    CompactionCheckpoint,
     CompactionSettings,
     LlmCallLine,
     SessionState,
@@ -265,7 +266,7 @@ class Runner:
             compacted = CompactedSpan(last_turn=through, summary=state.story_summary)
         if last < first:  # nothing live in the range: turn 0 passed, or all compacted
             return TranscriptPage(
-                data=[], turns=[], first_turn=max(0, first), next_before=None, compacted=compacted
+                data=[], turns=[], first_turn=first, next_before=None, compacted=compacted
             )
         page = self.store.turns(session_id, first, last)
         span = range(first, last + 1)
@@ -459,17 +460,7 @@ class Runner:
                     f"session {session_id!r} has nothing older than its retention window of"
                     f" {retention_turns or state.compaction.retention_turns} turns"
                 )
-            checkpoint = done.checkpoint
-            return CompactResult(
-                session_id=session_id,
-                action="compact",
-                checkpoint_id=checkpoint.id,
-                cutoff_turn=checkpoint.cutoff_turn,
-                records=len(checkpoint.records),
-                turn_number=done.state.turn_number,
-                revision=done.state.revision,
-                summary_chars=len(done.state.story_summary),
-            )
+            return _compact_result("compact", done.checkpoint, done.state)
 
     async def set_compaction(
         self,
@@ -522,16 +513,7 @@ class Runner:
             except BaseException:
                 self._reconciled.discard(session_id)  # a line may be missing: recheck
                 raise
-            return CompactResult(
-                session_id=session_id,
-                action="restore",
-                checkpoint_id=checkpoint.id,
-                cutoff_turn=checkpoint.cutoff_turn,
-                records=len(checkpoint.records),
-                turn_number=stored.turn_number,
-                revision=stored.revision,
-                summary_chars=len(stored.story_summary),
-            )
+            return _compact_result("restore", checkpoint, stored)
 
     def _result(
         self,
@@ -816,3 +798,19 @@ def _cast_slot(state: SessionState, character_id: str) -> str:
         if member.id == character_id:
             return slot
     raise InvalidTurnError(f"{character_id!r} is not in the cast of this session")
+
+
+def _compact_result(
+    action: Literal["compact", "restore"], checkpoint: CompactionCheckpoint, state: SessionState
+) -> CompactResult:
+    """What a compaction or a restore reports: its checkpoint and the state it left."""
+    return CompactResult(
+        session_id=state.id,
+        action=action,
+        checkpoint_id=checkpoint.id,
+        cutoff_turn=checkpoint.cutoff_turn,
+        records=len(checkpoint.records),
+        turn_number=state.turn_number,
+        revision=state.revision,
+        summary_chars=len(state.story_summary),
+    )

@@ -222,7 +222,7 @@ class TurnTransaction:
         )
         captured = staged.model_copy(update={"moods": moods, "clock": clock, "ledgers": ledgers})
         ledgers, revisions = await revise_memory(
-            captured, context, self.caller, self.turn_number, self.limits
+            captured, context, self.caller, self.turn_number, self.limits, self.tokens
         )
         new_state = captured.model_copy(update={"ledgers": ledgers})
         return TurnOutcome(
@@ -358,15 +358,7 @@ class TurnTransaction:
             return filtered_narration(text, ctx, self.filter_profile).texts.get("narration", "")
 
         def show(text: str) -> None:
-            record = NarrationRecord(
-                seq=log.next_seq,  # not taken: the final narration takes it
-                turn_number=log.turn_number,
-                speaker=NARRATOR,
-                author="renderer",
-                audience=Audience(origin="public"),
-                tick=log.tick,
-                text=text,
-            )
+            record = _narration(log, log.next_seq, text)  # seq not taken: the final one takes it
 
             async def send() -> None:
                 await lines([record], True)
@@ -386,18 +378,7 @@ class TurnTransaction:
     def _add_narration(self, text: str) -> None:
         if not text:
             return
-        log = self.log
-        log.records.append(
-            NarrationRecord(
-                seq=log._seq(),
-                turn_number=log.turn_number,
-                speaker=NARRATOR,
-                author="renderer",
-                audience=Audience(origin="public"),
-                tick=log.tick,
-                text=text,
-            )
-        )
+        self.log.records.append(_narration(self.log, self.log._seq(), text))
 
     async def _speakers(self, staged: SessionState, queue: list[str]) -> tuple[bool, str | None]:
         """Run the queue in order; reaching the controlled character returns control."""
@@ -456,3 +437,17 @@ def _clamp_public(state: SessionState) -> list[str]:
     return [state.title, *(c.body.appearance for c in state.cast.values())] + [
         c.body.display_name for c in state.cast.values()
     ]
+
+
+def _narration(log: BeatLog, seq: int, text: str) -> NarrationRecord:
+    """The renderer's public narration record of the beat `log` keeps, at `seq`: the final
+    one, or a partial one shown while the prose call streams (`_partial_narration`)."""
+    return NarrationRecord(
+        seq=seq,
+        turn_number=log.turn_number,
+        speaker=NARRATOR,
+        author="renderer",
+        audience=Audience(origin="public"),
+        tick=log.tick,
+        text=text,
+    )

@@ -7,6 +7,8 @@ the bar."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import tavern.physics.clamps as clamps_module
@@ -52,3 +54,21 @@ def test_negative_control_an_over_eager_rule_is_over_the_bar(
     for beats in CORPUS.values():
         changed, seen, _ = false_positives(beats)["planted"]
         assert changed / seen > MAX_FP_RATE
+
+
+def test_each_language_has_clean_zone_moves_to_known_and_new_zones() -> None:
+    """The rules judging moves (`agency_move`, `zone_move`, the guards on a new zone label)
+    are measured on moves, not only on events: without them their 0% says nothing."""
+    for beats in CORPUS.values():
+        moves = [m for b in beats for m in b.decision.zone_moves]
+        assert any(m.new_zone_label for m in moves) and any(not m.new_zone_label for m in moves)
+
+
+def test_negative_control_a_clean_move_whose_attempt_is_gone_is_counted() -> None:
+    """The same clean moves with no attempt waiting: `agency_move` drops each, and the
+    false-positive count sees it (a change off the events counts once per decision)."""
+    for beats in CORPUS.values():
+        moving = [b for b in beats if b.decision.zone_moves]
+        bare = [replace(b, ctx=replace(b.ctx, history=[], known=None)) for b in moving]
+        changed, _, where = false_positives(bare)["agency_move"]
+        assert changed == len(moving) and where == [b.id for b in moving]
