@@ -24,7 +24,7 @@ import duckdb
 import pandas as pd
 
 from harness.analysis_records import PriceTable
-from harness.loader import JournalPaths, load
+from harness.loader import JournalPaths, has_table, load
 from harness.prices import create_price_table, read_prices
 from harness.sweeps import create_leaks
 from harness.tokens import create_token_table
@@ -80,10 +80,7 @@ def connect(
 
 
 def _swept_with(con: duckdb.DuckDBPyConnection) -> str | None:
-    known = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sweep_params'"
-    ).fetchone()
-    if not known or not known[0]:
+    if not has_table(con, "sweep_params"):
         return None
     row = con.execute("SELECT params FROM sweep_params").fetchone()
     return str(row[0]) if row else None

@@ -22,14 +22,13 @@ Example::
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.evidence import agent_slot, excerpt, prompt_text, reply_text
-from harness.loading import InputError, _validated
+from harness.evidence import agent_slot, prompt_text, reply_text
+from harness.loading import load_record
+from harness.probes.patterns import forbidden_hit, missing_patterns
 from harness.records.canon import (
     FAMILIES,
     CanonFinding,
@@ -69,18 +68,7 @@ def load_ledger(reference: str) -> CanonLedger:
     Raises:
         InputError: unreadable file, bad JSON, or a record that does not validate.
     """
-    bundled = bundled_ledgers()
-    path = Path(reference)
-    if reference in bundled and not path.exists():
-        path = bundled[reference]
-    if not path.is_file():
-        known = ", ".join(sorted(bundled))
-        raise InputError.one(reference, "", f"expected a bundled ledger id ({known}) or a file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError.one(str(path), "", f"expected a readable JSON file ({exc})") from None
-    ledger: CanonLedger = _validated(CanonLedger, data, str(path))
+    ledger, _ = load_record(CanonLedger, "ledger", reference, bundled_ledgers())
     return ledger
 
 
@@ -149,14 +137,6 @@ def turn_evidence(
     return evidence
 
 
-def _search(patterns: Sequence[str], text: str) -> tuple[str, re.Match[str]] | None:
-    for pattern in patterns:
-        found = re.search(pattern, text, re.IGNORECASE)
-        if found:
-            return pattern, found
-    return None
-
-
 def _check_rule(
     rule_id: str,
     rule: CanonRule,
@@ -191,14 +171,12 @@ def _check_rule(
             texts = {"prompt": prompt_text(call), "reply": reply_text(call)}
             for level in rule.recall.levels:
                 text = texts[level]
-                missing = [p for p in rule.recall.require if not re.search(p, text, re.I)]
+                missing = missing_patterns(rule.recall.require, text)
                 if missing:
                     found(rule.turn, level, f"missing_in_{level}", f"no match for {missing}")
-                hit = _search(rule.recall.forbid, text)
-                if hit:
-                    pattern, match = hit
-                    where = excerpt(text, match.start(), match.end())
-                    found(rule.turn, level, f"forbidden_in_{level}", f"{pattern!r}: {where}")
+                hit = forbidden_hit(rule.recall.forbid, text)
+                if hit is not None:
+                    found(rule.turn, level, f"forbidden_in_{level}", hit)
     if rule.expect_responder:
         if at is None:
             unmeasured.append(f"{rule_id}:responder")
@@ -226,11 +204,9 @@ def _check_rule(
                 detail = f"{len(counted)} calls of {who}, at most {bound.max_calls}"
                 found(turn, "call_bound", "over_call_bound", detail)
         for text in evidence.narration:
-            hit = _search(rule.narration_forbid, text)
-            if hit:
-                pattern, match = hit
-                where = excerpt(text, match.start(), match.end())
-                found(turn, "narration", "forbidden_in_narration", f"{pattern!r}: {where}")
+            hit = forbidden_hit(rule.narration_forbid, text)
+            if hit is not None:
+                found(turn, "narration", "forbidden_in_narration", hit)
     return findings, unmeasured
 
 

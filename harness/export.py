@@ -39,7 +39,7 @@ import duckdb
 from harness.analysis_records import CastEntry, IdentityEntryRow, MemoryLine, SessionExport
 from harness.loader import EXPORT_TABLES, PARTITIONS_NAME, load
 from harness.records.results import RunResult
-from harness.results import read_results
+from harness.results import RESULTS_NAME, read_results
 from tavern.records import HistoryRecord, SessionState, utc_now
 from tavern.store import SessionStore, journal_path, session_dir
 from tavern.store.atomic import write_atomic
@@ -244,8 +244,15 @@ def run_partition(root: Path | str, run: RunResult) -> Path:
     """A finished run's partition: `campaign=C/arm=A/run=<script>__r<repeat>` under `root`
     (the key that pairs one script and seed across arms; a run without a campaign or arm
     goes under `campaign=runs`, `arm=none`)."""
-    key = f"{run.script}__r{run.repeat}"
-    return partition_dir(root, run.campaign or "runs", run.arm or "none", key)
+    return partition_dir(root, **_partition_key(run))
+
+
+def _partition_key(run: RunResult) -> dict[str, str]:
+    return {
+        "campaign": run.campaign or "runs",
+        "arm": run.arm or "none",
+        "run": f"{run.script}__r{run.repeat}",
+    }
 
 
 def export_run(
@@ -257,10 +264,8 @@ def export_run(
     refresh: bool = True,
 ) -> Path:
     """`export_partition` of a finished run, in its `run_partition`."""
-    return export_partition(
-        data_dir, run.session_id, root, campaign=run.campaign or "runs", arm=run.arm or "none",
-        run=f"{run.script}__r{run.repeat}", store=store, refresh=refresh,
-    )  # fmt: skip
+    key = _partition_key(run)
+    return export_partition(data_dir, run.session_id, root, **key, store=store, refresh=refresh)
 
 
 def sync_partitions(directory: Path | str, root: Path | str | None = None) -> list[Path]:
@@ -278,15 +283,13 @@ def sync_partitions(directory: Path | str, root: Path | str | None = None) -> li
     """
     directory = Path(directory)
     root = Path(root) if root is not None else directory / PARTITIONS_NAME
-    path = directory / "results.jsonl"
+    path = directory / RESULTS_NAME
     finished = read_results(path).runs if path.exists() else []
     expected = {run_partition(root, run): run for run in finished}
     for stale in sorted(root.glob("campaign=*/arm=*/run=*")):
         if stale not in expected:
             shutil.rmtree(stale)
     todo = [run for folder, run in expected.items() if not (folder / "journal.parquet").exists()]
-    if not todo:
-        return []
     return [export_run(directory, run, root, refresh=False) for run in todo]
 
 
@@ -301,7 +304,7 @@ def export_campaign(directory: Path | str, root: Path | str | None = None) -> li
         The session directories written, or the partition directories with `root`.
     """
     directory = Path(directory)
-    finished = read_results(directory / "results.jsonl").runs
+    finished = read_results(directory / RESULTS_NAME).runs
     store = SessionStore(directory)
     out = []
     try:

@@ -50,6 +50,7 @@ import duckdb
 from harness.analysis_records import MemoryLine, SessionExport
 from harness.columns import TableSpec, quote, table_spec
 from harness.records.results import RESULT_LINE_ADAPTER, RESULTS_SCHEMA_VERSION
+from harness.results import RESULTS_NAME
 from tavern.records import HISTORY_RECORD_ADAPTER, JOURNAL_LINE_ADAPTER, JOURNAL_SCHEMA_VERSION
 from tavern.store.journal import JOURNAL_NAME
 
@@ -84,7 +85,6 @@ EXPORT_TABLES = {
 }
 RESULTS_SPEC = table_spec(RESULT_LINE_ADAPTER.json_schema())
 """The harness's results files (`results.jsonl`: probe and run lines) as columns."""
-RESULTS_NAME = "results.jsonl"
 
 
 @dataclass(frozen=True)
@@ -389,11 +389,21 @@ def _sources(found: Found) -> set[Source] | None:
     return out
 
 
-def _loaded_from(con: duckdb.DuckDBPyConnection) -> set[Source] | None:
-    known = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'load_sources'"
+def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether `con` holds table `name` (a database an older loader made may not).
+
+    >>> con = duckdb.connect()
+    >>> has_table(con, "load_sources")
+    False
+    """
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
     ).fetchone()
-    if not known or not known[0]:
+    return bool(found and found[0])
+
+
+def _loaded_from(con: duckdb.DuckDBPyConnection) -> set[Source] | None:
+    if not has_table(con, "load_sources"):
         return None
     rows = con.execute("SELECT file, size, mtime_ns FROM load_sources").fetchall()
     return {(str(f), int(s), int(m)) for f, s, m in rows}

@@ -15,7 +15,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,6 +26,7 @@ SCRIPT_KINDS = frozenset(
     member.model_fields["kind"].default for member in get_args(get_args(ScriptEvent)[0])
 )
 """Event kinds: the tags pydantic puts in an error's location."""
+M = TypeVar("M", bound=BaseModel)
 
 
 class InputError(ValueError):
@@ -119,6 +120,22 @@ def load_script(reference: str, base: Path | None = None) -> LoadedScript:
             reference that is neither a bundled id nor a file lists the bundled ids.
     """
     bundled = bundled_scripts()
+    script, path = load_record(Script, "script", reference, bundled, base)
+    if path.parent == bundled.get(script.id, Path()).parent and path.stem != script.id:
+        raise InputError.one(str(path), "id", f"expected {path.stem!r} (the file's name)")
+    return LoadedScript(script, str(path))
+
+
+def load_record(
+    model: type[M], kind: str, reference: str, bundled: dict[str, Path], base: Path | None = None
+) -> tuple[M, Path]:
+    """A JSON record of `model`: a bundled one by id, or a file by path (relative to `base`);
+    the record and the path it was read from. `kind` names it in errors.
+
+    Raises:
+        InputError: unreadable file, bad JSON, or a record that does not validate; a
+            reference that is neither a bundled id nor a file lists the bundled ids.
+    """
     path = Path(reference)
     if base is not None and not path.is_absolute():
         path = base / path
@@ -126,7 +143,7 @@ def load_script(reference: str, base: Path | None = None) -> LoadedScript:
         path = bundled[reference]
     if not path.is_file():
         known = ", ".join(sorted(bundled))
-        raise InputError.one(reference, "", f"expected a bundled script id ({known}) or a file")
+        raise InputError.one(reference, "", f"expected a bundled {kind} id ({known}) or a file")
     source = str(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -136,10 +153,8 @@ def load_script(reference: str, base: Path | None = None) -> LoadedScript:
         raise InputError.one(
             source, f"line {exc.lineno} column {exc.colno}", f"expected JSON ({exc.msg})"
         ) from None
-    script: Script = _validated(Script, data, source)
-    if path.parent == bundled.get(script.id, Path()).parent and path.stem != script.id:
-        raise InputError.one(source, "id", f"expected {path.stem!r} (the file's name)")
-    return LoadedScript(script, source)
+    record: M = _validated(model, data, source)
+    return record, path
 
 
 def load_campaign(path: Path) -> Campaign:

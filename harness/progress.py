@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Iterable
 from types import TracebackType
-from typing import TextIO
+from typing import Self, TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -58,17 +58,14 @@ def _bar(console: Console) -> Progress:
     )
 
 
-class CampaignProgress:
-    """Progress of one campaign invocation: `total` cells, `done` of them finished before.
-
-    `terminal` forces the bar (True) or the plain lines (False); None asks the stream.
-    """
+class _Progress:
+    """What both progresses share: the counts, and a bar on a terminal or plain lines."""
 
     def __init__(
         self,
         title: str,
         total: int,
-        done: int,
+        done: int = 0,
         stream: TextIO | None = None,
         terminal: bool | None = None,
     ) -> None:
@@ -82,7 +79,7 @@ class CampaignProgress:
         self._bar: Progress | None = None
         self._task: TaskID | None = None
 
-    def __enter__(self) -> CampaignProgress:
+    def __enter__(self) -> Self:
         if self.console.is_terminal:
             self._bar = _bar(self.console)
             self._bar.start()
@@ -91,23 +88,22 @@ class CampaignProgress:
             )
         return self
 
-    def finished(self, run: RunResult) -> None:
-        """Count one finished run."""
+    def _count(self, *, calls: int, tokens: int) -> str | None:
+        """Count one step: advance the bar and return None, or return the elapsed time for
+        the plain line the caller prints (`_print`)."""
         self.done += 1
-        self.calls += run.calls
-        self.tokens += run_tokens(run)
+        self.total = max(self.total, self.done)  # a step the planned total did not know
+        self.calls += calls
+        self.tokens += tokens
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, advance=1, calls=self.calls, tokens=self.tokens)
-            return
-        elapsed = time.monotonic() - self.started
-        self.console.print(
-            f"[{self.done}/{self.total}] {run.run_id}: {run.probes_passed}/{run.probes} probes, "
-            f"{run.calls} calls, {run_tokens(run)} tokens ({self.calls} calls, "
-            f"{self.tokens} tokens, {elapsed:.1f} s so far)",
-            highlight=False,
-            soft_wrap=True,
-            markup=False,
-        )
+            self._bar.update(
+                self._task, total=self.total, advance=1, calls=self.calls, tokens=self.tokens
+            )
+            return None
+        return f"{time.monotonic() - self.started:.1f} s so far"
+
+    def _print(self, line: str) -> None:
+        self.console.print(line, highlight=False, soft_wrap=True, markup=False)
 
     def __exit__(
         self,
@@ -117,6 +113,24 @@ class CampaignProgress:
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+
+class CampaignProgress(_Progress):
+    """Progress of one campaign invocation: `total` cells, `done` of them finished before.
+
+    `terminal` forces the bar (True) or the plain lines (False); None asks the stream.
+    """
+
+    def finished(self, run: RunResult) -> None:
+        """Count one finished run."""
+        tokens = run_tokens(run)
+        elapsed = self._count(calls=run.calls, tokens=tokens)
+        if elapsed is not None:
+            self._print(
+                f"[{self.done}/{self.total}] {run.run_id}: {run.probes_passed}/{run.probes} "
+                f"probes, {run.calls} calls, {tokens} tokens ({self.calls} calls, "
+                f"{self.tokens} tokens, {elapsed})"
+            )
 
 
 def planned_plays(script: Script) -> int:
@@ -147,7 +161,7 @@ def play_tokens(lines: Iterable[LlmCallLine]) -> int:
     return total
 
 
-class RunProgress:
+class RunProgress(_Progress):
     """Progress of `tavern-harness run`: `total` plays over every script, one step per play.
 
     Use `observe` as the run's `PlayObserver` (it calls `step`). `terminal` as for
@@ -157,22 +171,8 @@ class RunProgress:
     def __init__(
         self, total: int, stream: TextIO | None = None, terminal: bool | None = None
     ) -> None:
-        self.total = total
-        self.done = 0
-        self.calls = 0
-        self.tokens = 0
+        super().__init__("run", total, stream=stream, terminal=terminal)
         self.script = ""
-        self.started = time.monotonic()
-        self.console = Console(file=stream or sys.stdout, force_terminal=terminal)
-        self._bar: Progress | None = None
-        self._task: TaskID | None = None
-
-    def __enter__(self) -> RunProgress:
-        if self.console.is_terminal:
-            self._bar = _bar(self.console)
-            self._bar.start()
-            self._task = self._bar.add_task("run", total=self.total, calls=0, tokens=0)
-        return self
 
     def start_script(self, script_id: str) -> None:
         """Name the script whose plays come next."""
@@ -190,29 +190,9 @@ class RunProgress:
 
     def step(self, script: str, label: str, *, calls: int, tokens: int) -> None:
         """Count one play of `script` with its calls and tokens."""
-        self.done += 1
-        self.total = max(self.total, self.done)  # an event kind this count does not know
-        self.calls += calls
-        self.tokens += tokens
-        if self._bar is not None and self._task is not None:
-            self._bar.update(
-                self._task, total=self.total, advance=1, calls=self.calls, tokens=self.tokens
+        elapsed = self._count(calls=calls, tokens=tokens)
+        if elapsed is not None:
+            self._print(
+                f"[{self.done}/{self.total}] {script} {label}: {self.calls} calls, "
+                f"{self.tokens} tokens ({elapsed})"
             )
-            return
-        elapsed = time.monotonic() - self.started
-        self.console.print(
-            f"[{self.done}/{self.total}] {script} {label}: {self.calls} calls, "
-            f"{self.tokens} tokens ({elapsed:.1f} s so far)",
-            highlight=False,
-            soft_wrap=True,
-            markup=False,
-        )
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._bar is not None:
-            self._bar.stop()

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from harness.loader import EXPORTS, HISTORY_SPEC, rows_as_dicts
+from harness.loader import EXPORTS, HISTORY_SPEC, has_table, rows_as_dicts
 from tavern.agents.summarizer import is_public
 from tavern.contract import check_prompt
 from tavern.physics.perception import perceives
@@ -118,7 +118,7 @@ def history_records(
     (with `compacted`, the records live compactions hold too, all in `seq` order)."""
     spec = EXPORTS["history"]
     tables = ["history"]
-    if compacted and _has_table(con, "compacted_history"):
+    if compacted and has_table(con, "compacted_history"):
         tables.append("compacted_history")
     out: dict[str, list[HistoryRecord]] = defaultdict(list)
     for table in tables:
@@ -130,14 +130,6 @@ def history_records(
         for records in out.values():
             records.sort(key=lambda r: r.seq)
     return out
-
-
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Whether `con` holds table `name` (a database an older loader made may not)."""
-    found = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
-    ).fetchone()
-    return bool(found and found[0])
 
 
 def _visible_text(record: HistoryRecord, viewer: str) -> str:

@@ -13,16 +13,14 @@ and played (0), or the input was bad (2): slips are counted, never a failure.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
 from pathlib import Path
 
 from harness.canon import CANON_NAME, counts_table, evaluate_dir, load_ledger
 from harness.cli._common import add_override_arguments, overrides_from
-from harness.cli.run_cmd import _plan, _play_all, _prepare_all
+from harness.cli.run_cmd import play_scripts, prepare_scripts
 from harness.loading import InputError
-from harness.progress import RunProgress, planned_plays
 from harness.records.canon import CanonReport
 from harness.run import replace_file
 
@@ -94,13 +92,11 @@ def _run(args: argparse.Namespace) -> int:
             verbose=args.verbose,
             report=False,
         )
-        planned = _plan(play_args, cli)
-        prepared = asyncio.run(_prepare_all(play_args, planned))
+        prepared = prepare_scripts(play_args, cli)
     except InputError as exc:
         print(f"tavern-harness canon run: {exc}", file=sys.stderr)
         return 2
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tavern-canon-"))
     data_dir.mkdir(parents=True, exist_ok=True)
-    with RunProgress(sum(planned_plays(item.script) for item in prepared)) as progress:
-        asyncio.run(_play_all(play_args, prepared, data_dir, progress))
+    play_scripts(play_args, prepared, data_dir)
     return _report(data_dir, args.ledger, findings=False)

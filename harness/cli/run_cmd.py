@@ -198,13 +198,25 @@ def _run(args: argparse.Namespace) -> int:
     if args.data_dir is not None and args.data_dir.exists() and not args.data_dir.is_dir():
         parser.error(f"--data-dir {args.data_dir} is not a directory")
     try:
-        planned = _plan(args, cli)
-        prepared = asyncio.run(_prepare_all(args, planned))
+        prepared = prepare_scripts(args, cli)
     except InputError as exc:
         print(f"tavern-harness run: {exc}", file=sys.stderr)
         return 2
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="tavern-harness-"))
     data_dir.mkdir(parents=True, exist_ok=True)
-    total = sum(planned_plays(item.script) for item in prepared)
-    with RunProgress(total) as progress:
+    return play_scripts(args, prepared, data_dir)
+
+
+def prepare_scripts(args: argparse.Namespace, cli: ConfigOverrides) -> list[Prepared]:
+    """Every script `args` names, loaded, configured (`cli` on top) and prepared.
+
+    Raises:
+        InputError: a script, scenario or config that does not load.
+    """
+    return asyncio.run(_prepare_all(args, _plan(args, cli)))
+
+
+def play_scripts(args: argparse.Namespace, prepared: list[Prepared], data_dir: Path) -> int:
+    """Play every prepared script into `data_dir`, with a `RunProgress`; the exit status."""
+    with RunProgress(sum(planned_plays(item.script) for item in prepared)) as progress:
         return asyncio.run(_play_all(args, prepared, data_dir, progress))

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import tavern.runner.beat_records as beat_records
 from harness.config import resolve_config
 from harness.loading import LoadedScript, load_script
 from harness.records.results import ProbeResult
@@ -16,11 +19,32 @@ from harness.targets.in_process import InProcessTarget
 from tavern.llm.client import LlmClient
 from tavern.llm.fake import FakeFunction, FakeProvider
 from tavern.llm.wrappers import RetryPolicy
-from tavern.records import LlmCallLine
+from tavern.records import Audience, LlmCallLine, Scene
 from tavern.runner import KernelLimits, OwnedRunner
 from tavern.store import JournalWriter, Library, SessionStore
 
 TargetHook = Callable[[InProcessTarget], None]
+AudienceFault = Callable[[Scene, Any, Audience], Audience]
+"""A planted fault of perception: (scene, record kind, the honest audience) -> the audience."""
+
+
+def plant_audience(monkeypatch: pytest.MonkeyPatch, fault: AudienceFault) -> None:
+    """Route every record's audience through `fault` (the kernel's `audience_for`, patched
+    where the runner reads it)."""
+    honest = beat_records.audience_for
+
+    def planted(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
+        return fault(scene, kind, honest(scene, speaker, kind, *args, **kwargs))
+
+    monkeypatch.setattr(beat_records, "audience_for", planted)
+
+
+def whispers_reach_everyone(scene: Scene, kind: Any, audience: Audience) -> Audience:
+    """An `AudienceFault`: a whisper's bystanders (only aware of it) perceive its words."""
+    if audience.origin != "whisper":
+        return audience
+    everyone = [*audience.perceivers, *audience.aware]
+    return audience.model_copy(update={"perceivers": everyone, "aware": []})
 
 
 async def no_sleep(_: float) -> None:

@@ -17,10 +17,9 @@ from typing import Any
 
 import pytest
 from canon_kit import Careful, Plant
-from harness_kit import failed, play
+from harness_kit import failed, plant_audience, play, whispers_reach_everyone
 from pydantic import ValidationError
 
-import tavern.runner.beat_records as beat_records
 import tavern.runner.turn as turn_module
 from harness.canon import (
     bundled_ledgers,
@@ -33,12 +32,19 @@ from harness.canon import (
 )
 from harness.cli import main
 from harness.loading import InputError, load_script
-from harness.records.canon import FAMILIES, CanonLedger, CanonReport, CanonRule, ViolationFamily
+from harness.records.canon import (
+    FAMILIES,
+    CanonLedger,
+    CanonReport,
+    CanonRule,
+    RecallCheck,
+    ViolationFamily,
+)
 from harness.records.script import TurnEvent
 from harness.results import RESULTS_NAME, ResultsFile
 from harness.run import RunOutcome
 from tavern.llm.provider import ProviderRequest
-from tavern.records import Audience, Character, LlmCallLine, Scene, UndoLine
+from tavern.records import Character, LlmCallLine, UndoLine
 from tavern.store import Library, read_journal
 
 LEDGER = load_ledger("contracanone")
@@ -199,6 +205,11 @@ def test_the_records_refuse_rules_that_cannot_be_checked() -> None:
     rule = CanonRule(turn=1, family="secret_leak", statement="x", narration_forbid=["a"])
     with pytest.raises(ValidationError, match="lowercase slug"):
         CanonLedger(id="l", script="s", rules={"Bad Id": rule})
+    with pytest.raises(ValidationError, match="at least one `require` or `forbid`"):
+        RecallCheck(character="C2")
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        RecallCheck(character="C2", forbid=["Sabi[aá"])
+    assert RecallCheck(character="C2", require=["Sabi[aá]"]).levels == ["prompt", "reply"]
 
 
 def test_a_bad_ledger_file_is_refused_naming_the_field(tmp_path: Path) -> None:
@@ -267,16 +278,7 @@ def test_a_planted_slip_counts_in_its_family_and_nowhere_else(
 def test_a_whisper_that_reaches_everyone_counts_as_secret_leaks(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    honest = beat_records.audience_for
-
-    def leaky(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
-        if audience.origin != "whisper":
-            return audience
-        everyone = [*audience.perceivers, *audience.aware]
-        return audience.model_copy(update={"perceivers": everyone, "aware": []})
-
-    monkeypatch.setattr(beat_records, "audience_for", leaky)
+    plant_audience(monkeypatch, whispers_reach_everyone)
     _, report = _play(tavern_data_dir)
     _only(report, "secret_leak")
     assert {f.rule for f in report.findings} >= {"forasteira-sem-senha", "avo-sem-senha"}

@@ -14,11 +14,20 @@ stored. The reply levels of `recall` and `interview` are checked against a plant
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness_kit import failed, failed_checks, play, probe
+from harness_kit import (
+    TargetHook,
+    failed,
+    failed_checks,
+    plant_audience,
+    play,
+    probe,
+    whispers_reach_everyone,
+)
 
 import tavern.agents.character as character_module
 import tavern.physics.clamps as clamps_module
@@ -26,9 +35,9 @@ import tavern.physics.clock as clock_module
 import tavern.physics.observation as observation_module
 import tavern.physics.perception as perception_module
 import tavern.physics.structure as questions_module
-import tavern.runner.beat_records as beat_records
 import tavern.runner.memory as memory_module
 import tavern.runner.turn as turn_module
+from harness.run import RunOutcome
 from harness.targets.in_process import InProcessTarget
 from tavern.llm.provider import ProviderRequest
 from tavern.records import (
@@ -52,28 +61,31 @@ from tavern.runner.gate import ContractGate
 from tavern.store import JournalWriter
 
 
+def assert_leaked(
+    outcome: RunOutcome, expected: dict[str, str], canary: str, viewer: str
+) -> dict[str, str | None]:
+    """Each probe of `expected` failed with its label, and the canary's boundary check names
+    `viewer` as a prompt it reached; every failed probe's label, for further asserts."""
+    labels = failed(outcome)
+    assert {probe_id: labels.get(probe_id) for probe_id in expected} == expected
+    [leak] = failed_checks(outcome, f"canary:{canary}")
+    assert f"character:{viewer}" in leak.detail
+    return labels
+
+
 def test_a_whisper_routed_to_a_bystander_fails_boundary_recall_and_interview(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clean = play("whisper-secrecy", tavern_data_dir / "clean")
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
-    honest = beat_records.audience_for
-
-    def leaky(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
-        if audience.origin != "whisper":
-            return audience
-        everyone = [*audience.perceivers, *audience.aware]
-        return audience.model_copy(update={"perceivers": everyone, "aware": []})
-
-    monkeypatch.setattr(beat_records, "audience_for", leaky)
+    plant_audience(monkeypatch, whispers_reach_everyone)
     faulty = play("whisper-secrecy", tavern_data_dir / "faulty")
-    labels = failed(faulty)
-    assert labels["boundary-6"] == "leak"
-    assert labels["bystander-never-heard-it"] == "forbidden_in_prompt"
-    assert labels["bystander-asked"] == "forbidden_in_prompt"
-    [leak] = failed_checks(faulty, "canary:Quill7731")
-    assert "character:C3" in leak.detail
+    expected = {
+        "boundary-6": "leak",
+        "bystander-never-heard-it": "forbidden_in_prompt",
+        "bystander-asked": "forbidden_in_prompt",
+    }
+    assert_leaked(faulty, expected, "Quill7731", "C3")
 
 
 def test_a_name_taught_too_early_fails_the_names_invariant(
@@ -194,16 +206,21 @@ def test_a_stopped_clock_fails_the_clock_invariant(
     assert labels == {"clock_stopped"}
 
 
-def test_a_commit_never_journaled_fails_the_journal_invariant(
-    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def journal_without(monkeypatch: pytest.MonkeyPatch, kind: type[JournalLine]) -> None:
+    """Plant a journal that never writes lines of `kind`."""
     honest = JournalWriter.append
 
     def forgetful(self: JournalWriter, session_id: str, line: JournalLine, **kw: Any) -> None:
-        if not isinstance(line, CommitLine):
+        if not isinstance(line, kind):
             honest(self, session_id, line, **kw)
 
     monkeypatch.setattr(JournalWriter, "append", forgetful)
+
+
+def test_a_commit_never_journaled_fails_the_journal_invariant(
+    tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal_without(monkeypatch, CommitLine)
     faulty = play("whisper-secrecy", tavern_data_dir)
     journal = failed_checks(faulty, "journal")
     assert journal and "0 commit lines" in journal[0].detail
@@ -246,27 +263,36 @@ def test_an_undo_that_keeps_the_tick_fails_the_clock_invariant(tavern_data_dir: 
     assert clock.label == "undo_tick_mismatch"
 
 
-def test_an_interview_that_writes_fails_state_unchanged(tavern_data_dir: Path) -> None:
-    def remembering(target: InProcessTarget) -> None:
+def interview_then(write: Callable[[SessionState, str, str], SessionState]) -> TargetHook:
+    """A hook planting an interview that, after answering, stores `write(state, character,
+    question)`: an interview must never write."""
+
+    def hook(target: InProcessTarget) -> None:
         honest = target.runner.interview
         store = target.store
 
         async def interview(session_id: str, character_id: str, question: str) -> Any:
             answer = await honest(session_id, character_id, question)
             state = store.load(session_id)
-            ledger = state.ledgers[answer.character]
-            ledgers = {
-                **state.ledgers,
-                answer.character: ledger.model_copy(update={"memory": [*ledger.memory, question]}),
-            }
-            store.replace_state(
-                session_id, state.model_copy(update={"ledgers": ledgers}), state.revision
-            )
+            changed = write(state, answer.character, question)
+            store.replace_state(session_id, changed, state.revision)
             return answer
 
         target.runner.interview = interview  # type: ignore[method-assign]
 
-    faulty = play("learned-names", tavern_data_dir, hook=remembering)
+    return hook
+
+
+def test_an_interview_that_writes_fails_state_unchanged(tavern_data_dir: Path) -> None:
+    def remembering(state: SessionState, character: str, question: str) -> SessionState:
+        ledger = state.ledgers[character]
+        ledgers = {
+            **state.ledgers,
+            character: ledger.model_copy(update={"memory": [*ledger.memory, question]}),
+        }
+        return state.model_copy(update={"ledgers": ledgers})
+
+    faulty = play("learned-names", tavern_data_dir, hook=interview_then(remembering))
     assert failed(faulty)["who-is-she"] == "state_changed"
 
 
@@ -284,12 +310,12 @@ def test_a_thought_heard_by_the_room_fails_boundary_recall_and_interview(
     monkeypatch.setattr(observation_module, "perceives", overheard)
     monkeypatch.setattr(memory_module, "perceives", overheard)
     faulty = play("thought-privacy", tavern_data_dir / "faulty")
-    labels = failed(faulty)
-    assert labels["boundary-5"] == "leak"
-    assert labels["ouvinte-nao-sabe"] == "forbidden_in_prompt"
-    assert labels["perguntada"] == "forbidden_in_prompt"
-    [leak] = failed_checks(faulty, "canary:Verde4402")
-    assert "character:C2" in leak.detail
+    expected = {
+        "boundary-5": "leak",
+        "ouvinte-nao-sabe": "forbidden_in_prompt",
+        "perguntada": "forbidden_in_prompt",
+    }
+    assert_leaked(faulty, expected, "Verde4402", "C2")
 
 
 def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
@@ -297,21 +323,16 @@ def test_the_cellar_hearing_the_hall_fails_boundary_and_recall(
 ) -> None:
     clean = play("zones-cellar", tavern_data_dir / "clean", fn=narrator_director)
     assert clean.run.probes_passed == clean.run.probes, failed(clean)
-    honest = beat_records.audience_for
 
-    def walls_down(scene: Scene, speaker: str, kind: Any, *args: Any, **kwargs: Any) -> Audience:
-        audience = honest(scene, speaker, kind, *args, **kwargs)
+    def walls_down(scene: Scene, kind: Any, audience: Audience) -> Audience:
         if kind != "speech" or audience.origin == "whisper":
             return audience
         return audience.model_copy(update={"perceivers": list(scene.present)})
 
-    monkeypatch.setattr(beat_records, "audience_for", walls_down)
+    plant_audience(monkeypatch, walls_down)
     faulty = play("zones-cellar", tavern_data_dir / "faulty", fn=narrator_director)
-    labels = failed(faulty)
-    assert labels["cellar-did-not-hear"] == "forbidden_in_prompt"
-    assert labels["boundary-5"] == "leak"
-    [leak] = failed_checks(faulty, "canary:Cellarmoth5150")
-    assert "character:C3" in leak.detail
+    expected = {"cellar-did-not-hear": "forbidden_in_prompt", "boundary-5": "leak"}
+    labels = assert_leaked(faulty, expected, "Cellarmoth5150", "C3")
     assert "hall-heard" not in labels  # the hall still hears it: only the wall is down
 
 
@@ -332,22 +353,11 @@ def test_a_clock_running_backwards_fails_the_clock_invariant(
 def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
     tavern_data_dir: Path,
 ) -> None:
-    def ticking(target: InProcessTarget) -> None:
-        honest = target.runner.interview
-        store = target.store
+    def ticking(state: SessionState, character: str, question: str) -> SessionState:
+        clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
+        return state.model_copy(update={"clock": clock})
 
-        async def interview(session_id: str, character_id: str, question: str) -> Any:
-            answer = await honest(session_id, character_id, question)
-            state = store.load(session_id)
-            clock = state.clock.model_copy(update={"tick": state.clock.tick + 1})
-            store.replace_state(
-                session_id, state.model_copy(update={"clock": clock}), state.revision
-            )
-            return answer
-
-        target.runner.interview = interview  # type: ignore[method-assign]
-
-    faulty = play("learned-names", tavern_data_dir, hook=ticking)
+    faulty = play("learned-names", tavern_data_dir, hook=interview_then(ticking))
     [clock] = failed_checks(faulty, "clock")
     assert clock.label == "clock_moved"
 
@@ -355,13 +365,7 @@ def test_an_interview_that_moves_the_clock_fails_the_clock_invariant(
 def test_an_undo_never_journaled_fails_the_journal_invariant(
     tavern_data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    honest = JournalWriter.append
-
-    def forgetful(self: JournalWriter, session_id: str, line: JournalLine, **kw: Any) -> None:
-        if not isinstance(line, UndoLine):
-            honest(self, session_id, line, **kw)
-
-    monkeypatch.setattr(JournalWriter, "append", forgetful)
+    journal_without(monkeypatch, UndoLine)
     faulty = play("undo-replay", tavern_data_dir)
     [journal] = failed_checks(faulty, "journal")
     assert journal.label == "journal_disagrees" and "0 undo lines removing turn 1" in journal.detail
