@@ -51,7 +51,9 @@ def run() -> int:
             return code
     else:
         for data_dir in data_dirs:
-            harness(["canon", "eval", str(data_dir)])
+            code = harness(["canon", "eval", str(data_dir)])
+            if code != 0:
+                return code  # nothing copied: a failed evaluation leaves no fresh canon.jsonl
     keep(data_dirs)
     print(f"kept {DATA / CANON_NAME} and {DATA / 'runs.jsonl'} (journals in {data_dirs})")
     return 0
